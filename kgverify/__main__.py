@@ -1,0 +1,3 @@
+from kgverify.cli import main
+
+main()

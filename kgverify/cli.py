@@ -1,0 +1,260 @@
+"""The ``kgverify`` command line: a thin layer over the Python API, no logic of its own.
+
+Every command prints a readable table by default and JSON with ``--json``. Expected failures
+(Neo4j down, wrong password, bad input) print one ``error:`` line and exit non-zero.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from kgverify.__about__ import __version__
+from kgverify.config import Settings
+from kgverify.errors import KgverifyError, RejectThresholdError
+
+err_console = Console(stderr=True)
+# Piped output (CI logs, files) gets wide tables instead of Rich's 80-column default.
+out_console = Console() if Console().is_terminal else Console(width=160)
+
+
+class _Group(click.Group):
+    """Turns expected failures into one line on stderr and a non-zero exit code."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except RejectThresholdError as exc:
+            click.echo(f"error: {exc}", err=True)
+            ctx.exit(exc.exit_code)
+        except KgverifyError as exc:
+            click.echo(f"error: {exc}", err=True)
+            ctx.exit(exc.exit_code)
+        except KeyboardInterrupt:
+            click.echo("error: interrupted; rerun the same command to finish", err=True)
+            ctx.exit(130)
+
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
+
+
+def emit(data: Any, as_json: bool, render: Callable[[], None]) -> None:
+    if as_json:
+        click.echo(json.dumps(data, indent=2, default=str))
+    else:
+        render()
+
+
+def table(title: str, rows: list[dict[str, Any]]) -> Table:
+    t = Table(title=title, title_justify="left")
+    for column in rows[0] if rows else []:
+        t.add_column(column, justify="right" if isinstance(rows[0][column], int) else "left")
+    for row in rows:
+        t.add_row(*("" if v is None else str(v) for v in row.values()))
+    return t
+
+
+@contextmanager
+def rich_progress(label: str, total: int) -> Iterator[Callable[[int], None]]:
+    """A progress bar by bytes read, on stderr, shown only on a terminal."""
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TimeRemainingColumn(),
+        console=err_console, transient=False, disable=not err_console.is_terminal,
+    ) as progress:
+        task = progress.add_task(label, total=total)
+        yield lambda done: progress.update(task, completed=done)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="kgverify")
+def cli() -> None:
+    """kgverify: judge LLM-extracted clinical relations against UMLS, SNOMED CT and RxNorm.
+
+    Connection: NEO4J_URI, NEO4J_USER, NEO4J_PASSWORD (unset: the local server of
+    `kgverify neo4j start`). Other settings: KGVERIFY_* variables (see docs/configuration.md).
+    """
+
+
+# -- neo4j ------------------------------------------------------------------------------------
+@cli.group()
+def neo4j() -> None:
+    """Run the local Neo4j Community 5.26 server (with APOC), bound to 127.0.0.1."""
+
+
+@neo4j.command("start")
+@json_option
+def neo4j_start(as_json: bool) -> None:
+    """Build (first time), start and wait until Bolt answers; no-op if already running."""
+    from kgverify.server import LocalServer
+
+    status = LocalServer(Settings()).start()
+    emit(status.as_dict(), as_json, lambda: click.echo(f"Neo4j running at {status.uri} "
+                                                      f"(pid {status.pid}, APOC {status.apoc})"))
+
+
+@neo4j.command("stop")
+@json_option
+def neo4j_stop(as_json: bool) -> None:
+    """Shut the local server down cleanly."""
+    from kgverify.server import LocalServer
+
+    stopped = LocalServer(Settings()).stop()
+    emit({"stopped": stopped}, as_json,
+         lambda: click.echo("Neo4j stopped" if stopped else "Neo4j was not running"))
+
+
+@neo4j.command("status")
+@json_option
+def neo4j_status(as_json: bool) -> None:
+    """Say whether the local server runs, where, and with which data folder."""
+    from kgverify.server import LocalServer
+
+    status = LocalServer(Settings()).status()
+    emit(status.as_dict(), as_json, lambda: click.echo(
+        f"running at {status.uri} (pid {status.pid}), data in {status.home}" if status.running
+        else f"not running (data in {status.home})"))
+    if not status.running:
+        sys.exit(1)
+
+
+# -- load -------------------------------------------------------------------------------------
+@cli.command("load")
+@click.argument("vocabulary", type=click.Choice(["umls", "snomed", "rxnorm"]))
+@click.argument("path", type=click.Path(exists=True, path_type=Path))
+@click.option("--language", "languages", multiple=True, default=("ENG",), show_default=True,
+              help="Languages to keep (UMLS LAT codes; repeat for several).")
+@click.option("--source", "sources", multiple=True,
+              help="UMLS source vocabularies (SAB) to keep; repeat; default all.")
+@click.option("--include-suppressed", is_flag=True, help="Keep suppressible and obsolete atoms.")
+@click.option("--release", help="Release version, when it cannot be read from the files.")
+@click.option("--force", is_flag=True, help="Load even a release older than the current one.")
+@click.option("--batch-size", type=click.IntRange(1, 1_000_000), help="Rows per write.")
+@click.option("--max-reject-share", type=click.FloatRange(0, 1),
+              help="Fail (exit 3) when more than this share of rows is rejected.")
+@click.option("--rejects", type=click.Path(path_type=Path), help="Write rejected rows here (JSONL).")
+@click.option("--bulk", is_flag=True,
+              help="Full-size releases: neo4j-admin import into the EMPTY local database.")
+@json_option
+def load_command(vocabulary: str, path: Path, languages: tuple[str, ...],
+                 sources: tuple[str, ...], include_suppressed: bool, release: str | None,
+                 force: bool, batch_size: int | None, max_reject_share: float | None,
+                 rejects: Path | None, bulk: bool, as_json: bool) -> None:
+    """Load a vocabulary release from PATH (a release folder or its files).
+
+    Every row is loaded, skipped by an option (counted), or rejected with its file, line and
+    reason (written to the rejects file). Loading the same release twice changes nothing;
+    a newer release updates names and relations and marks dropped concepts retired.
+    """
+    from kgverify.api import load_vocabulary
+
+    overrides: dict[str, Any] = {}
+    if batch_size is not None:
+        overrides["batch_size"] = batch_size
+    if max_reject_share is not None:
+        overrides["max_reject_share"] = max_reject_share
+    settings = Settings(**overrides)
+    try:
+        report = load_vocabulary(
+            vocabulary, path, settings=settings, bulk=bulk, rejects_path=rejects,
+            progress=None if as_json else rich_progress,
+            languages=languages, sources=sources or None, include_suppressed=include_suppressed,
+            release=release, force=force,
+        )
+    except RejectThresholdError as exc:
+        print_load_report(exc.report.model_dump(), as_json)  # type: ignore[attr-defined]
+        raise
+    print_load_report(report.model_dump(), as_json)
+
+
+def print_load_report(report: dict[str, Any], as_json: bool) -> None:
+    def render() -> None:
+        rows = [{k: f[k] for k in ("file", "read", "loaded", "skipped", "rejected")}
+                for f in report["files"]]
+        out_console.print(table(f"{report['release']} ({report['mode']}, {report['seconds']} s)",
+                                rows))
+        out_console.print(f"retired: {report['retired_concepts']} concepts, "
+                          f"{report['retired_relationships']} relationships")
+        if report["rejects_path"]:
+            out_console.print(f"rejected rows: {report['rejects_path']}")
+    emit(report, as_json, render)
+
+
+# -- graph ------------------------------------------------------------------------------------
+@cli.command("summary")
+@json_option
+def summary_command(as_json: bool) -> None:
+    """Counts of concepts, relationships and releases in the graph."""
+    from kgverify.api import graph_summary
+
+    summary = graph_summary(Settings())
+    emit(summary, as_json, lambda: print_summary(summary))
+
+
+def print_summary(summary: dict[str, list[dict[str, Any]]]) -> None:
+    out_console.print(table("Releases", summary["releases"]))
+    out_console.print(table("Concepts", summary["concepts"]))
+    out_console.print(table("Relationships", summary["relationships"]))
+
+
+@cli.group()
+def graph() -> None:
+    """Maintenance of the graph itself."""
+
+
+@graph.command("reset")
+@click.option("--yes", is_flag=True, help="Confirm deleting every node and relationship.")
+def graph_reset(yes: bool) -> None:
+    """Delete all data in the database (schema stays)."""
+    from kgverify.graph import Graph, delete_all
+
+    if not yes:
+        raise click.UsageError("refusing to delete everything without --yes")
+    with Graph.connect(Settings()) as g:
+        delete_all(g)
+    click.echo("graph emptied")
+
+
+@cli.command("queries")
+@click.argument("name", required=False)
+@json_option
+def queries_command(name: str | None, as_json: bool) -> None:
+    """List the named Cypher statements, or show one with its parameters."""
+    from kgverify.graph.queries import get_query, list_queries
+
+    if name is None:
+        rows = [{"name": n, "description": get_query(n).description[:90]} for n in list_queries()]
+        emit(rows, as_json, lambda: out_console.print(table("Queries", rows)))
+        return
+    q = get_query(name)
+    data = {"name": q.name, "description": q.description, "params": q.params,
+            "returns": q.returns, "text": q.text}
+    emit(data, as_json, lambda: click.echo(f"{q.description}\n\n{q.text}"))
+
+
+# -- main job ---------------------------------------------------------------------------------
+@cli.command("sample")
+@json_option
+def sample_command(as_json: bool) -> None:
+    """The main job on the shipped sample: start the local Neo4j, load the sample
+    vocabularies (UMLS, SNOMED CT, RxNorm), print a summary of the graph."""
+    from kgverify.api import run_sample
+
+    result = run_sample(Settings(), progress=None if as_json else rich_progress)
+    def render() -> None:
+        for report in result["loads"]:
+            print_load_report(report, False)
+        print_summary(result["summary"])
+    emit(result, as_json, render)
+
+
+def main() -> None:
+    cli(prog_name="kgverify")

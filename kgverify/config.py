@@ -1,0 +1,70 @@
+"""Settings for every kgverify component, read from the environment (pydantic-settings).
+
+Connection settings use the names the Neo4j tooling uses (``NEO4J_URI``, ``NEO4J_USER``,
+``NEO4J_PASSWORD``, ``NEO4J_DATABASE``) so an existing server, a cluster or Aura works
+unchanged. Everything kgverify-specific is prefixed ``KGVERIFY_``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic import AliasChoices, Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def _default_cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "kgverify"
+
+
+class Settings(BaseSettings):
+    """All configuration in one place; every field can be set by its environment variable."""
+
+    model_config = SettingsConfigDict(env_prefix="KGVERIFY_", extra="ignore", populate_by_name=True)
+
+    neo4j_uri: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("NEO4J_URI", "KGVERIFY_NEO4J_URI"),
+        description="Bolt/neo4j URI. Unset: the local server started by `kgverify neo4j start`.",
+    )
+    neo4j_user: str = Field(
+        default="neo4j", validation_alias=AliasChoices("NEO4J_USER", "KGVERIFY_NEO4J_USER")
+    )
+    neo4j_password: SecretStr | None = Field(
+        default=None,
+        validation_alias=AliasChoices("NEO4J_PASSWORD", "KGVERIFY_NEO4J_PASSWORD"),
+        description="Unset with a local server: read from its owner-only password file.",
+    )
+    neo4j_database: str = Field(
+        default="neo4j",
+        validation_alias=AliasChoices("NEO4J_DATABASE", "KGVERIFY_NEO4J_DATABASE"),
+    )
+
+    cache_dir: Path = Field(
+        default_factory=_default_cache_dir,
+        description="Build outputs and indexes (shared between servers).",
+    )
+    neo4j_home: Path | None = Field(
+        default=None, description="Data folder of the local server; default <cache_dir>/neo4j."
+    )
+    bolt_port: int = Field(default=7687, ge=1, le=65535)
+    neo4j_heap: str = Field(default="1g", pattern=r"^\d+[kmgKMG]$")
+    neo4j_pagecache: str = Field(default="512m", pattern=r"^\d+[kmgKMG]$")
+    start_timeout_s: float = Field(default=180.0, gt=0)
+
+    batch_size: int = Field(default=10_000, ge=1, le=1_000_000)
+    max_reject_share: float = Field(
+        default=0.01, ge=0.0, le=1.0, description="A load fails when rejects exceed this share."
+    )
+
+    @property
+    def local_home(self) -> Path:
+        """The local server's folder (data, logs, password file)."""
+        return self.neo4j_home if self.neo4j_home is not None else self.cache_dir / "neo4j"
+
+
+def get_settings(**overrides: object) -> Settings:
+    """Settings from the environment, with explicit keyword overrides on top."""
+    return Settings(**overrides)  # type: ignore[arg-type]

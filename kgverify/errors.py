@@ -1,0 +1,43 @@
+"""One root exception; every expected failure is a subclass with a message fit for one line."""
+
+from __future__ import annotations
+
+
+class KgverifyError(Exception):
+    """Root of all kgverify errors. The CLI prints ``error: <message>`` and exits non-zero."""
+
+    exit_code = 2
+
+
+class ConfigError(KgverifyError):
+    """Settings or arguments that cannot work."""
+
+
+class GraphUnavailableError(KgverifyError):
+    """Neo4j cannot be reached, or the database is not available."""
+
+
+class GraphAuthError(KgverifyError):
+    """Neo4j rejected the credentials."""
+
+
+class QueryError(KgverifyError):
+    """A named query is missing, malformed, or was called with the wrong parameters."""
+
+
+class ServerError(KgverifyError):
+    """The local Neo4j server could not be built, started or stopped."""
+
+
+class LoadError(KgverifyError):
+    """A vocabulary load could not run (missing files, wrong layout, older release)."""
+
+
+class RejectThresholdError(KgverifyError):
+    """A load finished but rejected more rows than the configured share allows."""
+
+    exit_code = 3
+
+    def __init__(self, report: object, message: str) -> None:
+        super().__init__(message)
+        self.report = report

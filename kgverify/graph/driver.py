@@ -1,0 +1,169 @@
+"""The only code that talks to Neo4j: a thin wrapper over the official driver.
+
+Every statement is a named query (see :mod:`kgverify.graph.queries`) run in a managed
+transaction (``execute_read`` / ``execute_write``), so retries on transient errors and
+cluster routing come from the driver, and the same code runs against a local server, a
+cluster or Aura. Driver errors that users can cause (wrong password, server down, missing
+database) become one-line :class:`~kgverify.errors.KgverifyError` subclasses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from itertools import islice
+from types import TracebackType
+from typing import Any, Self
+
+import neo4j
+from neo4j import exceptions as neo4j_errors
+
+from kgverify.config import Settings
+from kgverify.errors import GraphAuthError, GraphUnavailableError, KgverifyError
+from kgverify.graph.queries import get_query
+
+Row = dict[str, Any]
+
+
+def batched(rows: Iterable[Row], size: int) -> Iterator[list[Row]]:
+    """Split an iterable into lists of at most ``size`` rows, lazily."""
+    iterator = iter(rows)
+    while batch := list(islice(iterator, size)):
+        yield batch
+
+
+@contextmanager
+def _translated(uri: str, user: str, database: str) -> Iterator[None]:
+    """Turn the driver's expected failures into one-line kgverify errors."""
+    try:
+        yield
+    except neo4j_errors.AuthError as exc:
+        raise GraphAuthError(
+            f"Neo4j at {uri} rejected the credentials for user {user!r} "
+            "(check NEO4J_USER / NEO4J_PASSWORD)"
+        ) from exc
+    except (neo4j_errors.ServiceUnavailable, neo4j_errors.SessionExpired, OSError) as exc:
+        raise GraphUnavailableError(
+            f"cannot reach Neo4j at {uri}: {_first_line(exc)} "
+            "(start the local server with `kgverify neo4j start`, or set NEO4J_URI)"
+        ) from exc
+    except neo4j_errors.DatabaseUnavailable as exc:
+        raise GraphUnavailableError(f"database {database!r} at {uri} is not available") from exc
+    except neo4j_errors.ClientError as exc:
+        if exc.code == "Neo.ClientError.Database.DatabaseNotFound":
+            raise GraphUnavailableError(f"database {database!r} does not exist at {uri}") from exc
+        raise
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0]
+
+
+class Graph:
+    """A connection to one Neo4j database; use as a context manager or call :meth:`close`.
+
+    >>> from kgverify.graph import Graph
+    >>> with Graph.connect() as graph:                      # doctest: +SKIP
+    ...     graph.read("summary/count_concepts_by_vocab")
+    """
+
+    def __init__(self, uri: str, user: str, password: str, database: str = "neo4j") -> None:
+        self.uri = uri
+        self.user = user
+        self.database = database
+        self._driver = neo4j.GraphDatabase.driver(
+            uri, auth=(user, password), connection_timeout=10.0, max_transaction_retry_time=15.0
+        )
+
+    @classmethod
+    def connect(cls, settings: Settings | None = None, *, verify: bool = True) -> Graph:
+        """Connect using settings (the local server's URI and password file when unset)."""
+        from kgverify.server.local import resolve_connection
+
+        settings = settings or Settings()
+        uri, user, password = resolve_connection(settings)
+        graph = cls(uri, user, password, settings.neo4j_database)
+        if verify:
+            try:
+                graph.verify()
+            except KgverifyError:
+                graph.close()
+                raise
+        return graph
+
+    def verify(self) -> None:
+        """Check that the server answers and accepts the credentials, and the database exists."""
+        with self._errors():
+            self._driver.verify_connectivity()
+            with self._driver.session(database=self.database) as session:
+                session.run("RETURN 1").consume()
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        with _translated(self.uri, self.user, self.database):
+            yield
+
+    def _run(self, access: str, name: str, params: dict[str, Any]) -> list[Row]:
+        query = get_query(name)
+        query.check_params(params)
+
+        def work(tx: neo4j.ManagedTransaction) -> list[Row]:
+            return [record.data() for record in tx.run(query.text, params)]
+
+        with self._errors(), self._driver.session(database=self.database) as session:
+            runner: Callable[..., list[Row]] = (
+                session.execute_read if access == "read" else session.execute_write
+            )
+            return runner(work)
+
+    def read(self, name: str, **params: Any) -> list[Row]:
+        """Run a named query in a managed read transaction and return its rows."""
+        return self._run("read", name, params)
+
+    def write(self, name: str, **params: Any) -> list[Row]:
+        """Run a named query in a managed write transaction and return its rows."""
+        return self._run("write", name, params)
+
+    def write_batches(
+        self,
+        name: str,
+        rows: Iterable[Row],
+        *,
+        batch_size: int,
+        on_batch: Callable[[list[Row], list[Row]], None] | None = None,
+        **params: Any,
+    ) -> int:
+        """Send ``rows`` in batches as ``$rows`` to one constant statement, one write each.
+
+        ``on_batch(batch, result_rows)`` is called after each committed batch (progress,
+        reject collection). Returns the number of rows sent.
+        """
+        sent = 0
+        for batch in batched(rows, batch_size):
+            result = self.write(name, rows=batch, **params)
+            sent += len(batch)
+            if on_batch is not None:
+                on_batch(batch, result)
+        return sent
+
+    def write_autocommit(self, name: str, **params: Any) -> list[Row]:
+        """Run a named query in an implicit transaction; needed for ``IN TRANSACTIONS``."""
+        query = get_query(name)
+        query.check_params(params)
+        with self._errors(), self._driver.session(database=self.database) as session:
+            return [r.data() for r in session.run(query.text, params)]  # type: ignore[arg-type]
+
+    def close(self) -> None:
+        self._driver.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

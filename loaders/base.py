@@ -1,0 +1,116 @@
+"""The shared base of the vocabulary loaders.
+
+A loader only knows its file format: it names its release and lists :class:`Step` s, each
+turning one file into rows for one or more named queries. Everything else (batching,
+progress, dangling references, rejects, release bookkeeping, retirement, bulk CSV) is
+done once, in :mod:`loaders.pipeline`, for all of them.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, Field
+
+from kgverify.errors import LoadError
+from kgverify.graph.model import Vocab
+from loaders.report import Tally
+
+Row = dict[str, Any]
+StepKind = Literal["nodes", "edges", "update"]
+
+
+class LoadOptions(BaseModel):
+    """What a user can choose about a load (CLI flags map one to one)."""
+
+    languages: tuple[str, ...] = Field(default=("ENG",), description="UMLS/RxNorm LAT codes kept")
+    sources: tuple[str, ...] | None = Field(
+        default=None, description="UMLS SABs kept (all when None)"
+    )
+    include_suppressed: bool = Field(
+        default=False, description="keep atoms with SUPPRESS in O, E, Y (suppressible/obsolete)"
+    )
+    snomed_language_refset: str = Field(
+        default="900000000000509007", description="preferred terms from this refset (US English)"
+    )
+    release: str | None = Field(default=None, description="override the detected release version")
+    force: bool = Field(default=False, description="load even if an older release than current")
+
+
+@dataclass(frozen=True)
+class Release:
+    """One release of one vocabulary; ``id`` is what concepts and edges point back to."""
+
+    vocab: Vocab
+    version: str
+    sort_key: str  # comparable across releases of the same vocabulary
+
+    @property
+    def id(self) -> str:
+        return f"{self.vocab.value}@{self.version}"
+
+
+@dataclass
+class Step:
+    """One pass over one file: rows for ``queries``, each query getting every batch."""
+
+    label: str
+    file: Path
+    queries: tuple[str, ...]
+    kind: StepKind
+    rows: Callable[[Tally], Iterator[Row]]
+    # Row fields naming concepts that must exist; a query returning ``written`` below the
+    # batch size makes the pipeline find the dangling rows and reject them.
+    references: tuple[str, ...] = ()
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+class VocabularyLoader(ABC):
+    """Base of every loader; subclasses are registered in :data:`loaders.LOADERS`."""
+
+    name: ClassVar[str]
+    vocab: ClassVar[Vocab]
+    source_format: ClassVar[str]
+    license: ClassVar[str]
+
+    def __init__(self, path: Path, options: LoadOptions | None = None) -> None:
+        self.path = Path(path)
+        self.options = options or LoadOptions()
+        if not self.path.exists():
+            raise LoadError(f"{self.path} does not exist")
+
+    @abstractmethod
+    def release(self) -> Release:
+        """The release found at ``path`` (or given in options)."""
+
+    @abstractmethod
+    def steps(self) -> list[Step]:
+        """The passes of this load, in the order they must run."""
+
+    def close(self) -> None:
+        """Release temporary resources (staging files); called by the pipeline."""
+
+    def require(self, pattern: str) -> Path:
+        """The one file under ``path`` matching ``pattern``; LoadError when there is none."""
+        found = self.find(pattern, required=True)
+        assert found is not None
+        return found
+
+    def find(self, pattern: str, *, required: bool = False) -> Path | None:
+        """The one file under ``path`` whose name matches ``pattern`` (a glob)."""
+        if self.path.is_file():
+            matches = [self.path] if self.path.match(pattern) else []
+        else:
+            matches = sorted(self.path.rglob(pattern))
+        if len(matches) > 1:
+            names = ", ".join(str(m) for m in matches)
+            raise LoadError(f"more than one file matches {pattern} under {self.path}: {names}")
+        if not matches:
+            if required:
+                raise LoadError(f"no {pattern} under {self.path}")
+            return None
+        return matches[0]

@@ -1,0 +1,188 @@
+"""Bulk path for full-size releases: stream the loader's node and edge steps into CSV files
+for ``neo4j-admin database import full``, import them into the (empty) local database, then
+run the remaining steps (semantic types, definitions, attributes) through the batched path.
+
+Why both paths exist: the batched path is transactional, incremental and idempotent (it
+updates a graph that already holds other vocabularies or an older release), but runs at
+tens of thousands of rows per second. neo4j-admin writes the store files directly, at
+hundreds of thousands of rows per second, but only into an empty database. See
+docs/loaders.md for when to use which.
+
+Shape of the files: one node file and one relationship file per step, ``|`` as array
+delimiter (RRF fields cannot contain it). RRF files state every relationship in both
+directions, so only the canonical direction of each row is written (the batched path gets
+the same single edge by MERGE). Concepts must arrive sorted by id, as NLM ships MRCONSO
+and RXNCONSO; the writer checks it.
+"""
+
+from __future__ import annotations
+
+import csv
+import shutil
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import IO, Any
+
+from kgverify.config import Settings
+from kgverify.errors import LoadError
+from kgverify.graph.driver import Graph
+from kgverify.graph.model import RelType
+from kgverify.graph.schema import ensure_schema
+from kgverify.server.local import LocalServer
+from loaders.base import Release, Row, VocabularyLoader
+from loaders.pipeline import (
+    ProgressFactory,
+    begin_release,
+    default_rejects_path,
+    finish,
+    run_step_batched,
+)
+from loaders.report import LoadReport, RejectSink, Tally
+
+NODE_HEADER = [
+    "id:ID", ":LABEL", "vocab", "owner", "code", "name", "names:string[]", "kinds:string[]",
+    "semantic_types:string[]", "active:boolean", "effective_time", "release", "first_release",
+    "stub:boolean", "name_preferred:boolean",
+]
+EDGE_HEADER = [
+    ":START_ID", ":END_ID", ":TYPE", "sab", "group:int", "source_rel", "source",
+    "active:boolean", "effective_time", "release", "first_release", "ttys:string[]",
+]
+ARRAY = "|"
+
+
+def _array(values: Iterable[str]) -> str:
+    return ARRAY.join(v.replace(ARRAY, " ") for v in values)
+
+
+class CsvWriter:
+    """Writes node and relationship rows in neo4j-admin's CSV header format."""
+
+    def __init__(self, folder: Path, release: Release) -> None:
+        self.folder = folder
+        self.release = release
+        self.node_files: list[Path] = []
+        self.edge_files: list[Path] = []
+        folder.mkdir(parents=True, exist_ok=True)
+
+    def _open(self, name: str, header: list[str], into: list[Path]) -> tuple[IO[str], Any]:
+        path = self.folder / name
+        into.append(path)
+        handle = path.open("w", newline="", encoding="utf-8")
+        writer = csv.writer(handle)
+        writer.writerow(header)
+        return handle, writer
+
+    def write_concepts(self, stem: str, rows: Iterable[Row]) -> None:
+        rid, vocab = self.release.id, self.release.vocab.value
+        nodes, node_out = self._open(f"{stem}_nodes.csv", NODE_HEADER, self.node_files)
+        stubs, stub_out = self._open(f"{stem}_stubs.csv", NODE_HEADER, self.node_files)
+        maps, map_out = self._open(f"{stem}_maps.csv", EDGE_HEADER, self.edge_files)
+        last = ""
+        with nodes, stubs, maps:
+            for row in rows:
+                if row["id"] <= last:
+                    raise LoadError(
+                        f"bulk import needs concepts sorted by id (as NLM ships them): "
+                        f"{row['id']} after {last}; sort the file or load without --bulk"
+                    )
+                last = row["id"]
+                node_out.writerow([
+                    row["id"], f"Concept{ARRAY}{vocab}", vocab, vocab, row["code"],
+                    row["name"] or (row["names"][0] if row["names"] else ""),
+                    _array(row["names"]), _array(row["kinds"]), _array(row["semantic_types"]),
+                    "true" if row["active"] else "false", row["effective_time"] or "", rid, rid,
+                    "false", "false",
+                ])
+                for m in row.get("maps", []):
+                    stub_out.writerow([
+                        m["id"], "Concept", m["vocab"], "", m["code"], m["name"], m["name"], "",
+                        "", "true", "", "", rid, "true", "false",
+                    ])
+                    map_out.writerow([
+                        row["id"], m["id"], RelType.MAPS_TO.value, m["sab"], 0, "atom", vocab,
+                        "true", "", rid, rid, m["tty"],
+                    ])
+
+    def write_edges(self, stem: str, rows: Iterable[Row]) -> None:
+        rid, vocab = self.release.id, self.release.vocab.value
+        handle, out = self._open(f"{stem}_edges.csv", EDGE_HEADER, self.edge_files)
+        with handle:
+            for row in rows:
+                if not row.get("canonical", True):
+                    continue  # the same edge comes from its canonical row
+                out.writerow([
+                    row["start"], row["end"], RelType(row["type"]).value, row["sab"], row["group"],
+                    row["source_rel"], vocab, "true" if row["active"] else "false",
+                    row["effective_time"] or "", rid, rid, "",
+                ])
+
+
+def bulk_load(
+    loader: VocabularyLoader,
+    *,
+    settings: Settings,
+    rejects_path: Path | None,
+    progress: ProgressFactory,
+) -> LoadReport:
+    """Import a release with neo4j-admin into the local server's empty database."""
+    if settings.neo4j_uri:
+        raise LoadError(
+            "--bulk imports into the local server's store; unset NEO4J_URI (for a remote "
+            "server, run neo4j-admin database import there)"
+        )
+    started = time.monotonic()
+    release = loader.release()
+    server = LocalServer(settings)
+    server.start()  # to look inside: the import overwrites the database
+    with Graph.connect(settings) as graph:
+        if graph.read("summary/releases"):
+            raise LoadError(
+                "--bulk needs an empty database; this one already holds releases "
+                "(use the batched path, or `kgverify graph reset --yes` first)"
+            )
+    rejects = RejectSink(rejects_path or default_rejects_path(settings, release))
+    report = LoadReport(loader=loader.name, release=release.id, mode="bulk")
+    folder = settings.cache_dir / "bulk" / release.id.replace("@", "-")
+    shutil.rmtree(folder, ignore_errors=True)
+    writer = CsvWriter(folder, release)
+    deferred = []
+    tallies: dict[str, Tally] = {}
+    try:
+        for index, step in enumerate(loader.steps()):
+            if step.kind == "update":
+                deferred.append(step)
+                continue
+            tally = tallies[step.label] = Tally(step.file.name, rejects)
+            with progress(f"{step.file.name}: {step.label} -> CSV", step.file.stat().st_size) as advance:
+                stem = f"{index:02d}_{step.label.replace(' ', '_')}"
+                if step.kind == "nodes":
+                    writer.write_concepts(stem, step.rows(tally))
+                else:
+                    writer.write_edges(stem, step.rows(tally))
+                advance(tally.bytes)
+        server.stop()
+        bad = server.bulk_import(writer.node_files, writer.edge_files, folder / "import.report")
+        relationship_tally = next(
+            (t for s, t in tallies.items() if s == "relationships"), None
+        )
+        for text in bad:
+            if relationship_tally is not None and "relationship" in text.lower():
+                relationship_tally.loaded -= 1
+                relationship_tally.reject(None, "dangling reference (bulk import)", text)
+        server.start()
+        with Graph.connect(settings) as graph:
+            ensure_schema(graph)
+            begin_release(graph, loader, release, "bulk")
+            for step in deferred:
+                tally = tallies[step.label] = Tally(step.file.name, rejects)
+                run_step_batched(graph, step, release, tally, settings.batch_size, progress)
+            order = [s.label for s in loader.steps()]
+            report.files = [tallies[label].report() for label in order if label in tallies]
+            rejects.close()
+            finish(graph, release, report, rejects, settings, started, retire=False)
+    finally:
+        rejects.close()
+        loader.close()
+    return report

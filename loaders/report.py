@@ -1,0 +1,118 @@
+"""What a load says about every row it read: loaded, skipped by policy, or rejected.
+
+``read == loaded + skipped + rejected`` holds per file; the report and the rejects file
+are the pydantic models below, written as JSON / JSONL (see docs/loaders.md).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import IO
+
+from pydantic import BaseModel, Field
+
+
+class RejectedRow(BaseModel):
+    """One row that could not be loaded, with where it is and why."""
+
+    file: str
+    line: int | None = Field(
+        ge=1, description="1-based line; None for rows neo4j-admin import rejected by id"
+    )
+    reason: str
+    text: str = Field(description="the raw row, cut to 300 characters")
+
+
+class FileReport(BaseModel):
+    """Row counts of one input file."""
+
+    file: str
+    read: int = 0
+    loaded: int = 0
+    skipped: int = 0
+    rejected: int = 0
+    skipped_reasons: dict[str, int] = Field(default_factory=dict)
+    rejected_reasons: dict[str, int] = Field(default_factory=dict)
+
+    @property
+    def reconciles(self) -> bool:
+        return self.read == self.loaded + self.skipped + self.rejected
+
+
+class LoadReport(BaseModel):
+    """The outcome of one ``kgverify load``."""
+
+    loader: str
+    release: str
+    mode: str
+    status: str = "loading"
+    files: list[FileReport] = Field(default_factory=list)
+    retired_concepts: int = 0
+    retired_relationships: int = 0
+    rejects_path: str | None = None
+    seconds: float = 0.0
+
+    @property
+    def read(self) -> int:
+        return sum(f.read for f in self.files)
+
+    @property
+    def rejected(self) -> int:
+        return sum(f.rejected for f in self.files)
+
+    @property
+    def reject_share(self) -> float:
+        return self.rejected / self.read if self.read else 0.0
+
+
+class Tally:
+    """Mutable counters for one file while it streams; frozen into a FileReport at the end."""
+
+    def __init__(self, file: str, rejects: RejectSink) -> None:
+        self.file = file
+        self.read = 0
+        self.loaded = 0
+        self.bytes = 0
+        self._skipped: Counter[str] = Counter()
+        self._rejected: Counter[str] = Counter()
+        self._rejects = rejects
+
+    def skip(self, reason: str, count: int = 1) -> None:
+        self._skipped[reason] += count
+
+    def reject(self, line: int | None, reason: str, text: str) -> None:
+        self._rejected[reason.split(":", 1)[0]] += 1
+        self._rejects.write(RejectedRow(file=self.file, line=line, reason=reason, text=text[:300]))
+
+    def report(self) -> FileReport:
+        return FileReport(
+            file=self.file,
+            read=self.read,
+            loaded=self.loaded,
+            skipped=sum(self._skipped.values()),
+            rejected=sum(self._rejected.values()),
+            skipped_reasons=dict(self._skipped),
+            rejected_reasons=dict(self._rejected),
+        )
+
+
+class RejectSink:
+    """Appends rejected rows to a JSONL file, opened lazily on the first reject."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.count = 0
+        self._out: IO[str] | None = None
+
+    def write(self, row: RejectedRow) -> None:
+        if self._out is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._out = self.path.open("w", encoding="utf-8")
+        self._out.write(json.dumps(row.model_dump(), ensure_ascii=False) + "\n")
+        self.count += 1
+
+    def close(self) -> None:
+        if self._out is not None:
+            self._out.close()

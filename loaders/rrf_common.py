@@ -1,0 +1,133 @@
+"""Pieces the two RRF loaders (UMLS and RxNorm) share: atom filters, grouping by concept,
+code mappings, and relationship rows."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from itertools import groupby
+
+from kgverify.graph.model import CODE_NAMESPACES, concept_id
+from loaders.base import LoadOptions, Row
+from loaders.relations import RRF_REL_CODES, map_rrf
+from loaders.report import Tally
+from loaders.rrf import Line
+
+SUPPRESSED = frozenset({"O", "E", "Y"})
+CONSO_COLUMNS = (
+    "CUI", "LAT", "TS", "LUI", "STT", "SUI", "ISPREF", "AUI", "SAUI", "SCUI", "SDUI", "SAB",
+    "TTY", "CODE", "STR", "SRL", "SUPPRESS", "CVF",
+)
+REL_COLUMNS_UMLS = (
+    "CUI1", "AUI1", "STYPE1", "REL", "CUI2", "AUI2", "STYPE2", "RELA", "RUI", "SRUI", "SAB",
+    "SL", "RG", "DIR", "SUPPRESS", "CVF",
+)
+REL_COLUMNS_RXNORM = (
+    "CUI1", "AUI1", "STYPE1", "REL", "CUI2", "AUI2", "STYPE2", "RELA", "RUI", "SRUI", "SAB",
+    "SL", "DIR", "RG", "SUPPRESS", "CVF",
+)
+
+
+def kept_atoms(
+    lines: Iterable[Line], tally: Tally, options: LoadOptions, id_pattern: re.Pattern[str]
+) -> Iterator[Line]:
+    """Atoms that pass the language, source and suppression options; others are counted."""
+    for line in lines:
+        f = line.fields
+        if not id_pattern.fullmatch(f["CUI"]):
+            tally.reject(line.number, f"malformed concept id: {f['CUI']!r}", "|".join(f.values()))
+        elif f["LAT"] not in options.languages:
+            tally.skip(f"language {f['LAT']} not selected")
+        elif options.sources is not None and f["SAB"] not in options.sources:
+            tally.skip("source not selected")
+        elif f["SUPPRESS"] in SUPPRESSED and not options.include_suppressed:
+            tally.skip(f"suppressed atom (SUPPRESS={f['SUPPRESS']})")
+        elif not f["STR"].strip():
+            tally.reject(line.number, "empty STR", "|".join(f.values()))
+        else:
+            tally.loaded += 1
+            yield line
+
+
+def mapping(atom: dict[str, str]) -> Row | None:
+    """The code-level concept an atom names (SNOMED CT code, RxNorm RXCUI, ...), if any."""
+    namespace = CODE_NAMESPACES.get(atom["SAB"])
+    code = atom["CODE"]
+    if namespace is None or not code or code == "NOCODE":
+        return None
+    return {
+        "id": concept_id(namespace, code),
+        "vocab": namespace,
+        "code": code,
+        "name": atom["STR"],
+        "sab": atom["SAB"],
+        "tty": atom["TTY"],
+    }
+
+
+def concept_groups(atoms: Iterable[Line]) -> Iterator[tuple[str, list[Line]]]:
+    """Consecutive atoms of one concept (RRF files are sorted by concept id)."""
+    for cui, group in groupby(atoms, key=lambda line: line.fields["CUI"]):
+        yield cui, list(group)
+
+
+def dedup_maps(atoms: list[Line]) -> list[Row]:
+    maps: dict[tuple[str, str], Row] = {}
+    for atom in atoms:
+        m = mapping(atom.fields)
+        if m is None:
+            continue
+        key = (m["id"], m["sab"])
+        best = maps.get(key)
+        # Keep the most preferred atom's string as the code's name.
+        if best is None or (atom.fields["TS"] == "P" and atom.fields["ISPREF"] == "Y"):
+            maps[key] = m
+    return list(maps.values())
+
+
+def relationship_rows(
+    lines: Iterable[Line],
+    tally: Tally,
+    options: LoadOptions,
+    namespace: str,
+    id_pattern: re.Pattern[str],
+) -> Iterator[Row]:
+    """Edge rows from MRREL/RXNREL lines, normalized to the graph's direction and types."""
+    for line in lines:
+        f = line.fields
+        raw = "|".join(f.values())
+        if f["REL"] not in RRF_REL_CODES:
+            tally.reject(line.number, f"unknown relation name: REL={f['REL']!r}", raw)
+            continue
+        if not (id_pattern.fullmatch(f["CUI1"]) and id_pattern.fullmatch(f["CUI2"])):
+            tally.reject(line.number, "malformed concept id", raw)
+            continue
+        if options.sources is not None and f["SAB"] not in options.sources:
+            tally.skip("source not selected")
+            continue
+        if f["SUPPRESS"] in SUPPRESSED and not options.include_suppressed:
+            tally.skip(f"suppressed relationship (SUPPRESS={f['SUPPRESS']})")
+            continue
+        if f["CUI1"] == f["CUI2"]:
+            tally.skip("relationship within one concept")
+            continue
+        mapped = map_rrf(f["REL"], f["RELA"])
+        if mapped is None:
+            tally.skip(f"relation not modelled: {f['RELA'] or f['REL']}")
+            continue
+        first, second = concept_id(namespace, f["CUI1"]), concept_id(namespace, f["CUI2"])
+        start, end = (first, second) if mapped.inverse else (second, first)
+        group = int(f["RG"]) if f["RG"].isdigit() else 0
+        tally.loaded += 1
+        yield {
+            "start": start,
+            "end": end,
+            "type": mapped.type.value,
+            "source_rel": mapped.name,
+            "sab": f["SAB"],
+            "group": group,
+            "active": True,
+            "effective_time": None,
+            "line": line.number,
+            "canonical": not mapped.inverse,
+        }

@@ -1,0 +1,124 @@
+"""RxNorm full release in RRF: RXNCONSO (concepts by term type, names, code mappings),
+RXNREL (ingredients, brands, dose forms, components) and RXNSAT (NDCs, strengths)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from itertools import groupby
+from pathlib import Path
+
+from kgverify.errors import LoadError
+from kgverify.graph.model import Kind, Vocab, concept_id
+from loaders.base import Release, Row, Step, VocabularyLoader
+from loaders.kinds import RXNORM_TTY_KIND
+from loaders.report import Tally
+from loaders.rrf import Line, read_rrf
+from loaders.rrf_common import (
+    CONSO_COLUMNS,
+    REL_COLUMNS_RXNORM,
+    SUPPRESSED,
+    concept_groups,
+    dedup_maps,
+    kept_atoms,
+    relationship_rows,
+)
+
+RXCUI = re.compile(r"\d{1,10}")
+SAT_COLUMNS = (
+    "RXCUI", "LUI", "SUI", "RXAUI", "STYPE", "CODE", "ATUI", "SATUI", "ATN", "SAB", "ATV",
+    "SUPPRESS", "CVF",
+)
+# Term types that name an RxNorm concept (as opposed to synonyms such as SY, TMSY, PSN).
+NAMING_TTYS = tuple(RXNORM_TTY_KIND)
+_RELEASE_DIR = re.compile(r"RxNorm_full_(\d{2})(\d{2})(\d{4})")
+_ATTRIBUTES = {"NDC", "RXN_STRENGTH", "RXN_AVAILABLE_STRENGTH", "RXN_HUMAN_DRUG"}
+
+
+class RxNormLoader(VocabularyLoader):
+    """Loads an RxNorm full release folder (``rrf/`` with RXNCONSO, RXNREL, RXNSAT)."""
+
+    name = "rxnorm"
+    vocab = Vocab.RXNORM
+    source_format = "RxNorm full release RRF (RXNCONSO, RXNREL, RXNSAT)"
+    license = "RxNorm: public (SAB=RXNORM); other sources inside carry their own terms"
+
+    def release(self) -> Release:
+        if self.options.release:
+            return Release(Vocab.RXNORM, self.options.release, self.options.release)
+        conso = self.require("RXNCONSO.RRF")
+        for part in reversed(conso.resolve().parts):
+            if match := _RELEASE_DIR.fullmatch(part):
+                month, day, year = match.groups()
+                iso = f"{year}-{month}-{day}"
+                return Release(Vocab.RXNORM, iso, iso)
+        raise LoadError(f"cannot tell the RxNorm release of {self.path}: pass --release")
+
+    def steps(self) -> list[Step]:
+        conso = self.require("RXNCONSO.RRF")
+        rel = self.require("RXNREL.RRF")
+        steps = [
+            Step("concepts", conso, ("load/upsert_concepts", "load/upsert_mappings"), "nodes",
+                 lambda t: self._concepts(conso, t)),
+            Step("relationships", rel, ("load/upsert_relationships",), "edges",
+                 lambda t: relationship_rows(read_rrf(rel, REL_COLUMNS_RXNORM, t), t,
+                                             self.options, "RXNORM", RXCUI),
+                 references=("start", "end")),
+        ]
+        sat = self.find("RXNSAT.RRF")
+        if sat is not None:
+            steps.append(Step("attributes", sat, ("load/set_drug_attributes",), "update",
+                              lambda t: self._attributes(sat, t),
+                              references=("id",)))
+        return steps
+
+    def _concepts(self, path: Path, tally: Tally) -> Iterator[Row]:
+        atoms = kept_atoms(read_rrf(path, CONSO_COLUMNS, tally), tally, self.options, RXCUI)
+        for rxcui, group in concept_groups(atoms):
+            own = [a for a in group if a.fields["SAB"] == "RXNORM"]
+            naming = [a for a in own if a.fields["TTY"] in RXNORM_TTY_KIND]
+            ttys = list(dict.fromkeys(a.fields["TTY"] for a in naming))
+            kinds = sorted({RXNORM_TTY_KIND[t].value for t in ttys}) or [Kind.OTHER.value]
+            yield {
+                "id": concept_id("RXNORM", rxcui),
+                "code": rxcui,
+                "name": naming[0].fields["STR"] if naming else None,
+                "names": list(dict.fromkeys(a.fields["STR"] for a in group)),
+                "kinds": kinds,
+                "semantic_types": ttys,
+                "active": True,
+                "effective_time": None,
+                "line": group[0].number,
+                "maps": [m for m in dedup_maps(group) if m["vocab"] != "RXNORM"],
+            }
+
+    def _attributes(self, path: Path, tally: Tally) -> Iterator[Row]:
+        kept = self._kept_attributes(read_rrf(path, SAT_COLUMNS, tally), tally)
+        for rxcui, group_iter in groupby(kept, key=lambda line: line.fields["RXCUI"]):
+            group = list(group_iter)
+            by_name: dict[str, list[str]] = {}
+            for line in group:
+                by_name.setdefault(line.fields["ATN"], []).append(line.fields["ATV"])
+            human = by_name.get("RXN_HUMAN_DRUG")
+            yield {
+                "id": concept_id("RXNORM", rxcui),
+                "ndcs": sorted(set(by_name.get("NDC", []))),
+                "strength": (by_name.get("RXN_STRENGTH") or [None])[0],
+                "available_strength": (by_name.get("RXN_AVAILABLE_STRENGTH") or [None])[0],
+                "human_drug": bool(human) if human is not None else None,
+                "line": group[0].number,
+                "count": len(group),
+            }
+
+    def _kept_attributes(self, lines: Iterator[Line], tally: Tally) -> Iterator[Line]:
+        for line in lines:
+            f = line.fields
+            if not RXCUI.fullmatch(f["RXCUI"]):
+                tally.reject(line.number, f"malformed concept id: {f['RXCUI']!r}", "|".join(f.values()))
+            elif f["ATN"] not in _ATTRIBUTES:
+                tally.skip(f"attribute not modelled: {f['ATN']}")
+            elif f["SUPPRESS"] in SUPPRESSED and not self.options.include_suppressed:
+                tally.skip(f"suppressed attribute (SUPPRESS={f['SUPPRESS']})")
+            else:
+                tally.loaded += 1
+                yield line

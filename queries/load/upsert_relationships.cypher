@@ -1,0 +1,21 @@
+// Creates or updates typed relationships between loaded concepts, one edge per
+// (start, type, end, asserting source, role group). The type is a dynamic relationship type
+// whose value the loader has checked against kgverify.graph.model.RelType. Rows whose start
+// or end concept does not exist are not written (the pipeline then asks
+// load/missing_concepts which ones dangle).
+// @param rows: list of {start, end, type, source_rel, sab, group, active, effective_time, line}
+// @param vocab: vocabulary doing the load, kept as the edge's source
+// @param release: id of the release being loaded
+// @returns written: rows whose two concepts exist (merged or created)
+UNWIND $rows AS row
+MATCH (a:Concept {id: row.start})
+MATCH (b:Concept {id: row.end})
+MERGE (a)-[r:$(row.type) {sab: row.sab, group: row.group}]->(b)
+  ON CREATE SET r.first_release = $release
+SET r.source_rel = row.source_rel,
+    r.source = $vocab,
+    r.active = row.active,
+    r.effective_time = row.effective_time,
+    r.retired_in = CASE WHEN row.active THEN null ELSE coalesce(r.retired_in, $release) END,
+    r.release = $release
+RETURN count(*) AS written

@@ -1,0 +1,50 @@
+"""Small read helpers for assertions in the e2e tests (test code, not engine queries)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from kgverify.graph import Graph
+
+VOLATILE = {"started_at", "finished_at", "report", "seconds"}
+
+
+def rows(graph: Graph, cypher: str, **params: Any) -> list[dict[str, Any]]:
+    records = graph._driver.execute_query(cypher, params, database_=graph.database).records
+    return [r.data() for r in records]
+
+
+def value(graph: Graph, cypher: str, **params: Any) -> Any:
+    found = rows(graph, cypher, **params)
+    assert len(found) == 1, found
+    return next(iter(found[0].values()))
+
+
+def fingerprint(graph: Graph) -> tuple[int, int, str]:
+    """Node count, relationship count and a hash of every property, list order included
+    (timestamps excluded)."""
+    nodes = rows(graph, "MATCH (n) RETURN labels(n) AS l, properties(n) AS p")
+    rels = rows(graph, "MATCH (a)-[r]->(b) RETURN a.id AS a, type(r) AS t, b.id AS b, "
+                       "properties(r) AS p")
+    def clean(items: list[dict[str, Any]]) -> list[str]:
+        out = []
+        for item in items:
+            props = {k: v for k, v in item["p"].items() if k not in VOLATILE}
+            out.append(json.dumps({**item, "l": sorted(item.get("l", [])), "p": props},
+                                  sort_keys=True, default=str))
+        return sorted(out)
+    digest = hashlib.sha256("\n".join(clean(nodes) + clean(rels)).encode()).hexdigest()
+    return len(nodes), len(rels), digest
+
+
+def edge(graph: Graph, start: str, rel_type: str, end: str) -> dict[str, Any] | None:
+    """Properties of the (first) edge of a type between two concept ids, or None."""
+    found = rows(
+        graph,
+        "MATCH (a:Concept {id: $start})-[r]->(b:Concept {id: $end}) WHERE type(r) = $type "
+        "RETURN properties(r) AS p",
+        start=start, end=end, type=rel_type,
+    )
+    return found[0]["p"] if found else None
