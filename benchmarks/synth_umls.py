@@ -30,8 +30,10 @@ PAIRS = [  # (forward RELA written CUI2 -> CUI1, inverse)
     ("has_manifestation", "manifestation_of", "RO", "RO"),
     ("has_ingredient", "ingredient_of", "RO", "RO"),
 ]
-WORDS = ("acute chronic renal cardiac hepatic pulmonary viral bacterial primary secondary "
-         "syndrome disorder infection failure deficiency tablet oral injection").split()
+WORDS = (
+    "acute chronic renal cardiac hepatic pulmonary viral bacterial primary secondary syndrome "
+    "disorder infection failure deficiency tablet oral injection"
+).split()
 
 
 def cui(i: int) -> str:
@@ -54,14 +56,20 @@ def write(out: Path, concepts: int, relationships: int, seed: int) -> dict[str, 
             c = cui(i)
             base = name(rng, i)
             sab, tty = ("RXNORM", "IN") if i % 4 == 0 else ("SNOMEDCT_US", "PT")
-            atoms = [("P", "PF", "Y", "MTH", "PN", "NOCODE", base),
-                     ("S", "PF", "Y", sab, tty, str(100000 + i), base.upper())]
-            atoms += [("S", "VO", "N", "MSH", "SY", f"D{i:06d}", f"{base} variant {k}")
-                      for k in range(rng.randint(0, 2))]
+            atoms = [
+                ("P", "PF", "Y", "MTH", "PN", "NOCODE", base),
+                ("S", "PF", "Y", sab, tty, str(100000 + i), base.upper()),
+            ]
+            atoms += [
+                ("S", "VO", "N", "MSH", "SY", f"D{i:06d}", f"{base} variant {k}")
+                for k in range(rng.randint(0, 2))
+            ]
             for ts, stt, ispref, sab_, tty_, code, text in atoms:
                 aui += 1
-                conso.write(f"{c}|ENG|{ts}|L{i:07d}|{stt}|S{aui:07d}|{ispref}|A{aui:08d}||||"
-                            f"{sab_}|{tty_}|{code}|{text}|0|N|256|\n")
+                conso.write(
+                    f"{c}|ENG|{ts}|L{i:07d}|{stt}|S{aui:07d}|{ispref}|A{aui:08d}||||"
+                    f"{sab_}|{tty_}|{code}|{text}|0|N|256|\n"
+                )
                 counts["MRCONSO.RRF"] += 1
             tui, stn, label = STYS[i % len(STYS)]
             sty.write(f"{c}|{tui}|{stn}|{label}|AT{i:08d}|256|\n")
@@ -73,15 +81,21 @@ def write(out: Path, concepts: int, relationships: int, seed: int) -> dict[str, 
                 b = a % concepts + 1
             forward, inverse, rel_fwd, rel_inv = PAIRS[r % len(PAIRS)]
             # Row 1: CUI1=a, CUI2=b, "b <forward> a"; row 2 states the same pair inverted.
-            rel.write(f"{cui(a)}|A{a:08d}|SCUI|{rel_fwd}|{cui(b)}|A{b:08d}|SCUI|{forward}|"
-                      f"R{2 * r:08d}||MTH|MTH||Y|N||\n")
-            rel.write(f"{cui(b)}|A{b:08d}|SCUI|{rel_inv}|{cui(a)}|A{a:08d}|SCUI|{inverse}|"
-                      f"R{2 * r + 1:08d}||MTH|MTH||N|N||\n")
+            rel.write(
+                f"{cui(a)}|A{a:08d}|SCUI|{rel_fwd}|{cui(b)}|A{b:08d}|SCUI|{forward}|"
+                f"R{2 * r:08d}||MTH|MTH||Y|N||\n"
+            )
+            rel.write(
+                f"{cui(b)}|A{b:08d}|SCUI|{rel_inv}|{cui(a)}|A{a:08d}|SCUI|{inverse}|"
+                f"R{2 * r + 1:08d}||MTH|MTH||N|N||\n"
+            )
             counts["MRREL.RRF"] += 2
     with (meta / "MRSAB.RRF").open("w") as sab_file:
         for sab in ("MTH", "SNOMEDCT_US"):
-            sab_file.write(f"C9{sab[:1]}00001|C9{sab[:1]}00002|{sab}2099|{sab}|Synthetic {sab}|"
-                           f"{sab}|2099|||2099AA|2099AA|||0|0|0||||ENG|UTF-8|Y|Y|{sab}||\n")
+            sab_file.write(
+                f"C9{sab[:1]}00001|C9{sab[:1]}00002|{sab}2099|{sab}|Synthetic {sab}|"
+                f"{sab}|2099|||2099AA|2099AA|||0|0|0||||ENG|UTF-8|Y|Y|{sab}||\n"
+            )
     return counts
 
 

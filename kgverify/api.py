@@ -40,13 +40,19 @@ def load_vocabulary(
     if bulk:
         from loaders.bulk import bulk_load
 
-        return bulk_load(loader, settings=settings, rejects_path=rejects_path,
-                         progress=progress or no_progress)
+        return bulk_load(
+            loader, settings=settings, rejects_path=rejects_path, progress=progress or no_progress
+        )
     own = graph is None
     g = graph or Graph.connect(settings)
     try:
-        return load(loader, g, settings=settings, rejects_path=rejects_path,
-                    progress=progress or no_progress)
+        return load(
+            loader,
+            g,
+            settings=settings,
+            rejects_path=rejects_path,
+            progress=progress or no_progress,
+        )
     finally:
         if own:
             g.close()
@@ -79,8 +85,9 @@ SAMPLE_RELEASES = {
 }
 
 
-def run_sample(settings: Settings | None = None, progress: ProgressFactory | None = None
-               ) -> dict[str, Any]:
+def run_sample(
+    settings: Settings | None = None, progress: ProgressFactory | None = None
+) -> dict[str, Any]:
     """The main job on the shipped sample: local Neo4j up, sample vocabularies loaded."""
     from kgverify.server import LocalServer
 
@@ -89,8 +96,9 @@ def run_sample(settings: Settings | None = None, progress: ProgressFactory | Non
         LocalServer(settings).start()
     with Graph.connect(settings) as graph:
         loads = [
-            load_vocabulary(name, sample_path(*parts), settings=settings, graph=graph,
-                            progress=progress).model_dump()
+            load_vocabulary(
+                name, sample_path(*parts), settings=settings, graph=graph, progress=progress
+            ).model_dump()
             for name, parts in SAMPLE_RELEASES.items()
         ]
         return {"loads": loads, "summary": graph_summary(graph=graph)}

@@ -22,9 +22,11 @@ from kgverify.__about__ import __version__
 from kgverify.config import Settings
 from kgverify.errors import KgverifyError, RejectThresholdError
 
-err_console = Console(stderr=True)
-# Piped output (CI logs, files) gets wide tables instead of Rich's 80-column default.
-out_console = Console() if Console().is_terminal else Console(width=160)
+def _console(stream: str) -> Console:
+    # Created per call so output goes to the current streams (click's test runner swaps
+    # them); piped output (CI logs, files) gets wide tables, not Rich's 80 columns.
+    console = Console(file=sys.stdout if stream == "stdout" else sys.stderr)
+    return console if console.is_terminal else Console(file=console.file, width=160)
 
 
 class _Group(click.Group):
@@ -55,6 +57,11 @@ def emit(data: Any, as_json: bool, render: Callable[[], None]) -> None:
 
 
 def table(title: str, rows: list[dict[str, Any]]) -> Table:
+    if not rows:
+        t = Table(title=title, title_justify="left", show_header=False)
+        t.add_column("")
+        t.add_row("(none)")
+        return t
     t = Table(title=title, title_justify="left")
     for column in rows[0] if rows else []:
         t.add_column(column, justify="right" if isinstance(rows[0][column], int) else "left")
@@ -67,8 +74,13 @@ def table(title: str, rows: list[dict[str, Any]]) -> Table:
 def rich_progress(label: str, total: int) -> Iterator[Callable[[int], None]]:
     """A progress bar by bytes read, on stderr, shown only on a terminal."""
     with Progress(
-        TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TimeRemainingColumn(),
-        console=err_console, transient=False, disable=not err_console.is_terminal,
+        TextColumn("{task.description}"),
+        BarColumn(),
+        DownloadColumn(),
+        TimeRemainingColumn(),
+        console=(console := _console("stderr")),
+        transient=False,
+        disable=not console.is_terminal,
     ) as progress:
         task = progress.add_task(label, total=total)
         yield lambda done: progress.update(task, completed=done)
@@ -97,8 +109,11 @@ def neo4j_start(as_json: bool) -> None:
     from kgverify.server import LocalServer
 
     status = LocalServer(Settings()).start()
-    emit(status.as_dict(), as_json, lambda: click.echo(f"Neo4j running at {status.uri} "
-                                                      f"(pid {status.pid}, APOC {status.apoc})"))
+    emit(
+        status.as_dict(),
+        as_json,
+        lambda: click.echo(f"Neo4j running at {status.uri} (pid {status.pid}, APOC {status.apoc})"),
+    )
 
 
 @neo4j.command("stop")
@@ -108,8 +123,11 @@ def neo4j_stop(as_json: bool) -> None:
     from kgverify.server import LocalServer
 
     stopped = LocalServer(Settings()).stop()
-    emit({"stopped": stopped}, as_json,
-         lambda: click.echo("Neo4j stopped" if stopped else "Neo4j was not running"))
+    emit(
+        {"stopped": stopped},
+        as_json,
+        lambda: click.echo("Neo4j stopped" if stopped else "Neo4j was not running"),
+    )
 
 
 @neo4j.command("status")
@@ -119,9 +137,15 @@ def neo4j_status(as_json: bool) -> None:
     from kgverify.server import LocalServer
 
     status = LocalServer(Settings()).status()
-    emit(status.as_dict(), as_json, lambda: click.echo(
-        f"running at {status.uri} (pid {status.pid}), data in {status.home}" if status.running
-        else f"not running (data in {status.home})"))
+    emit(
+        status.as_dict(),
+        as_json,
+        lambda: click.echo(
+            f"running at {status.uri} (pid {status.pid}), data in {status.home}"
+            if status.running
+            else f"not running (data in {status.home})"
+        ),
+    )
     if not status.running:
         sys.exit(1)
 
@@ -130,24 +154,52 @@ def neo4j_status(as_json: bool) -> None:
 @cli.command("load")
 @click.argument("vocabulary", type=click.Choice(["umls", "snomed", "rxnorm"]))
 @click.argument("path", type=click.Path(exists=True, path_type=Path))
-@click.option("--language", "languages", multiple=True, default=("ENG",), show_default=True,
-              help="Languages to keep (UMLS LAT codes; repeat for several).")
-@click.option("--source", "sources", multiple=True,
-              help="UMLS source vocabularies (SAB) to keep; repeat; default all.")
+@click.option(
+    "--language",
+    "languages",
+    multiple=True,
+    default=("ENG",),
+    show_default=True,
+    help="Languages to keep (UMLS LAT codes; repeat for several).",
+)
+@click.option(
+    "--source",
+    "sources",
+    multiple=True,
+    help="UMLS source vocabularies (SAB) to keep; repeat; default all.",
+)
 @click.option("--include-suppressed", is_flag=True, help="Keep suppressible and obsolete atoms.")
 @click.option("--release", help="Release version, when it cannot be read from the files.")
 @click.option("--force", is_flag=True, help="Load even a release older than the current one.")
 @click.option("--batch-size", type=click.IntRange(1, 1_000_000), help="Rows per write.")
-@click.option("--max-reject-share", type=click.FloatRange(0, 1),
-              help="Fail (exit 3) when more than this share of rows is rejected.")
-@click.option("--rejects", type=click.Path(path_type=Path), help="Write rejected rows here (JSONL).")
-@click.option("--bulk", is_flag=True,
-              help="Full-size releases: neo4j-admin import into the EMPTY local database.")
+@click.option(
+    "--max-reject-share",
+    type=click.FloatRange(0, 1),
+    help="Fail (exit 3) when more than this share of rows is rejected.",
+)
+@click.option(
+    "--rejects", type=click.Path(path_type=Path), help="Write rejected rows here (JSONL)."
+)
+@click.option(
+    "--bulk",
+    is_flag=True,
+    help="Full-size releases: neo4j-admin import into the EMPTY local database.",
+)
 @json_option
-def load_command(vocabulary: str, path: Path, languages: tuple[str, ...],
-                 sources: tuple[str, ...], include_suppressed: bool, release: str | None,
-                 force: bool, batch_size: int | None, max_reject_share: float | None,
-                 rejects: Path | None, bulk: bool, as_json: bool) -> None:
+def load_command(
+    vocabulary: str,
+    path: Path,
+    languages: tuple[str, ...],
+    sources: tuple[str, ...],
+    include_suppressed: bool,
+    release: str | None,
+    force: bool,
+    batch_size: int | None,
+    max_reject_share: float | None,
+    rejects: Path | None,
+    bulk: bool,
+    as_json: bool,
+) -> None:
     """Load a vocabulary release from PATH (a release folder or its files).
 
     Every row is loaded, skipped by an option (counted), or rejected with its file, line and
@@ -164,10 +216,17 @@ def load_command(vocabulary: str, path: Path, languages: tuple[str, ...],
     settings = Settings(**overrides)
     try:
         report = load_vocabulary(
-            vocabulary, path, settings=settings, bulk=bulk, rejects_path=rejects,
+            vocabulary,
+            path,
+            settings=settings,
+            bulk=bulk,
+            rejects_path=rejects,
             progress=None if as_json else rich_progress,
-            languages=languages, sources=sources or None, include_suppressed=include_suppressed,
-            release=release, force=force,
+            languages=languages,
+            sources=sources or None,
+            include_suppressed=include_suppressed,
+            release=release,
+            force=force,
         )
     except RejectThresholdError as exc:
         print_load_report(exc.report.model_dump(), as_json)  # type: ignore[attr-defined]
@@ -177,14 +236,20 @@ def load_command(vocabulary: str, path: Path, languages: tuple[str, ...],
 
 def print_load_report(report: dict[str, Any], as_json: bool) -> None:
     def render() -> None:
-        rows = [{k: f[k] for k in ("file", "read", "loaded", "skipped", "rejected")}
-                for f in report["files"]]
-        out_console.print(table(f"{report['release']} ({report['mode']}, {report['seconds']} s)",
-                                rows))
-        out_console.print(f"retired: {report['retired_concepts']} concepts, "
-                          f"{report['retired_relationships']} relationships")
+        rows = [
+            {k: f[k] for k in ("file", "read", "loaded", "skipped", "rejected")}
+            for f in report["files"]
+        ]
+        _console("stdout").print(
+            table(f"{report['release']} ({report['mode']}, {report['seconds']} s)", rows)
+        )
+        _console("stdout").print(
+            f"retired: {report['retired_concepts']} concepts, "
+            f"{report['retired_relationships']} relationships"
+        )
         if report["rejects_path"]:
-            out_console.print(f"rejected rows: {report['rejects_path']}")
+            _console("stdout").print(f"rejected rows: {report['rejects_path']}")
+
     emit(report, as_json, render)
 
 
@@ -200,9 +265,9 @@ def summary_command(as_json: bool) -> None:
 
 
 def print_summary(summary: dict[str, list[dict[str, Any]]]) -> None:
-    out_console.print(table("Releases", summary["releases"]))
-    out_console.print(table("Concepts", summary["concepts"]))
-    out_console.print(table("Relationships", summary["relationships"]))
+    _console("stdout").print(table("Releases", summary["releases"]))
+    _console("stdout").print(table("Concepts", summary["concepts"]))
+    _console("stdout").print(table("Relationships", summary["relationships"]))
 
 
 @cli.group()
@@ -232,11 +297,16 @@ def queries_command(name: str | None, as_json: bool) -> None:
 
     if name is None:
         rows = [{"name": n, "description": get_query(n).description[:90]} for n in list_queries()]
-        emit(rows, as_json, lambda: out_console.print(table("Queries", rows)))
+        emit(rows, as_json, lambda: _console("stdout").print(table("Queries", rows)))
         return
     q = get_query(name)
-    data = {"name": q.name, "description": q.description, "params": q.params,
-            "returns": q.returns, "text": q.text}
+    data = {
+        "name": q.name,
+        "description": q.description,
+        "params": q.params,
+        "returns": q.returns,
+        "text": q.text,
+    }
     emit(data, as_json, lambda: click.echo(f"{q.description}\n\n{q.text}"))
 
 
@@ -249,10 +319,12 @@ def sample_command(as_json: bool) -> None:
     from kgverify.api import run_sample
 
     result = run_sample(Settings(), progress=None if as_json else rich_progress)
+
     def render() -> None:
         for report in result["loads"]:
             print_load_report(report, False)
         print_summary(result["summary"])
+
     emit(result, as_json, render)
 
 

@@ -91,7 +91,7 @@ class VocabularyLoader(ABC):
     def steps(self) -> list[Step]:
         """The passes of this load, in the order they must run."""
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 (optional hook, most loaders hold nothing)
         """Release temporary resources (staging files); called by the pipeline."""
 
     def require(self, pattern: str) -> Path:

@@ -41,19 +41,47 @@ from loaders.pipeline import (
 from loaders.report import LoadReport, RejectSink, Tally
 
 NODE_HEADER = [
-    "id:ID", ":LABEL", "vocab", "owner", "code", "name", "names:string[]", "kinds:string[]",
-    "semantic_types:string[]", "active:boolean", "effective_time", "release", "first_release",
-    "stub:boolean", "name_preferred:boolean",
+    "id:ID",
+    ":LABEL",
+    "vocab",
+    "owner",
+    "code",
+    "name",
+    "names:string[]",
+    "kinds:string[]",
+    "semantic_types:string[]",
+    "active:boolean",
+    "effective_time",
+    "release",
+    "first_release",
+    "stub:boolean",
+    "name_preferred:boolean",
 ]
 EDGE_HEADER = [
-    ":START_ID", ":END_ID", ":TYPE", "sab", "group:int", "source_rel", "source",
-    "active:boolean", "effective_time", "release", "first_release", "ttys:string[]",
+    ":START_ID",
+    ":END_ID",
+    ":TYPE",
+    "sab",
+    "group:int",
+    "source_rel",
+    "source",
+    "active:boolean",
+    "effective_time",
+    "release",
+    "first_release",
+    "ttys:string[]",
 ]
 ARRAY = "|"
+# Empty fields are left out of the store (--ignore-empty-strings), as the batched path
+# leaves unset properties absent.
 
 
 def _array(values: Iterable[str]) -> str:
     return ARRAY.join(v.replace(ARRAY, " ") for v in values)
+
+
+def _bool(value: bool) -> str:
+    return "true" if value else "false"
 
 
 class CsvWriter:
@@ -70,8 +98,8 @@ class CsvWriter:
         path = self.folder / name
         into.append(path)
         handle = path.open("w", newline="", encoding="utf-8")
-        writer = csv.writer(handle)
-        writer.writerow(header)
+        writer = csv.DictWriter(handle, fieldnames=header, restval="")
+        writer.writeheader()
         return handle, writer
 
     def write_concepts(self, stem: str, rows: Iterable[Row]) -> None:
@@ -88,22 +116,56 @@ class CsvWriter:
                         f"{row['id']} after {last}; sort the file or load without --bulk"
                     )
                 last = row["id"]
-                node_out.writerow([
-                    row["id"], f"Concept{ARRAY}{vocab}", vocab, vocab, row["code"],
-                    row["name"] or (row["names"][0] if row["names"] else ""),
-                    _array(row["names"]), _array(row["kinds"]), _array(row["semantic_types"]),
-                    "true" if row["active"] else "false", row["effective_time"] or "", rid, rid,
-                    "false", "false",
-                ])
+                node_out.writerow(
+                    {
+                        "id:ID": row["id"],
+                        ":LABEL": f"Concept{ARRAY}{vocab}",
+                        "vocab": vocab,
+                        "owner": vocab,
+                        "code": row["code"],
+                        "name": row["name"] or (row["names"][0] if row["names"] else ""),
+                        "names:string[]": _array(row["names"]),
+                        "kinds:string[]": _array(row["kinds"]),
+                        "semantic_types:string[]": _array(row["semantic_types"]),
+                        "active:boolean": _bool(row["active"]),
+                        "effective_time": row["effective_time"] or "",
+                        "release": rid,
+                        "first_release": rid,
+                        "stub:boolean": "false",
+                        "name_preferred:boolean": "false",
+                    }
+                )
                 for m in row.get("maps", []):
-                    stub_out.writerow([
-                        m["id"], "Concept", m["vocab"], "", m["code"], m["name"], m["name"], "",
-                        "", "true", "", "", rid, "true", "false",
-                    ])
-                    map_out.writerow([
-                        row["id"], m["id"], RelType.MAPS_TO.value, m["sab"], 0, "atom", vocab,
-                        "true", "", rid, rid, m["tty"],
-                    ])
+                    # Repeated codes across concepts: neo4j-admin keeps the first
+                    # (--skip-duplicate-nodes), as MERGE does.
+                    stub_out.writerow(
+                        {
+                            "id:ID": m["id"],
+                            ":LABEL": "Concept",
+                            "vocab": m["vocab"],
+                            "code": m["code"],
+                            "name": m["name"],
+                            "names:string[]": m["name"],
+                            "active:boolean": "true",
+                            "first_release": rid,
+                            "stub:boolean": "true",
+                        }
+                    )
+                    map_out.writerow(
+                        {
+                            ":START_ID": row["id"],
+                            ":END_ID": m["id"],
+                            ":TYPE": RelType.MAPS_TO.value,
+                            "sab": m["sab"],
+                            "group:int": 0,
+                            "source_rel": "atom",
+                            "source": vocab,
+                            "active:boolean": "true",
+                            "release": rid,
+                            "first_release": rid,
+                            "ttys:string[]": m["tty"],
+                        }
+                    )
 
     def write_edges(self, stem: str, rows: Iterable[Row]) -> None:
         rid, vocab = self.release.id, self.release.vocab.value
@@ -112,11 +174,21 @@ class CsvWriter:
             for row in rows:
                 if not row.get("canonical", True):
                     continue  # the same edge comes from its canonical row
-                out.writerow([
-                    row["start"], row["end"], RelType(row["type"]).value, row["sab"], row["group"],
-                    row["source_rel"], vocab, "true" if row["active"] else "false",
-                    row["effective_time"] or "", rid, rid, "",
-                ])
+                out.writerow(
+                    {
+                        ":START_ID": row["start"],
+                        ":END_ID": row["end"],
+                        ":TYPE": RelType(row["type"]).value,
+                        "sab": row["sab"],
+                        "group:int": row["group"],
+                        "source_rel": row["source_rel"],
+                        "source": vocab,
+                        "active:boolean": _bool(row["active"]),
+                        "effective_time": row["effective_time"] or "",
+                        "release": rid,
+                        "first_release": rid,
+                    }
+                )
 
 
 def bulk_load(
@@ -135,13 +207,14 @@ def bulk_load(
     started = time.monotonic()
     release = loader.release()
     server = LocalServer(settings)
-    server.start()  # to look inside: the import overwrites the database
-    with Graph.connect(settings) as graph:
-        if graph.read("summary/releases"):
-            raise LoadError(
-                "--bulk needs an empty database; this one already holds releases "
-                "(use the batched path, or `kgverify graph reset --yes` first)"
-            )
+    if server.has_store():  # look inside before the import overwrites it
+        server.start()
+        with Graph.connect(settings) as graph:
+            if graph.read("summary/releases"):
+                raise LoadError(
+                    "--bulk needs an empty database; this one already holds releases "
+                    "(use the batched path, or `kgverify graph reset --yes` first)"
+                )
     rejects = RejectSink(rejects_path or default_rejects_path(settings, release))
     report = LoadReport(loader=loader.name, release=release.id, mode="bulk")
     folder = settings.cache_dir / "bulk" / release.id.replace("@", "-")
@@ -155,7 +228,9 @@ def bulk_load(
                 deferred.append(step)
                 continue
             tally = tallies[step.label] = Tally(step.file.name, rejects)
-            with progress(f"{step.file.name}: {step.label} -> CSV", step.file.stat().st_size) as advance:
+            with progress(
+                f"{step.file.name}: {step.label} -> CSV", step.file.stat().st_size
+            ) as advance:
                 stem = f"{index:02d}_{step.label.replace(' ', '_')}"
                 if step.kind == "nodes":
                     writer.write_concepts(stem, step.rows(tally))
@@ -164,15 +239,14 @@ def bulk_load(
                 advance(tally.bytes)
         server.stop()
         bad = server.bulk_import(writer.node_files, writer.edge_files, folder / "import.report")
-        relationship_tally = next(
-            (t for s, t in tallies.items() if s == "relationships"), None
-        )
+        relationship_tally = next((t for s, t in tallies.items() if s == "relationships"), None)
         for text in bad:
             if relationship_tally is not None and "relationship" in text.lower():
                 relationship_tally.loaded -= 1
                 relationship_tally.reject(None, "dangling reference (bulk import)", text)
         server.start()
         with Graph.connect(settings) as graph:
+            graph.write_autocommit("load/dedupe_relationships", vocab=release.vocab.value)
             ensure_schema(graph)
             begin_release(graph, loader, release, "bulk")
             for step in deferred:

@@ -54,7 +54,11 @@ def step_params(query: str, release: Release) -> dict[str, Any]:
 
 
 def run_step_batched(
-    graph: Graph, step: Step, release: Release, tally: Tally, batch_size: int,
+    graph: Graph,
+    step: Step,
+    release: Release,
+    tally: Tally,
+    batch_size: int,
     progress: ProgressFactory,
 ) -> None:
     """Stream one step's rows to its queries; dangling rows become rejects."""
@@ -69,8 +73,9 @@ def run_step_batched(
             advance(tally.bytes)
 
 
-def reject_dangling(graph: Graph, batch: list[Row], references: tuple[str, ...],
-                    tally: Tally) -> None:
+def reject_dangling(
+    graph: Graph, batch: list[Row], references: tuple[str, ...], tally: Tally
+) -> None:
     """Find the rows of a batch that name a missing concept and turn them into rejects."""
     ids = sorted({row[ref] for row in batch for ref in references})
     missing = set(graph.read("load/missing_concepts", ids=ids)[0]["missing"])
@@ -132,8 +137,14 @@ def begin_release(graph: Graph, loader: VocabularyLoader, release: Release, mode
 
 
 def finish(
-    graph: Graph, release: Release, report: LoadReport, rejects: RejectSink,
-    settings: Settings, started: float, *, retire: bool,
+    graph: Graph,
+    release: Release,
+    report: LoadReport,
+    rejects: RejectSink,
+    settings: Settings,
+    started: float,
+    *,
+    retire: bool,
 ) -> None:
     """Retire what the release dropped, record the report, apply the reject threshold."""
     if retire:
@@ -157,9 +168,9 @@ def finish(
         rows_rejected=report.rejected,
     )
     if over:
-        raise RejectThresholdError(report,
+        raise RejectThresholdError(
+            report,
             f"{release.id}: {report.rejected} of {report.read} rows rejected "
             f"({report.reject_share:.2%} > {settings.max_reject_share:.2%}); "
-            f"see {report.rejects_path}"
+            f"see {report.rejects_path}",
         )
-

@@ -29,7 +29,9 @@ RRF_RELA: dict[str, Mapped] = {
     **_pair("may_treat", "may_be_treated_by", RelType.MAY_TREAT),
     **_pair("may_prevent", "may_be_prevented_by", RelType.MAY_PREVENT),
     # MED-RT states it from the disease: "disease has_contraindicated_drug drug".
-    **_pair("contraindicated_with_disease", "has_contraindicated_drug", RelType.CONTRAINDICATED_FOR),
+    **_pair(
+        "contraindicated_with_disease", "has_contraindicated_drug", RelType.CONTRAINDICATED_FOR
+    ),
     **_pair("has_finding_site", "finding_site_of", RelType.FINDING_SITE),
     **_pair("has_associated_morphology", "associated_morphology_of", RelType.ASSOCIATED_MORPHOLOGY),
     **_pair("has_causative_agent", "causative_agent_of", RelType.CAUSATIVE_AGENT),
@@ -42,7 +44,9 @@ RRF_RELA: dict[str, Mapped] = {
     **_pair("tradename_of", "has_tradename", RelType.TRADENAME_OF),
     **_pair("has_dose_form", "dose_form_of", RelType.HAS_DOSE_FORM),
     "associated_with": Mapped(RelType.ASSOCIATED_WITH, "associated_with", False),
-    "clinically_associated_with": Mapped(RelType.ASSOCIATED_WITH, "clinically_associated_with", False),
+    "clinically_associated_with": Mapped(
+        RelType.ASSOCIATED_WITH, "clinically_associated_with", False
+    ),
 }
 
 # REL values of the UMLS documentation; anything else in REL is a malformed row.
@@ -72,9 +76,13 @@ SNOMED_TYPES: dict[str, Mapped] = {
     "116676008": Mapped(RelType.ASSOCIATED_MORPHOLOGY, "116676008 |Associated morphology|", False),
     "246075003": Mapped(RelType.CAUSATIVE_AGENT, "246075003 |Causative agent|", False),
     "42752001": Mapped(RelType.DUE_TO, "42752001 |Due to|", False),
-    "363705008": Mapped(RelType.HAS_MANIFESTATION, "363705008 |Has definitional manifestation|", False),
+    "363705008": Mapped(
+        RelType.HAS_MANIFESTATION, "363705008 |Has definitional manifestation|", False
+    ),
     "47429007": Mapped(RelType.ASSOCIATED_WITH, "47429007 |Associated with|", False),
     "127489000": Mapped(RelType.HAS_INGREDIENT, "127489000 |Has active ingredient|", False),
-    "762949000": Mapped(RelType.HAS_PRECISE_INGREDIENT, "762949000 |Has precise active ingredient|", False),
+    "762949000": Mapped(
+        RelType.HAS_PRECISE_INGREDIENT, "762949000 |Has precise active ingredient|", False
+    ),
     "411116001": Mapped(RelType.HAS_DOSE_FORM, "411116001 |Has manufactured dose form|", False),
 }

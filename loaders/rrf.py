@@ -31,7 +31,9 @@ def _decoded(path: Path, tally: Tally) -> Iterator[tuple[int, str]]:
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
-                tally.reject(number, f"invalid UTF-8: byte {exc.start}", raw.decode("utf-8", "replace"))
+                tally.reject(
+                    number, f"invalid UTF-8: byte {exc.start}", raw.decode("utf-8", "replace")
+                )
                 continue
             yield number, text.rstrip("\r\n")
 

@@ -26,8 +26,19 @@ from loaders.rrf_common import (
 
 RXCUI = re.compile(r"\d{1,10}")
 SAT_COLUMNS = (
-    "RXCUI", "LUI", "SUI", "RXAUI", "STYPE", "CODE", "ATUI", "SATUI", "ATN", "SAB", "ATV",
-    "SUPPRESS", "CVF",
+    "RXCUI",
+    "LUI",
+    "SUI",
+    "RXAUI",
+    "STYPE",
+    "CODE",
+    "ATUI",
+    "SATUI",
+    "ATN",
+    "SAB",
+    "ATV",
+    "SUPPRESS",
+    "CVF",
 )
 # Term types that name an RxNorm concept (as opposed to synonyms such as SY, TMSY, PSN).
 NAMING_TTYS = tuple(RXNORM_TTY_KIND)
@@ -58,18 +69,36 @@ class RxNormLoader(VocabularyLoader):
         conso = self.require("RXNCONSO.RRF")
         rel = self.require("RXNREL.RRF")
         steps = [
-            Step("concepts", conso, ("load/upsert_concepts", "load/upsert_mappings"), "nodes",
-                 lambda t: self._concepts(conso, t)),
-            Step("relationships", rel, ("load/upsert_relationships",), "edges",
-                 lambda t: relationship_rows(read_rrf(rel, REL_COLUMNS_RXNORM, t), t,
-                                             self.options, "RXNORM", RXCUI),
-                 references=("start", "end")),
+            Step(
+                "concepts",
+                conso,
+                ("load/upsert_concepts", "load/upsert_mappings"),
+                "nodes",
+                lambda t: self._concepts(conso, t),
+            ),
+            Step(
+                "relationships",
+                rel,
+                ("load/upsert_relationships",),
+                "edges",
+                lambda t: relationship_rows(
+                    read_rrf(rel, REL_COLUMNS_RXNORM, t), t, self.options, "RXNORM", RXCUI
+                ),
+                references=("start", "end"),
+            ),
         ]
         sat = self.find("RXNSAT.RRF")
         if sat is not None:
-            steps.append(Step("attributes", sat, ("load/set_drug_attributes",), "update",
-                              lambda t: self._attributes(sat, t),
-                              references=("id",)))
+            steps.append(
+                Step(
+                    "attributes",
+                    sat,
+                    ("load/set_drug_attributes",),
+                    "update",
+                    lambda t: self._attributes(sat, t),
+                    references=("id",),
+                )
+            )
         return steps
 
     def _concepts(self, path: Path, tally: Tally) -> Iterator[Row]:
@@ -103,9 +132,9 @@ class RxNormLoader(VocabularyLoader):
             yield {
                 "id": concept_id("RXNORM", rxcui),
                 "ndcs": sorted(set(by_name.get("NDC", []))),
-                "strength": (by_name.get("RXN_STRENGTH") or [None])[0],
-                "available_strength": (by_name.get("RXN_AVAILABLE_STRENGTH") or [None])[0],
-                "human_drug": bool(human) if human is not None else None,
+                "strength": _first(by_name.get("RXN_STRENGTH")),
+                "available_strength": _first(by_name.get("RXN_AVAILABLE_STRENGTH")),
+                "human_drug": None if human is None else human[0].upper() not in ("N", "0"),
                 "line": group[0].number,
                 "count": len(group),
             }
@@ -114,7 +143,9 @@ class RxNormLoader(VocabularyLoader):
         for line in lines:
             f = line.fields
             if not RXCUI.fullmatch(f["RXCUI"]):
-                tally.reject(line.number, f"malformed concept id: {f['RXCUI']!r}", "|".join(f.values()))
+                tally.reject(
+                    line.number, f"malformed concept id: {f['RXCUI']!r}", "|".join(f.values())
+                )
             elif f["ATN"] not in _ATTRIBUTES:
                 tally.skip(f"attribute not modelled: {f['ATN']}")
             elif f["SUPPRESS"] in SUPPRESSED and not self.options.include_suppressed:
@@ -122,3 +153,7 @@ class RxNormLoader(VocabularyLoader):
             else:
                 tally.loaded += 1
                 yield line
+
+
+def _first(values: list[str] | None) -> str | None:
+    return values[0] if values else None

@@ -19,15 +19,35 @@ from loaders.staging import DiskIdSet
 
 CONCEPT_COLUMNS = ("id", "effectiveTime", "active", "moduleId", "definitionStatusId")
 DESCRIPTION_COLUMNS = (
-    "id", "effectiveTime", "active", "moduleId", "conceptId", "languageCode", "typeId", "term",
+    "id",
+    "effectiveTime",
+    "active",
+    "moduleId",
+    "conceptId",
+    "languageCode",
+    "typeId",
+    "term",
     "caseSignificanceId",
 )
 RELATIONSHIP_COLUMNS = (
-    "id", "effectiveTime", "active", "moduleId", "sourceId", "destinationId",
-    "relationshipGroup", "typeId", "characteristicTypeId", "modifierId",
+    "id",
+    "effectiveTime",
+    "active",
+    "moduleId",
+    "sourceId",
+    "destinationId",
+    "relationshipGroup",
+    "typeId",
+    "characteristicTypeId",
+    "modifierId",
 )
 LANGUAGE_COLUMNS = (
-    "id", "effectiveTime", "active", "moduleId", "refsetId", "referencedComponentId",
+    "id",
+    "effectiveTime",
+    "active",
+    "moduleId",
+    "refsetId",
+    "referencedComponentId",
     "acceptabilityId",
 )
 FSN = "900000000000003001"
@@ -70,24 +90,57 @@ class SnomedLoader(VocabularyLoader):
         descriptions = self._file("Description")
         relationships = self._file("Relationship")
         steps = [
-            Step("concepts", concepts, ("load/upsert_concepts",), "nodes",
-                 lambda t: self._concepts(concepts, t)),
+            Step(
+                "concepts",
+                concepts,
+                ("load/upsert_concepts",),
+                "nodes",
+                lambda t: self._concepts(concepts, t),
+            ),
         ]
         language = self.find("der2_cRefset_LanguageSnapshot*.txt")
         if language is not None:
-            steps.append(Step("preferred terms", language, (), "update",
-                              lambda t: self._stage_language(language, t)))
-        steps.append(Step("descriptions", descriptions, ("load/add_descriptions",), "update",
-                          lambda t: self._descriptions(descriptions, t),
-                          references=("id",)))
+            steps.append(
+                Step(
+                    "preferred terms",
+                    language,
+                    (),
+                    "update",
+                    lambda t: self._stage_language(language, t),
+                )
+            )
+        steps.append(
+            Step(
+                "descriptions",
+                descriptions,
+                ("load/add_descriptions",),
+                "update",
+                lambda t: self._descriptions(descriptions, t),
+                references=("id",),
+            )
+        )
         definitions = self.find("sct2_TextDefinition_Snapshot*.txt")
         if definitions is not None:
-            steps.append(Step("text definitions", definitions, ("load/set_definitions",), "update",
-                              lambda t: self._definitions(definitions, t),
-                              references=("id",)))
-        steps.append(Step("relationships", relationships, ("load/upsert_relationships",), "edges",
-                          lambda t: self._relationships(relationships, t),
-                          references=("start", "end")))
+            steps.append(
+                Step(
+                    "text definitions",
+                    definitions,
+                    ("load/set_definitions",),
+                    "update",
+                    lambda t: self._definitions(definitions, t),
+                    references=("id",),
+                )
+            )
+        steps.append(
+            Step(
+                "relationships",
+                relationships,
+                ("load/upsert_relationships",),
+                "edges",
+                lambda t: self._relationships(relationships, t),
+                references=("start", "end"),
+            )
+        )
         return steps
 
     def close(self) -> None:
@@ -102,9 +155,13 @@ class SnomedLoader(VocabularyLoader):
             f = line.fields
             bad = next((k for k in keys if not SCTID.fullmatch(f[k])), None)
             if bad is not None:
-                tally.reject(line.number, f"malformed SCTID in {bad}: {f[bad]!r}", "\t".join(f.values()))
+                tally.reject(
+                    line.number, f"malformed SCTID in {bad}: {f[bad]!r}", "\t".join(f.values())
+                )
             elif f["active"] not in ("0", "1"):
-                tally.reject(line.number, f"active must be 0 or 1: {f['active']!r}", "\t".join(f.values()))
+                tally.reject(
+                    line.number, f"active must be 0 or 1: {f['active']!r}", "\t".join(f.values())
+                )
             else:
                 yield line
 
@@ -150,7 +207,8 @@ class SnomedLoader(VocabularyLoader):
         while chunk := list(islice(lines, 5_000)):
             preferred = (
                 self._preferred.contains_many([c.fields["id"] for c in chunk])
-                if self._preferred is not None else set()
+                if self._preferred is not None
+                else set()
             )
             for line in chunk:
                 f = line.fields
@@ -190,12 +248,22 @@ class SnomedLoader(VocabularyLoader):
                 tally.skip("inactive definition")
                 continue
             tally.loaded += 1
-            yield {"id": concept_id("SNOMEDCT", f["conceptId"]), "definition": f["term"],
-                   "sab": "SNOMEDCT", "line": line.number, "count": 1}
+            yield {
+                "id": concept_id("SNOMEDCT", f["conceptId"]),
+                "definition": f["term"],
+                "sab": "SNOMEDCT",
+                "line": line.number,
+                "count": 1,
+            }
 
     def _relationships(self, path: Path, tally: Tally) -> Iterator[Row]:
-        lines = self._valid(read_rf2(path, RELATIONSHIP_COLUMNS, tally), tally,
-                            "sourceId", "destinationId", "typeId")
+        lines = self._valid(
+            read_rf2(path, RELATIONSHIP_COLUMNS, tally),
+            tally,
+            "sourceId",
+            "destinationId",
+            "typeId",
+        )
         for line in lines:
             f = line.fields
             mapped = SNOMED_TYPES.get(f["typeId"])
@@ -206,8 +274,11 @@ class SnomedLoader(VocabularyLoader):
             elif mapped is None:
                 tally.skip(f"attribute not modelled: {f['typeId']}")
             elif not f["relationshipGroup"].isdigit():
-                tally.reject(line.number, f"malformed relationshipGroup: {f['relationshipGroup']!r}",
-                             "\t".join(f.values()))
+                tally.reject(
+                    line.number,
+                    f"malformed relationshipGroup: {f['relationshipGroup']!r}",
+                    "\t".join(f.values()),
+                )
             else:
                 tally.loaded += 1
                 yield {

@@ -28,9 +28,31 @@ CUI = re.compile(r"C\d{7}")
 STY_COLUMNS = ("CUI", "TUI", "STN", "STY", "ATUI", "CVF")
 DEF_COLUMNS = ("CUI", "AUI", "ATUI", "SATUI", "SAB", "DEF", "SUPPRESS", "CVF")
 SAB_COLUMNS = (
-    "VCUI", "RCUI", "VSAB", "RSAB", "SON", "SF", "SVER", "VSTART", "VEND", "IMETA", "RMETA",
-    "SLC", "SCC", "SRL", "TFR", "CFR", "CXTY", "TTYL", "ATNL", "LAT", "CENC", "CURVER", "SABIN",
-    "SSN", "SCIT",
+    "VCUI",
+    "RCUI",
+    "VSAB",
+    "RSAB",
+    "SON",
+    "SF",
+    "SVER",
+    "VSTART",
+    "VEND",
+    "IMETA",
+    "RMETA",
+    "SLC",
+    "SCC",
+    "SRL",
+    "TFR",
+    "CFR",
+    "CXTY",
+    "TTYL",
+    "ATNL",
+    "LAT",
+    "CENC",
+    "CURVER",
+    "SABIN",
+    "SSN",
+    "SCIT",
 )
 _RELEASE_NAME = re.compile(r"^\d{4}A[AB]$")
 
@@ -65,32 +87,70 @@ class UmlsLoader(VocabularyLoader):
         sty = self.require("MRSTY.RRF")
         rel = self.require("MRREL.RRF")
         steps = [
-            Step("concepts", conso, ("load/upsert_concepts", "load/upsert_mappings"), "nodes",
-                 lambda t: self._concepts(conso, t)),
-            Step("semantic types", sty, ("load/set_semantic_types",), "update",
-                 lambda t: self._semantic_types(sty, t), references=("id",)),
+            Step(
+                "concepts",
+                conso,
+                ("load/upsert_concepts", "load/upsert_mappings"),
+                "nodes",
+                lambda t: self._concepts(conso, t),
+            ),
+            Step(
+                "semantic types",
+                sty,
+                ("load/set_semantic_types",),
+                "update",
+                lambda t: self._semantic_types(sty, t),
+                references=("id",),
+            ),
         ]
         definitions = self.find("MRDEF.RRF")
         if definitions is not None:
-            steps.append(Step("definitions", definitions, ("load/set_definitions",), "update",
-                              lambda t: self._definitions(definitions, t),
-                              references=("id",)))
-        steps.append(Step("relationships", rel, ("load/upsert_relationships",), "edges",
-                          lambda t: relationship_rows(read_rrf(rel, REL_COLUMNS_UMLS, t), t,
-                                                      self.options, "UMLS", CUI),
-                          references=("start", "end")))
+            steps.append(
+                Step(
+                    "definitions",
+                    definitions,
+                    ("load/set_definitions",),
+                    "update",
+                    lambda t: self._definitions(definitions, t),
+                    references=("id",),
+                )
+            )
+        steps.append(
+            Step(
+                "relationships",
+                rel,
+                ("load/upsert_relationships",),
+                "edges",
+                lambda t: relationship_rows(
+                    read_rrf(rel, REL_COLUMNS_UMLS, t), t, self.options, "UMLS", CUI
+                ),
+                references=("start", "end"),
+            )
+        )
         sab = self.find("MRSAB.RRF")
         if sab is not None:
-            steps.append(Step("source versions", sab, ("load/set_release_sources",), "update",
-                              lambda t: self._sources(sab, t)))
+            steps.append(
+                Step(
+                    "source versions",
+                    sab,
+                    ("load/set_release_sources",),
+                    "update",
+                    lambda t: self._sources(sab, t),
+                )
+            )
         return steps
 
     def _concepts(self, path: Path, tally: Tally) -> Iterator[Row]:
         atoms = kept_atoms(read_rrf(path, CONSO_COLUMNS, tally), tally, self.options, CUI)
         for cui, group in concept_groups(atoms):
             preferred = next(
-                (a for a in group
-                 if a.fields["TS"] == "P" and a.fields["STT"] == "PF" and a.fields["ISPREF"] == "Y"),
+                (
+                    a
+                    for a in group
+                    if a.fields["TS"] == "P"
+                    and a.fields["STT"] == "PF"
+                    and a.fields["ISPREF"] == "Y"
+                ),
                 None,
             )
             names = list(dict.fromkeys(a.fields["STR"] for a in group))
@@ -108,7 +168,10 @@ class UmlsLoader(VocabularyLoader):
             }
 
     def _semantic_types(self, path: Path, tally: Tally) -> Iterator[Row]:
-        for cui, group_iter in groupby(self._valid_cuis(read_rrf(path, STY_COLUMNS, tally), tally), key=lambda line: line.fields["CUI"]):
+        for cui, group_iter in groupby(
+            self._valid_cuis(read_rrf(path, STY_COLUMNS, tally), tally),
+            key=lambda line: line.fields["CUI"],
+        ):
             group = list(group_iter)
             tuis = [g.fields["TUI"] for g in group]
             tally.loaded += len(group)
@@ -139,8 +202,13 @@ class UmlsLoader(VocabularyLoader):
                 tally.skip(f"suppressed definition (SUPPRESS={f['SUPPRESS']})")
             else:
                 tally.loaded += 1
-                yield {"id": concept_id("UMLS", f["CUI"]), "definition": f["DEF"],
-                       "sab": f["SAB"], "line": line.number, "count": 1}
+                yield {
+                    "id": concept_id("UMLS", f["CUI"]),
+                    "definition": f["DEF"],
+                    "sab": f["SAB"],
+                    "line": line.number,
+                    "count": 1,
+                }
 
     def _sources(self, path: Path, tally: Tally) -> Iterator[Row]:
         for line in read_rrf(path, SAB_COLUMNS, tally):

@@ -38,7 +38,10 @@ def settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
     # Rejects and bulk CSVs go to a temporary cache; the Maven build stays shared.
     cache = Settings().cache_dir
     s = Settings(
-        neo4j_home=home, bolt_port=free_port(), neo4j_heap="768m", neo4j_pagecache="256m",
+        neo4j_home=home,
+        bolt_port=free_port(),
+        neo4j_heap="768m",
+        neo4j_pagecache="256m",
         cache_dir=cache,
     )
     server = LocalServer(s)

@@ -24,7 +24,9 @@ from kgverify.errors import QueryError
 _PARAM_LINE = re.compile(r"^@param\s+([A-Za-z_][A-Za-z0-9_]*)\s*:\s*(.+)$")
 _RETURNS_LINE = re.compile(r"^@returns\s*:?\s*(.+)$")
 # Strings and comments are removed before looking for $parameters in the body.
-_STRINGS_AND_COMMENTS = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|//[^\n]*|/\*.*?\*/", re.S)
+_STRINGS_AND_COMMENTS = re.compile(
+    r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|//[^\n]*|/\*.*?\*/", re.S
+)
 _PLACEHOLDER = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 
 

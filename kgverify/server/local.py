@@ -27,6 +27,9 @@ from kgverify.errors import ConfigError, GraphUnavailableError, ServerError
 READY_MARK = "KGVERIFY_NEO4J_READY"
 MAIN_CLASS = "org.kgverify.neo4jlocal.LocalServer"
 IMPORT_CLASS = "org.kgverify.neo4jlocal.BulkImport"
+# The server outlives the call that started it; holding its Popen here keeps Python from
+# warning that a child it forgot about is still running.
+_STARTED: list[subprocess.Popen[bytes]] = []
 
 
 @dataclass(frozen=True)
@@ -81,7 +84,15 @@ def ensure_built(settings: Settings) -> Path:
     log = build.parent / "build.log"
     with log.open("w") as out:
         done = subprocess.run(
-            [mvn, "-B", "-q", "-f", str(src / "pom.xml"), f"-Dkgverify.buildDir={build}", "package"],
+            [
+                mvn,
+                "-B",
+                "-q",
+                "-f",
+                str(src / "pom.xml"),
+                f"-Dkgverify.buildDir={build}",
+                "package",
+            ],
             stdout=out,
             stderr=subprocess.STDOUT,
             check=False,
@@ -154,7 +165,9 @@ class LocalServer:
         if pid is not None and self._alive(pid) and self.ready_file.is_file():
             ready = self.ready_file.read_text().split()
             apoc = next((w.split("=", 1)[1] for w in ready if w.startswith("apoc=")), None)
-            return ServerStatus(True, pid, str(state["uri"]) if state else None, str(self.home), apoc)
+            return ServerStatus(
+                True, pid, str(state["uri"]) if state else None, str(self.home), apoc
+            )
         return ServerStatus(False, None, None, str(self.home))
 
     @property
@@ -163,6 +176,10 @@ class LocalServer:
         if state and "uri" in state:
             return str(state["uri"])
         return f"bolt://127.0.0.1:{self.settings.bolt_port}"
+
+    def has_store(self) -> bool:
+        """Whether the ``neo4j`` database of this server has ever been created."""
+        return (self.data_home / "data" / "databases" / "neo4j").is_dir()
 
     # -- lifecycle ------------------------------------------------------------------------
     def start(self) -> ServerStatus:
@@ -198,9 +215,13 @@ class LocalServer:
         ]
         with self.log_file.open("ab") as log:
             proc = subprocess.Popen(
-                cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                cmd,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
                 start_new_session=True,
             )
+        _STARTED.append(proc)
         uri = f"bolt://127.0.0.1:{port}"
         self.state_file.write_text(json.dumps({"pid": proc.pid, "uri": uri}))
         deadline = time.monotonic() + self.settings.start_timeout_s
@@ -213,7 +234,8 @@ class LocalServer:
             time.sleep(0.25)
         self._terminate(proc.pid)
         raise ServerError(
-            f"Neo4j did not answer within {self.settings.start_timeout_s:.0f}s (log: {self.log_file})"
+            f"Neo4j did not answer within {self.settings.start_timeout_s:.0f}s "
+            f"(log: {self.log_file})"
         )
 
     def _last_error(self) -> str:
@@ -249,7 +271,6 @@ class LocalServer:
         self.ready_file.unlink(missing_ok=True)
         return running
 
-
     def bulk_import(self, nodes: list[Path], relationships: list[Path], report: Path) -> list[str]:
         """Run ``neo4j-admin database import full`` into the (stopped) server's ``neo4j``
         database, replacing it. Returns the import's bad-entry lines (dangling edges)."""
@@ -257,15 +278,24 @@ class LocalServer:
             raise ServerError("stop the local Neo4j before a bulk import")
         build = ensure_built(self.settings)
         cmd = [
-            _require("java"), f"-Xmx{self.settings.neo4j_heap}", "-cp", classpath(build),
-            IMPORT_CLASS, "--home", str(self.data_home), "--",
+            _require("java"),
+            f"-Xmx{self.settings.neo4j_heap}",
+            "-cp",
+            classpath(build),
+            IMPORT_CLASS,
+            "--home",
+            str(self.data_home),
+            "--",
             *(f"--nodes={p}" for p in nodes),
             *(f"--relationships={p}" for p in relationships),
-            "--overwrite-destination=true", "--skip-duplicate-nodes=true",
-            "--skip-bad-relationships=true", "--bad-tolerance=1000000000",
-            f"--report-file={report}", "--array-delimiter=|", "--high-parallel-io=on",
-            "neo4j",
-        ]
+            "--overwrite-destination=true",
+            "--skip-duplicate-nodes=true",
+            "--skip-bad-relationships=true",
+            "--bad-tolerance=1000000000",
+            f"--report-file={report}",
+            "--array-delimiter=|",
+            "--ignore-empty-strings=true",
+        ]  # no database name: the default `neo4j` (a trailing name would read as a file)
         log = report.with_suffix(".log")
         with log.open("w") as out:
             done = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, check=False)

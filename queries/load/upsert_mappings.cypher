@@ -10,7 +10,7 @@ MATCH (c:Concept {id: row.id})
 UNWIND row.maps AS m
 MERGE (code:Concept {id: m.id})
   ON CREATE SET code.vocab = m.vocab, code.code = m.code, code.name = m.name, code.names = [],
-                code.kinds = [], code.stub = true, code.active = true, code.first_release = $release
+                code.stub = true, code.active = true, code.first_release = $release
 SET code.names = CASE WHEN code.stub AND NOT m.name IN code.names
       THEN code.names + [m.name] ELSE code.names END
 MERGE (c)-[r:MAPS_TO {sab: m.sab}]->(code)

@@ -22,19 +22,30 @@ def value(graph: Graph, cypher: str, **params: Any) -> Any:
     return next(iter(found[0].values()))
 
 
-def fingerprint(graph: Graph) -> tuple[int, int, str]:
+def fingerprint(graph: Graph, *, concepts_only: bool = False) -> tuple[int, int, str]:
     """Node count, relationship count and a hash of every property, list order included
-    (timestamps excluded)."""
-    nodes = rows(graph, "MATCH (n) RETURN labels(n) AS l, properties(n) AS p")
-    rels = rows(graph, "MATCH (a)-[r]->(b) RETURN a.id AS a, type(r) AS t, b.id AS b, "
-                       "properties(r) AS p")
+    (timestamps excluded). ``concepts_only`` leaves out Release nodes and treats an empty
+    list like a missing property (neo4j-admin import stores no empty arrays)."""
+    where = "WHERE n:Concept" if concepts_only else ""
+    nodes = rows(graph, f"MATCH (n) {where} RETURN labels(n) AS l, properties(n) AS p")
+    rels = rows(
+        graph, "MATCH (a)-[r]->(b) RETURN a.id AS a, type(r) AS t, b.id AS b, properties(r) AS p"
+    )
+
     def clean(items: list[dict[str, Any]]) -> list[str]:
         out = []
         for item in items:
-            props = {k: v for k, v in item["p"].items() if k not in VOLATILE}
-            out.append(json.dumps({**item, "l": sorted(item.get("l", [])), "p": props},
-                                  sort_keys=True, default=str))
+            props = {k: v for k, v in item["p"].items()
+                     if k not in VOLATILE and not (concepts_only and v == [])}
+            out.append(
+                json.dumps(
+                    {**item, "l": sorted(item.get("l", [])), "p": props},
+                    sort_keys=True,
+                    default=str,
+                )
+            )
         return sorted(out)
+
     digest = hashlib.sha256("\n".join(clean(nodes) + clean(rels)).encode()).hexdigest()
     return len(nodes), len(rels), digest
 
@@ -45,6 +56,8 @@ def edge(graph: Graph, start: str, rel_type: str, end: str) -> dict[str, Any] | 
         graph,
         "MATCH (a:Concept {id: $start})-[r]->(b:Concept {id: $end}) WHERE type(r) = $type "
         "RETURN properties(r) AS p",
-        start=start, end=end, type=rel_type,
+        start=start,
+        end=end,
+        type=rel_type,
     )
     return found[0]["p"] if found else None

@@ -47,8 +47,12 @@ def test_cli_prints_one_line_and_exits_non_zero(
     full = {"PATH": "/usr/bin:/bin", "NEO4J_URI": graph.uri, "HOME": "/tmp"}
     full.update({k: v.format(port=port) for k, v in env.items()})
     done = subprocess.run(
-        [sys.executable, "-m", "kgverify", "summary"], env=full, capture_output=True, text=True,
-        timeout=60, check=False,
+        [sys.executable, "-m", "kgverify", "summary"],
+        env=full,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("error: ")

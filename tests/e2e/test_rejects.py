@@ -36,8 +36,11 @@ def test_bad_rows_are_rejected_with_file_line_and_reason(
     assert (files["MRCONSO.RRF"].read, files["MRCONSO.RRF"].loaded) == (10, 5)
     assert files["MRCONSO.RRF"].skipped == 2 and files["MRCONSO.RRF"].rejected == 3
     assert (files["MRSTY.RRF"].loaded, files["MRSTY.RRF"].rejected) == (4, 1)
-    assert (files["MRREL.RRF"].loaded, files["MRREL.RRF"].skipped,
-            files["MRREL.RRF"].rejected) == (2, 3, 2)
+    assert (files["MRREL.RRF"].loaded, files["MRREL.RRF"].skipped, files["MRREL.RRF"].rejected) == (
+        2,
+        3,
+        2,
+    )
 
     got = {(r["file"], r["line"], str(r["reason"]).split(":")[0]) for r in _rejects(rejects)}
     assert got == {
@@ -64,20 +67,38 @@ def test_reject_threshold_decides_the_exit_code(fresh_graph: Graph, tmp_path: Pa
     strict = runner.invoke(cli, ["load", "umls", str(BAD), "--rejects", str(tmp_path / "a.jsonl")])
     assert strict.exit_code == 3
     assert "rows rejected" in strict.stderr and "Traceback" not in strict.output
-    lenient = runner.invoke(cli, ["load", "umls", str(BAD), "--max-reject-share", "0.5",
-                                  "--rejects", str(tmp_path / "b.jsonl"), "--json"])
+    lenient = runner.invoke(
+        cli,
+        [
+            "load",
+            "umls",
+            str(BAD),
+            "--max-reject-share",
+            "0.5",
+            "--rejects",
+            str(tmp_path / "b.jsonl"),
+            "--json",
+        ],
+    )
     assert lenient.exit_code == 0, lenient.output
     report = json.loads(lenient.stdout)
     assert report["status"] == "complete"
     assert sum(f["rejected"] for f in report["files"]) == 6
 
 
-def test_options_bring_back_skipped_atoms(fresh_graph: Graph, settings: Settings,
-                                          tmp_path: Path) -> None:
+def test_options_bring_back_skipped_atoms(
+    fresh_graph: Graph, settings: Settings, tmp_path: Path
+) -> None:
     lenient = settings.model_copy(update={"max_reject_share": 1.0})
-    load_vocabulary("umls", BAD, settings=lenient, graph=fresh_graph,
-                    rejects_path=tmp_path / "r.jsonl", languages=("ENG", "SPA"),
-                    include_suppressed=True)
+    load_vocabulary(
+        "umls",
+        BAD,
+        settings=lenient,
+        graph=fresh_graph,
+        rejects_path=tmp_path / "r.jsonl",
+        languages=("ENG", "SPA"),
+        include_suppressed=True,
+    )
     names = fresh_graph._driver.execute_query(
         "MATCH (c:Concept {id: 'UMLS:C0011860'}) RETURN c.names AS names"
     ).records[0]["names"]
@@ -87,4 +108,3 @@ def test_options_bring_back_skipped_atoms(fresh_graph: Graph, settings: Settings
         "RETURN count(r) AS n"
     ).records[0]["n"]
     assert suppressed_edge == 1
-

@@ -20,8 +20,13 @@ FEB = SAMPLE / "rxnorm" / "RxNorm_full_02032025"
 
 @pytest.fixture(scope="module")
 def loaded(graph: Graph, settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Graph:
-    load_vocabulary("rxnorm", JAN, settings=settings, graph=graph,
-                    rejects_path=tmp_path_factory.mktemp("rej") / "r.jsonl")
+    load_vocabulary(
+        "rxnorm",
+        JAN,
+        settings=settings,
+        graph=graph,
+        rejects_path=tmp_path_factory.mktemp("rej") / "r.jsonl",
+    )
     return graph
 
 
@@ -33,11 +38,17 @@ def test_counts_match_the_file(loaded: Graph) -> None:
 
 
 def test_term_types_distinguish_ingredients_and_drugs(loaded: Graph) -> None:
-    kinds = dict(value(loaded, "MATCH (c:RXNORM) WHERE c.code IN ['6809', '861007', '202433'] "
-                               "RETURN collect([c.code, c.kinds])"))
+    kinds = dict(
+        value(
+            loaded,
+            "MATCH (c:RXNORM) WHERE c.code IN ['6809', '861007', '202433'] "
+            "RETURN collect([c.code, c.kinds])",
+        )
+    )
     assert kinds == {"6809": ["ingredient"], "861007": ["drug_product"], "202433": ["brand"]}
     assert value(loaded, "MATCH (c:Concept {id: 'RXNORM:861007'}) RETURN c.semantic_types") == [
-        "SCD"]
+        "SCD"
+    ]
 
 
 def test_brand_and_ingredient_paths(loaded: Graph) -> None:
@@ -54,23 +65,23 @@ def test_brand_and_ingredient_paths(loaded: Graph) -> None:
     assert edge(loaded, "RXNORM:665078", "HAS_DOSE_FORM", "RXNORM:317541") is not None
 
 
-def test_attributes_and_obsolete_concept(loaded: Graph, settings: Settings,
-                                         tmp_path: Path) -> None:
-    assert value(loaded, "MATCH (c:Concept {id: 'RXNORM:855926'}) RETURN c.ndcs") == [
-        "00781178901"]
+def test_attributes_and_obsolete_concept(loaded: Graph, settings: Settings, tmp_path: Path) -> None:
+    assert value(loaded, "MATCH (c:Concept {id: 'RXNORM:855926'}) RETURN c.ndcs") == ["00781178901"]
     assert value(loaded, "MATCH (c:Concept {id: 'RXNORM:197378'}) RETURN count(c)") == 0
 
 
 def test_loading_twice_changes_nothing(loaded: Graph, settings: Settings, tmp_path: Path) -> None:
     before = fingerprint(loaded)
-    load_vocabulary("rxnorm", JAN, settings=settings, graph=loaded,
-                    rejects_path=tmp_path / "r.jsonl")
+    load_vocabulary(
+        "rxnorm", JAN, settings=settings, graph=loaded, rejects_path=tmp_path / "r.jsonl"
+    )
     assert fingerprint(loaded) == before
 
 
 def test_newer_release(loaded: Graph, settings: Settings, tmp_path: Path) -> None:
-    report = load_vocabulary("rxnorm", FEB, settings=settings, graph=loaded,
-                             rejects_path=tmp_path / "r.jsonl")
+    report = load_vocabulary(
+        "rxnorm", FEB, settings=settings, graph=loaded, rejects_path=tmp_path / "r.jsonl"
+    )
     assert report.retired_concepts == 1
     zithromax = value(loaded, "MATCH (c:Concept {id: 'RXNORM:9900335'}) RETURN c {.*}")
     assert zithromax["active"] is False and zithromax["retired_in"] == "RXNORM@2025-02-03"
@@ -80,9 +91,16 @@ def test_newer_release(loaded: Graph, settings: Settings, tmp_path: Path) -> Non
     assert right is not None and right["active"] is True
 
 
-def test_obsolete_concept_with_include_suppressed(fresh_graph: Graph, settings: Settings,
-                                                  tmp_path: Path) -> None:
-    load_vocabulary("rxnorm", JAN, settings=settings, graph=fresh_graph,
-                    rejects_path=tmp_path / "r.jsonl", include_suppressed=True)
+def test_obsolete_concept_with_include_suppressed(
+    fresh_graph: Graph, settings: Settings, tmp_path: Path
+) -> None:
+    load_vocabulary(
+        "rxnorm",
+        JAN,
+        settings=settings,
+        graph=fresh_graph,
+        rejects_path=tmp_path / "r.jsonl",
+        include_suppressed=True,
+    )
     name = value(fresh_graph, "MATCH (c:Concept {id: 'RXNORM:197378'}) RETURN c.name")
     assert name == "Astemizole 10 MG Oral Tablet"

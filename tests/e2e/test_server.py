@@ -66,10 +66,24 @@ def test_a_second_server_on_the_same_store_fails_clearly(settings: Settings) -> 
     server = LocalServer(settings)
     build = ensure_built(settings)
     done = subprocess.run(
-        ["java", "-cp", classpath(build), MAIN_CLASS, "--home", str(server.data_home),
-         "--bolt-port", str(free_port()), "--password-file", str(server.password_file),
-         "--plugins", str(build / "plugins")],
-        capture_output=True, text=True, timeout=120, check=False,
+        [
+            "java",
+            "-cp",
+            classpath(build),
+            MAIN_CLASS,
+            "--home",
+            str(server.data_home),
+            "--bolt-port",
+            str(free_port()),
+            "--password-file",
+            str(server.password_file),
+            "--plugins",
+            str(build / "plugins"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert done.returncode != 0
     errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]

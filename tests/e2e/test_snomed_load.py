@@ -28,8 +28,13 @@ def _rf2(release: Path, pattern: str) -> list[dict[str, str]]:
 
 @pytest.fixture(scope="module")
 def loaded(graph: Graph, settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Graph:
-    load_vocabulary("snomed", JAN, settings=settings, graph=graph,
-                    rejects_path=tmp_path_factory.mktemp("rej") / "r.jsonl")
+    load_vocabulary(
+        "snomed",
+        JAN,
+        settings=settings,
+        graph=graph,
+        rejects_path=tmp_path_factory.mktemp("rej") / "r.jsonl",
+    )
     return graph
 
 
@@ -39,10 +44,14 @@ def test_counts_match_the_files(loaded: Graph) -> None:
     inactive = {c["id"] for c in concepts if c["active"] == "0"}
     got = value(loaded, "MATCH (c:SNOMEDCT) WHERE NOT c.active RETURN collect(c.code)")
     assert set(got) == inactive == {"235998001"}
-    relationships = [r for r in _rf2(JAN, "sct2_Relationship_Snapshot*")
-                     if r["active"] == "1" and r["typeId"] in SNOMED_TYPES]
+    relationships = [
+        r
+        for r in _rf2(JAN, "sct2_Relationship_Snapshot*")
+        if r["active"] == "1" and r["typeId"] in SNOMED_TYPES
+    ]
     assert value(loaded, "MATCH ()-[r {source: 'SNOMEDCT'}]->() RETURN count(r)") == len(
-        relationships)
+        relationships
+    )
 
 
 def test_fsn_preferred_term_and_kind(loaded: Graph) -> None:
@@ -67,14 +76,16 @@ def test_role_groups_effective_times_and_inactive_rows(loaded: Graph) -> None:
 
 def test_loading_twice_changes_nothing(loaded: Graph, settings: Settings, tmp_path: Path) -> None:
     before = fingerprint(loaded)
-    load_vocabulary("snomed", JAN, settings=settings, graph=loaded,
-                    rejects_path=tmp_path / "r.jsonl")
+    load_vocabulary(
+        "snomed", JAN, settings=settings, graph=loaded, rejects_path=tmp_path / "r.jsonl"
+    )
     assert fingerprint(loaded) == before
 
 
 def test_newer_snapshot(loaded: Graph, settings: Settings, tmp_path: Path) -> None:
-    report = load_vocabulary("snomed", JUN, settings=settings, graph=loaded,
-                             rejects_path=tmp_path / "r.jsonl")
+    report = load_vocabulary(
+        "snomed", JUN, settings=settings, graph=loaded, rejects_path=tmp_path / "r.jsonl"
+    )
     assert report.release == "SNOMEDCT@20250601"
     ckd1 = value(loaded, "MATCH (c:Concept {id: 'SNOMEDCT:431855005'}) RETURN c {.*}")
     assert ckd1["active"] is False and ckd1["retired_in"] == "SNOMEDCT@20250601"

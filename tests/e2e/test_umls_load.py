@@ -26,8 +26,13 @@ def _atoms(release: Path) -> list[list[str]]:
 
 @pytest.fixture(scope="module")
 def loaded(graph: Graph, settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Graph:
-    load_vocabulary("umls", AA, settings=settings, graph=graph,
-                    rejects_path=tmp_path_factory.mktemp("rej") / "r.jsonl")
+    load_vocabulary(
+        "umls",
+        AA,
+        settings=settings,
+        graph=graph,
+        rejects_path=tmp_path_factory.mktemp("rej") / "r.jsonl",
+    )
     return graph
 
 
@@ -65,8 +70,11 @@ def test_rel_direction_on_known_pairs(loaded: Graph) -> None:
 
 def test_names_types_and_mappings(loaded: Graph) -> None:
     t2dm = value(loaded, "MATCH (c:Concept {id: 'UMLS:C0011860'}) RETURN c {.*}")
-    preferred = [a[14] for a in _atoms(AA)
-                 if a[0] == "C0011860" and a[1] == "ENG" and a[2:7:2] == ["P", "PF", "Y"]]
+    preferred = [
+        a[14]
+        for a in _atoms(AA)
+        if a[0] == "C0011860" and a[1] == "ENG" and a[2:7:2] == ["P", "PF", "Y"]
+    ]
     assert [t2dm["name"]] == preferred == ["Diabetes Mellitus, Type 2"]
     assert "Type 2 diabetes mellitus" in t2dm["names"]
     assert "T047" in t2dm["tuis"] and t2dm["kinds"] == ["disorder"]
@@ -91,16 +99,19 @@ def test_hard_cases(loaded: Graph) -> None:
 
 def test_loading_twice_changes_nothing(loaded: Graph, settings: Settings, tmp_path: Path) -> None:
     before = fingerprint(loaded)
-    report = load_vocabulary("umls", AA, settings=settings, graph=loaded,
-                             rejects_path=tmp_path / "r.jsonl")
+    report = load_vocabulary(
+        "umls", AA, settings=settings, graph=loaded, rejects_path=tmp_path / "r.jsonl"
+    )
     assert report.retired_concepts == 0 and report.retired_relationships == 0
     assert fingerprint(loaded) == before
 
 
-def test_newer_release_updates_and_retires(loaded: Graph, settings: Settings,
-                                           tmp_path: Path) -> None:
-    report = load_vocabulary("umls", AB, settings=settings, graph=loaded,
-                             rejects_path=tmp_path / "r.jsonl")
+def test_newer_release_updates_and_retires(
+    loaded: Graph, settings: Settings, tmp_path: Path
+) -> None:
+    report = load_vocabulary(
+        "umls", AB, settings=settings, graph=loaded, rejects_path=tmp_path / "r.jsonl"
+    )
     assert report.release == "UMLS@2025AB" and report.retired_concepts == 1
     ckd1 = value(loaded, "MATCH (c:Concept {id: 'UMLS:C2316401'}) RETURN c {.*}")
     assert ckd1["active"] is False and ckd1["retired_in"] == "UMLS@2025AB"

@@ -32,7 +32,9 @@ def test_undeclared_parameter_is_refused() -> None:
 
 
 def test_declared_but_unused_parameter_is_refused() -> None:
-    text = "// Does a thing.\n// @param id: an id\n// @param extra: unused\n// @returns n\nRETURN $id"
+    text = (
+        "// Does a thing.\n// @param id: an id\n// @param extra: unused\n// @returns n\nRETURN $id"
+    )
     with pytest.raises(QueryError, match="extra"):
         parse_query("x", text)
 

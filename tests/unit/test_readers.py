@@ -20,7 +20,7 @@ def _tally(tmp_path: Path) -> tuple[Tally, RejectSink]:
 
 def test_rrf_rows_bad_utf8_and_column_counts(tmp_path: Path) -> None:
     path = tmp_path / "X.RRF"
-    path.write_bytes(b"a|b|c|\n" b"a|b|\n" b"a|b|c\n" b"\xff\xfe|b|c|\n" b"\n" b"x|y|z|\r\n")
+    path.write_bytes(b"a|b|c|\na|b|\na|b|c\n\xff\xfe|b|c|\n\nx|y|z|\r\n")
     tally, sink = _tally(tmp_path)
     rows = list(read_rrf(path, COLS, tally))
     sink.close()
@@ -39,7 +39,7 @@ def test_rrf_rows_bad_utf8_and_column_counts(tmp_path: Path) -> None:
 def test_rf2_header_is_checked(tmp_path: Path) -> None:
     path = tmp_path / "sct2_X.txt"
     path.write_text("id\tactive\n1\t1\n2\n")
-    tally, sink = _tally(tmp_path)
+    tally, _sink = _tally(tmp_path)
     rows = list(read_rf2(path, ("id", "active"), tally))
     assert [r.fields["id"] for r in rows] == ["1"]
     report = tally.report()

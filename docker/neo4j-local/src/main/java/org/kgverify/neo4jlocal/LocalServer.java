@@ -96,7 +96,11 @@ public final class LocalServer {
             run(args);
             code = EXIT_OK;
         } catch (Failure f) {
-            System.err.println("error: " + f.getMessage());
+            if (f.exitCode == EXIT_OK) {
+                System.out.println(f.getMessage()); // --help
+            } else {
+                System.err.println("error: " + f.getMessage());
+            }
             code = f.exitCode;
         } catch (Throwable t) {
             System.err.println("error: unexpected failure: " + t);
@@ -115,10 +119,6 @@ public final class LocalServer {
     static void run(String[] args) throws Exception {
         Options opt = parseArgs(args);
         String password = readPassword(opt.passwordFile);
-        readyFile = opt.readyFile;
-        if (readyFile != null) {
-            Files.deleteIfExists(readyFile); // never leave a stale ready file from an earlier run
-        }
         long pagecacheBytes;
         try {
             pagecacheBytes = SettingValueParsers.BYTES.parse(opt.pagecache);
@@ -162,6 +162,12 @@ public final class LocalServer {
         } catch (RuntimeException e) {
             throw classifyStartupFailure(e, opt);
         }
+        // This process now owns the home (store lock held). Only from here on is the ready file
+        // ours to manage, so a failed second instance never deletes a running server's ready file.
+        if (opt.readyFile != null) {
+            Files.deleteIfExists(opt.readyFile); // stale file from an earlier run
+            readyFile = opt.readyFile;
+        }
 
         setPassword(service, password);
         String apocVersion = checkApoc(service);
@@ -194,8 +200,7 @@ public final class LocalServer {
                 a = a.substring(0, eq);
             }
             if (a.equals("-h") || a.equals("--help")) {
-                System.out.println(USAGE);
-                throw new Failure(EXIT_USAGE, "help requested");
+                throw new Failure(EXIT_OK, USAGE);
             }
             if (value == null) {
                 if (i + 1 >= args.length) {

@@ -1,0 +1,79 @@
+"""The bulk path (neo4j-admin import) builds the same graph as the batched path."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from benchmarks.synth_umls import write as write_synthetic
+from kgverify.api import load_vocabulary
+from kgverify.config import Settings
+from kgverify.errors import LoadError
+from kgverify.graph import Graph
+from kgverify.server import LocalServer
+from tests.conftest import free_port
+from tests.e2e.helpers import fingerprint, value
+
+pytestmark = [
+    pytest.mark.neo4j,
+    pytest.mark.skipif(bool(os.environ.get("NEO4J_URI")), reason="bulk needs the local server"),
+]
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("synthetic")
+    write_synthetic(out, concepts=3_000, relationships=12_000, seed=11)
+    return out
+
+
+@pytest.fixture(scope="module")
+def bulk_settings(settings: Settings, tmp_path_factory: pytest.TempPathFactory
+                  ) -> Iterator[Settings]:
+    """A second local server with its own store: the import replaces its database."""
+    s = settings.model_copy(update={
+        "neo4j_home": tmp_path_factory.mktemp("bulk-home"), "bolt_port": free_port()})
+    yield s
+    LocalServer(s).stop()
+
+
+def test_bulk_and_batched_give_the_same_graph(
+    fresh_graph: Graph, settings: Settings, bulk_settings: Settings, release: Path,
+    tmp_path: Path,
+) -> None:
+    batched = load_vocabulary("umls", release, settings=settings, graph=fresh_graph,
+                              rejects_path=tmp_path / "a.jsonl")
+    bulk = load_vocabulary("umls", release, settings=bulk_settings, bulk=True,
+                           rejects_path=tmp_path / "b.jsonl")
+    assert bulk.mode == "bulk" and bulk.status == "complete"
+    assert [(f.file, f.read, f.loaded, f.rejected) for f in bulk.files] == [
+        (f.file, f.read, f.loaded, f.rejected) for f in batched.files]
+    with Graph.connect(bulk_settings) as imported:
+        assert fingerprint(imported, concepts_only=True) == fingerprint(
+            fresh_graph, concepts_only=True)
+        status = value(imported, "MATCH (r:Release) RETURN r.status + '/' + r.mode")
+        assert status == "complete/bulk"
+
+
+def test_bulk_refuses_a_database_that_holds_data(bulk_settings: Settings, release: Path) -> None:
+    with pytest.raises(LoadError, match="needs an empty database"):
+        load_vocabulary("umls", release, settings=bulk_settings, bulk=True)
+
+
+def test_bulk_refuses_unsorted_concepts(bulk_settings: Settings, tmp_path: Path) -> None:
+    meta = tmp_path / "2099AA" / "META"
+    meta.mkdir(parents=True)
+    rows = "C0000002|ENG|P|L1|PF|S1|Y|A1||||MTH|PN|NOCODE|b|0|N|256|\n" \
+           "C0000001|ENG|P|L2|PF|S2|Y|A2||||MTH|PN|NOCODE|a|0|N|256|\n"
+    (meta / "MRCONSO.RRF").write_text(rows)
+    (meta / "MRSTY.RRF").write_text("")
+    (meta / "MRREL.RRF").write_text("")
+    with Graph.connect(bulk_settings) as g:
+        from kgverify.graph import delete_all
+
+        delete_all(g)
+    with pytest.raises(LoadError, match="sorted by id"):
+        load_vocabulary("umls", tmp_path / "2099AA", settings=bulk_settings, bulk=True)

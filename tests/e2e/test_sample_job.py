@@ -1,0 +1,46 @@
+"""The README's main job on the shipped sample, through the CLI as a user runs it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from kgverify.cli import cli
+from kgverify.graph import Graph
+
+pytestmark = pytest.mark.neo4j
+
+
+@pytest.mark.usefixtures("cli_env")
+def test_sample_job_loads_all_three_and_summarises(fresh_graph: Graph) -> None:
+    result = CliRunner().invoke(cli, ["sample", "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert [r["release"] for r in out["loads"]] == [
+        "UMLS@2025AA", "SNOMEDCT@20250101", "RXNORM@2025-01-06"]
+    assert all(r["status"] == "complete" and r["files"] for r in out["loads"])
+    for report in out["loads"]:
+        for f in report["files"]:
+            assert f["read"] == f["loaded"] + f["skipped"] + f["rejected"], f
+            assert f["rejected"] == 0, f
+    vocabs = {row["vocab"]: row for row in out["summary"]["concepts"]}
+    assert vocabs["UMLS"]["active"] == 400 and vocabs["SNOMEDCT"]["retired"] == 1
+    # After all three, UMLS mappings point at owned (non-stub) SNOMED and RxNorm concepts.
+    joined = fresh_graph._driver.execute_query(
+        "MATCH (:UMLS {code: 'C0025598'})-[:MAPS_TO]->(r:RXNORM {code: '6809'}) "
+        "RETURN r.stub AS stub, r.name AS name").records
+    assert [(r["stub"], r["name"]) for r in joined] == [(False, "Metformin")]
+
+
+@pytest.mark.usefixtures("cli_env")
+def test_summary_table_and_help(fresh_graph: Graph) -> None:
+    runner = CliRunner()
+    help_text = runner.invoke(cli, ["--help"]).output
+    for command in ("load", "neo4j", "sample", "summary", "queries"):
+        assert command in help_text
+    load_help = runner.invoke(cli, ["load", "--help"]).output
+    assert "--bulk" in load_help and "--max-reject-share" in load_help
+    table = runner.invoke(cli, ["summary"])
+    assert table.exit_code == 0 and "Releases" in table.output
