@@ -17,6 +17,7 @@ sample: $(BIN)/.installed
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
 test: lint

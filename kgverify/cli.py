@@ -22,6 +22,7 @@ from kgverify.__about__ import __version__
 from kgverify.config import Settings
 from kgverify.errors import KgverifyError, RejectThresholdError
 
+
 def _console(stream: str) -> Console:
     # Created per call so output goes to the current streams (click's test runner swaps
     # them); piped output (CI logs, files) gets wide tables, not Rich's 80 columns.

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
@@ -22,6 +22,7 @@ from loaders.report import Tally
 
 Row = dict[str, Any]
 StepKind = Literal["nodes", "edges", "update"]
+RowSource = Callable[[Tally], Iterator[Row]]
 
 
 class LoadOptions(BaseModel):
@@ -62,11 +63,37 @@ class Step:
     file: Path
     queries: tuple[str, ...]
     kind: StepKind
-    rows: Callable[[Tally], Iterator[Row]]
+    rows: RowSource
     # Row fields naming concepts that must exist; a query returning ``written`` below the
     # batch size makes the pipeline find the dangling rows and reject them.
     references: tuple[str, ...] = ()
-    extras: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def concepts(cls, file: Path, rows: RowSource, *, mappings: bool) -> Step:
+        """Concept rows (with their code mappings, for RRF sources)."""
+        queries = (
+            ("load/upsert_concepts", "load/upsert_mappings")
+            if mappings
+            else ("load/upsert_concepts",)
+        )
+        return cls("concepts", file, queries, "nodes", rows)
+
+    @classmethod
+    def update(cls, label: str, file: Path, query: str, rows: RowSource) -> Step:
+        """Rows that add properties to existing concepts (row field ``id``)."""
+        return cls(label, file, (query,), "update", rows, references=("id",))
+
+    @classmethod
+    def relationships(cls, file: Path, rows: RowSource) -> Step:
+        """Edge rows between existing concepts (row fields ``start`` and ``end``)."""
+        return cls(
+            "relationships",
+            file,
+            ("load/upsert_relationships",),
+            "edges",
+            rows,
+            references=("start", "end"),
+        )
 
 
 class VocabularyLoader(ABC):

@@ -14,61 +14,14 @@ from loaders.report import Tally
 from loaders.rrf import Line
 
 SUPPRESSED = frozenset({"O", "E", "Y"})
-CONSO_COLUMNS = (
-    "CUI",
-    "LAT",
-    "TS",
-    "LUI",
-    "STT",
-    "SUI",
-    "ISPREF",
-    "AUI",
-    "SAUI",
-    "SCUI",
-    "SDUI",
-    "SAB",
-    "TTY",
-    "CODE",
-    "STR",
-    "SRL",
-    "SUPPRESS",
-    "CVF",
+CONSO_COLUMNS = tuple(
+    ("CUI LAT TS LUI STT SUI ISPREF AUI SAUI SCUI SDUI SAB TTY CODE STR SRL SUPPRESS CVF").split()
 )
-REL_COLUMNS_UMLS = (
-    "CUI1",
-    "AUI1",
-    "STYPE1",
-    "REL",
-    "CUI2",
-    "AUI2",
-    "STYPE2",
-    "RELA",
-    "RUI",
-    "SRUI",
-    "SAB",
-    "SL",
-    "RG",
-    "DIR",
-    "SUPPRESS",
-    "CVF",
+REL_COLUMNS_UMLS = tuple(
+    ("CUI1 AUI1 STYPE1 REL CUI2 AUI2 STYPE2 RELA RUI SRUI SAB SL RG DIR SUPPRESS CVF").split()
 )
-REL_COLUMNS_RXNORM = (
-    "CUI1",
-    "AUI1",
-    "STYPE1",
-    "REL",
-    "CUI2",
-    "AUI2",
-    "STYPE2",
-    "RELA",
-    "RUI",
-    "SRUI",
-    "SAB",
-    "SL",
-    "DIR",
-    "RG",
-    "SUPPRESS",
-    "CVF",
+REL_COLUMNS_RXNORM = tuple(
+    ("CUI1 AUI1 STYPE1 REL CUI2 AUI2 STYPE2 RELA RUI SRUI SAB SL DIR RG SUPPRESS CVF").split()
 )
 
 

@@ -25,21 +25,7 @@ from loaders.rrf_common import (
 )
 
 RXCUI = re.compile(r"\d{1,10}")
-SAT_COLUMNS = (
-    "RXCUI",
-    "LUI",
-    "SUI",
-    "RXAUI",
-    "STYPE",
-    "CODE",
-    "ATUI",
-    "SATUI",
-    "ATN",
-    "SAB",
-    "ATV",
-    "SUPPRESS",
-    "CVF",
-)
+SAT_COLUMNS = tuple(("RXCUI LUI SUI RXAUI STYPE CODE ATUI SATUI ATN SAB ATV SUPPRESS CVF").split())
 # Term types that name an RxNorm concept (as opposed to synonyms such as SY, TMSY, PSN).
 NAMING_TTYS = tuple(RXNORM_TTY_KIND)
 _RELEASE_DIR = re.compile(r"RxNorm_full_(\d{2})(\d{2})(\d{4})")
@@ -66,37 +52,23 @@ class RxNormLoader(VocabularyLoader):
         raise LoadError(f"cannot tell the RxNorm release of {self.path}: pass --release")
 
     def steps(self) -> list[Step]:
-        conso = self.require("RXNCONSO.RRF")
-        rel = self.require("RXNREL.RRF")
+        conso, rel = self.require("RXNCONSO.RRF"), self.require("RXNREL.RRF")
         steps = [
-            Step(
-                "concepts",
-                conso,
-                ("load/upsert_concepts", "load/upsert_mappings"),
-                "nodes",
-                lambda t: self._concepts(conso, t),
-            ),
-            Step(
-                "relationships",
+            Step.concepts(conso, lambda t: self._concepts(conso, t), mappings=True),
+            Step.relationships(
                 rel,
-                ("load/upsert_relationships",),
-                "edges",
                 lambda t: relationship_rows(
                     read_rrf(rel, REL_COLUMNS_RXNORM, t), t, self.options, "RXNORM", RXCUI
                 ),
-                references=("start", "end"),
             ),
         ]
-        sat = self.find("RXNSAT.RRF")
-        if sat is not None:
+        if (sat := self.find("RXNSAT.RRF")) is not None:
             steps.append(
-                Step(
+                Step.update(
                     "attributes",
                     sat,
-                    ("load/set_drug_attributes",),
-                    "update",
+                    "load/set_drug_attributes",
                     lambda t: self._attributes(sat, t),
-                    references=("id",),
                 )
             )
         return steps

@@ -17,38 +17,20 @@ from loaders.report import Tally
 from loaders.rrf import Line, read_rf2
 from loaders.staging import DiskIdSet
 
-CONCEPT_COLUMNS = ("id", "effectiveTime", "active", "moduleId", "definitionStatusId")
-DESCRIPTION_COLUMNS = (
-    "id",
-    "effectiveTime",
-    "active",
-    "moduleId",
-    "conceptId",
-    "languageCode",
-    "typeId",
-    "term",
-    "caseSignificanceId",
+CONCEPT_COLUMNS = tuple("id effectiveTime active moduleId definitionStatusId".split())
+DESCRIPTION_COLUMNS = tuple(
+    (
+        "id effectiveTime active moduleId conceptId languageCode typeId term caseSignificanceId"
+    ).split()
 )
-RELATIONSHIP_COLUMNS = (
-    "id",
-    "effectiveTime",
-    "active",
-    "moduleId",
-    "sourceId",
-    "destinationId",
-    "relationshipGroup",
-    "typeId",
-    "characteristicTypeId",
-    "modifierId",
+RELATIONSHIP_COLUMNS = tuple(
+    (
+        "id effectiveTime active moduleId sourceId destinationId relationshipGroup typeId "
+        "characteristicTypeId modifierId"
+    ).split()
 )
-LANGUAGE_COLUMNS = (
-    "id",
-    "effectiveTime",
-    "active",
-    "moduleId",
-    "refsetId",
-    "referencedComponentId",
-    "acceptabilityId",
+LANGUAGE_COLUMNS = tuple(
+    ("id effectiveTime active moduleId refsetId referencedComponentId acceptabilityId").split()
 )
 FSN = "900000000000003001"
 SYNONYM = "900000000000013009"
@@ -86,20 +68,12 @@ class SnomedLoader(VocabularyLoader):
         return self.require(f"sct2_{kind}_Snapshot*.txt")
 
     def steps(self) -> list[Step]:
-        concepts = self._file("Concept")
-        descriptions = self._file("Description")
-        relationships = self._file("Relationship")
-        steps = [
-            Step(
-                "concepts",
-                concepts,
-                ("load/upsert_concepts",),
-                "nodes",
-                lambda t: self._concepts(concepts, t),
-            ),
-        ]
-        language = self.find("der2_cRefset_LanguageSnapshot*.txt")
-        if language is not None:
+        concepts, descriptions, relationships = (
+            self._file(kind) for kind in ("Concept", "Description", "Relationship")
+        )
+        steps = [Step.concepts(concepts, lambda t: self._concepts(concepts, t), mappings=False)]
+        if (language := self.find("der2_cRefset_LanguageSnapshot*.txt")) is not None:
+            # Stages the preferred description ids; writes nothing itself.
             steps.append(
                 Step(
                     "preferred terms",
@@ -110,36 +84,24 @@ class SnomedLoader(VocabularyLoader):
                 )
             )
         steps.append(
-            Step(
+            Step.update(
                 "descriptions",
                 descriptions,
-                ("load/add_descriptions",),
-                "update",
+                "load/add_descriptions",
                 lambda t: self._descriptions(descriptions, t),
-                references=("id",),
             )
         )
-        definitions = self.find("sct2_TextDefinition_Snapshot*.txt")
-        if definitions is not None:
+        if (definitions := self.find("sct2_TextDefinition_Snapshot*.txt")) is not None:
             steps.append(
-                Step(
+                Step.update(
                     "text definitions",
                     definitions,
-                    ("load/set_definitions",),
-                    "update",
+                    "load/set_definitions",
                     lambda t: self._definitions(definitions, t),
-                    references=("id",),
                 )
             )
         steps.append(
-            Step(
-                "relationships",
-                relationships,
-                ("load/upsert_relationships",),
-                "edges",
-                lambda t: self._relationships(relationships, t),
-                references=("start", "end"),
-            )
+            Step.relationships(relationships, lambda t: self._relationships(relationships, t))
         )
         return steps
 

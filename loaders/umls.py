@@ -25,34 +25,13 @@ from loaders.rrf_common import (
 )
 
 CUI = re.compile(r"C\d{7}")
-STY_COLUMNS = ("CUI", "TUI", "STN", "STY", "ATUI", "CVF")
-DEF_COLUMNS = ("CUI", "AUI", "ATUI", "SATUI", "SAB", "DEF", "SUPPRESS", "CVF")
-SAB_COLUMNS = (
-    "VCUI",
-    "RCUI",
-    "VSAB",
-    "RSAB",
-    "SON",
-    "SF",
-    "SVER",
-    "VSTART",
-    "VEND",
-    "IMETA",
-    "RMETA",
-    "SLC",
-    "SCC",
-    "SRL",
-    "TFR",
-    "CFR",
-    "CXTY",
-    "TTYL",
-    "ATNL",
-    "LAT",
-    "CENC",
-    "CURVER",
-    "SABIN",
-    "SSN",
-    "SCIT",
+STY_COLUMNS = tuple("CUI TUI STN STY ATUI CVF".split())
+DEF_COLUMNS = tuple("CUI AUI ATUI SATUI SAB DEF SUPPRESS CVF".split())
+SAB_COLUMNS = tuple(
+    (
+        "VCUI RCUI VSAB RSAB SON SF SVER VSTART VEND IMETA RMETA SLC SCC SRL TFR CFR CXTY "
+        "TTYL ATNL LAT CENC CURVER SABIN SSN SCIT"
+    ).split()
 )
 _RELEASE_NAME = re.compile(r"^\d{4}A[AB]$")
 
@@ -83,52 +62,34 @@ class UmlsLoader(VocabularyLoader):
         raise LoadError(f"cannot tell the UMLS release of {self.path}: pass --release")
 
     def steps(self) -> list[Step]:
-        conso = self.require("MRCONSO.RRF")
-        sty = self.require("MRSTY.RRF")
-        rel = self.require("MRREL.RRF")
+        conso, sty, rel = (self.require(f) for f in ("MRCONSO.RRF", "MRSTY.RRF", "MRREL.RRF"))
         steps = [
-            Step(
-                "concepts",
-                conso,
-                ("load/upsert_concepts", "load/upsert_mappings"),
-                "nodes",
-                lambda t: self._concepts(conso, t),
-            ),
-            Step(
+            Step.concepts(conso, lambda t: self._concepts(conso, t), mappings=True),
+            Step.update(
                 "semantic types",
                 sty,
-                ("load/set_semantic_types",),
-                "update",
+                "load/set_semantic_types",
                 lambda t: self._semantic_types(sty, t),
-                references=("id",),
             ),
         ]
-        definitions = self.find("MRDEF.RRF")
-        if definitions is not None:
+        if (definitions := self.find("MRDEF.RRF")) is not None:
             steps.append(
-                Step(
+                Step.update(
                     "definitions",
                     definitions,
-                    ("load/set_definitions",),
-                    "update",
+                    "load/set_definitions",
                     lambda t: self._definitions(definitions, t),
-                    references=("id",),
                 )
             )
         steps.append(
-            Step(
-                "relationships",
+            Step.relationships(
                 rel,
-                ("load/upsert_relationships",),
-                "edges",
                 lambda t: relationship_rows(
                     read_rrf(rel, REL_COLUMNS_UMLS, t), t, self.options, "UMLS", CUI
                 ),
-                references=("start", "end"),
             )
         )
-        sab = self.find("MRSAB.RRF")
-        if sab is not None:
+        if (sab := self.find("MRSAB.RRF")) is not None:
             steps.append(
                 Step(
                     "source versions",

@@ -35,8 +35,11 @@ def fingerprint(graph: Graph, *, concepts_only: bool = False) -> tuple[int, int,
     def clean(items: list[dict[str, Any]]) -> list[str]:
         out = []
         for item in items:
-            props = {k: v for k, v in item["p"].items()
-                     if k not in VOLATILE and not (concepts_only and v == [])}
+            props = {
+                k: v
+                for k, v in item["p"].items()
+                if k not in VOLATILE and not (concepts_only and v == [])
+            }
             out.append(
                 json.dumps(
                     {**item, "l": sorted(item.get("l", [])), "p": props},

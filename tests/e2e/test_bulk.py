@@ -31,29 +31,38 @@ def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def bulk_settings(settings: Settings, tmp_path_factory: pytest.TempPathFactory
-                  ) -> Iterator[Settings]:
+def bulk_settings(
+    settings: Settings, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Settings]:
     """A second local server with its own store: the import replaces its database."""
-    s = settings.model_copy(update={
-        "neo4j_home": tmp_path_factory.mktemp("bulk-home"), "bolt_port": free_port()})
+    s = settings.model_copy(
+        update={"neo4j_home": tmp_path_factory.mktemp("bulk-home"), "bolt_port": free_port()}
+    )
     yield s
     LocalServer(s).stop()
 
 
 def test_bulk_and_batched_give_the_same_graph(
-    fresh_graph: Graph, settings: Settings, bulk_settings: Settings, release: Path,
+    fresh_graph: Graph,
+    settings: Settings,
+    bulk_settings: Settings,
+    release: Path,
     tmp_path: Path,
 ) -> None:
-    batched = load_vocabulary("umls", release, settings=settings, graph=fresh_graph,
-                              rejects_path=tmp_path / "a.jsonl")
-    bulk = load_vocabulary("umls", release, settings=bulk_settings, bulk=True,
-                           rejects_path=tmp_path / "b.jsonl")
+    batched = load_vocabulary(
+        "umls", release, settings=settings, graph=fresh_graph, rejects_path=tmp_path / "a.jsonl"
+    )
+    bulk = load_vocabulary(
+        "umls", release, settings=bulk_settings, bulk=True, rejects_path=tmp_path / "b.jsonl"
+    )
     assert bulk.mode == "bulk" and bulk.status == "complete"
     assert [(f.file, f.read, f.loaded, f.rejected) for f in bulk.files] == [
-        (f.file, f.read, f.loaded, f.rejected) for f in batched.files]
+        (f.file, f.read, f.loaded, f.rejected) for f in batched.files
+    ]
     with Graph.connect(bulk_settings) as imported:
         assert fingerprint(imported, concepts_only=True) == fingerprint(
-            fresh_graph, concepts_only=True)
+            fresh_graph, concepts_only=True
+        )
         status = value(imported, "MATCH (r:Release) RETURN r.status + '/' + r.mode")
         assert status == "complete/bulk"
 
@@ -66,8 +75,10 @@ def test_bulk_refuses_a_database_that_holds_data(bulk_settings: Settings, releas
 def test_bulk_refuses_unsorted_concepts(bulk_settings: Settings, tmp_path: Path) -> None:
     meta = tmp_path / "2099AA" / "META"
     meta.mkdir(parents=True)
-    rows = "C0000002|ENG|P|L1|PF|S1|Y|A1||||MTH|PN|NOCODE|b|0|N|256|\n" \
-           "C0000001|ENG|P|L2|PF|S2|Y|A2||||MTH|PN|NOCODE|a|0|N|256|\n"
+    rows = (
+        "C0000002|ENG|P|L1|PF|S1|Y|A1||||MTH|PN|NOCODE|b|0|N|256|\n"
+        "C0000001|ENG|P|L2|PF|S2|Y|A2||||MTH|PN|NOCODE|a|0|N|256|\n"
+    )
     (meta / "MRCONSO.RRF").write_text(rows)
     (meta / "MRSTY.RRF").write_text("")
     (meta / "MRREL.RRF").write_text("")

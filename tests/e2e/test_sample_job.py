@@ -19,7 +19,10 @@ def test_sample_job_loads_all_three_and_summarises(fresh_graph: Graph) -> None:
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
     assert [r["release"] for r in out["loads"]] == [
-        "UMLS@2025AA", "SNOMEDCT@20250101", "RXNORM@2025-01-06"]
+        "UMLS@2025AA",
+        "SNOMEDCT@20250101",
+        "RXNORM@2025-01-06",
+    ]
     assert all(r["status"] == "complete" and r["files"] for r in out["loads"])
     for report in out["loads"]:
         for f in report["files"]:
@@ -30,7 +33,8 @@ def test_sample_job_loads_all_three_and_summarises(fresh_graph: Graph) -> None:
     # After all three, UMLS mappings point at owned (non-stub) SNOMED and RxNorm concepts.
     joined = fresh_graph._driver.execute_query(
         "MATCH (:UMLS {code: 'C0025598'})-[:MAPS_TO]->(r:RXNORM {code: '6809'}) "
-        "RETURN r.stub AS stub, r.name AS name").records
+        "RETURN r.stub AS stub, r.name AS name"
+    ).records
     assert [(r["stub"], r["name"]) for r in joined] == [(False, "Metformin")]
 
 

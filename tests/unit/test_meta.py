@@ -17,8 +17,12 @@ def test_every_format_module_defines_a_registered_loader() -> None:
     for module in pkgutil.iter_modules(loaders.__path__):
         mod = importlib.import_module(f"loaders.{module.name}")
         for obj in vars(mod).values():
-            if (isinstance(obj, type) and issubclass(obj, VocabularyLoader)
-                    and obj is not VocabularyLoader and obj.__module__ == mod.__name__):
+            if (
+                isinstance(obj, type)
+                and issubclass(obj, VocabularyLoader)
+                and obj is not VocabularyLoader
+                and obj.__module__ == mod.__name__
+            ):
                 found[module.name] = obj
     assert set(found) == FORMAT_MODULES
     for name, cls in found.items():

@@ -58,3 +58,17 @@ def test_reader_streams_without_reading_everything(tmp_path: Path) -> None:
     first = next(read_rrf(path, COLS, tally))
     assert first.fields["A"] == "0"
     assert tally.read == 1  # only one line was consumed
+
+
+def test_column_lists_match_the_published_formats() -> None:
+    from loaders import rrf_common, rxnorm, snomed, umls
+
+    assert len(rrf_common.CONSO_COLUMNS) == 18
+    assert len(rrf_common.REL_COLUMNS_UMLS) == len(rrf_common.REL_COLUMNS_RXNORM) == 16
+    # RXNREL puts DIR before RG; MRREL the other way round.
+    assert rrf_common.REL_COLUMNS_UMLS[12:14] == ("RG", "DIR")
+    assert rrf_common.REL_COLUMNS_RXNORM[12:14] == ("DIR", "RG")
+    assert (len(umls.STY_COLUMNS), len(umls.DEF_COLUMNS), len(umls.SAB_COLUMNS)) == (6, 8, 25)
+    assert len(rxnorm.SAT_COLUMNS) == 13
+    assert len(snomed.CONCEPT_COLUMNS) == 5 and len(snomed.DESCRIPTION_COLUMNS) == 9
+    assert len(snomed.RELATIONSHIP_COLUMNS) == 10 and len(snomed.LANGUAGE_COLUMNS) == 7
