@@ -67,16 +67,19 @@ class Step:
     # Row fields naming concepts that must exist; a query returning ``written`` below the
     # batch size makes the pipeline find the dangling rows and reject them.
     references: tuple[str, ...] = ()
+    # Concept rows assembled from consecutive lines (RRF atoms): one concept may come as
+    # two rows when its lines are not contiguous, which the bulk path must refuse.
+    grouped: bool = False
 
     @classmethod
     def concepts(cls, file: Path, rows: RowSource, *, mappings: bool) -> Step:
-        """Concept rows (with their code mappings, for RRF sources)."""
+        """Concept rows; RRF sources (``mappings``) group atoms and carry code mappings."""
         queries = (
             ("load/upsert_concepts", "load/upsert_mappings")
             if mappings
             else ("load/upsert_concepts",)
         )
-        return cls("concepts", file, queries, "nodes", rows)
+        return cls("concepts", file, queries, "nodes", rows, grouped=mappings)
 
     @classmethod
     def update(cls, label: str, file: Path, query: str, rows: RowSource) -> Step:

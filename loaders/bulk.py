@@ -20,7 +20,8 @@ from __future__ import annotations
 import csv
 import shutil
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from itertools import islice
 from pathlib import Path
 from typing import IO, Any
 
@@ -36,9 +37,11 @@ from loaders.pipeline import (
     begin_release,
     default_rejects_path,
     finish,
+    reject_if_dangling,
     run_step_batched,
 )
 from loaders.report import LoadReport, RejectSink, Tally
+from loaders.staging import DiskIdSet
 
 NODE_HEADER = [
     "id:ID",
@@ -56,6 +59,7 @@ NODE_HEADER = [
     "first_release",
     "stub:boolean",
     "name_preferred:boolean",
+    "retired_in",
 ]
 EDGE_HEADER = [
     ":START_ID",
@@ -92,7 +96,13 @@ class CsvWriter:
         self.release = release
         self.node_files: list[Path] = []
         self.edge_files: list[Path] = []
+        # Every node id written, on disk: edges to anything else are rejected here, with
+        # their line, exactly as the batched path rejects them.
+        self.ids = DiskIdSet()
         folder.mkdir(parents=True, exist_ok=True)
+
+    def close(self) -> None:
+        self.ids.close()
 
     def _open(self, name: str, header: list[str], into: list[Path]) -> tuple[IO[str], Any]:
         path = self.folder / name
@@ -102,20 +112,26 @@ class CsvWriter:
         writer.writeheader()
         return handle, writer
 
-    def write_concepts(self, stem: str, rows: Iterable[Row]) -> None:
+    def write_concepts(self, stem: str, rows: Iterable[Row], *, grouped: bool) -> None:
         rid, vocab = self.release.id, self.release.vocab.value
         nodes, node_out = self._open(f"{stem}_nodes.csv", NODE_HEADER, self.node_files)
         stubs, stub_out = self._open(f"{stem}_stubs.csv", NODE_HEADER, self.node_files)
         maps, map_out = self._open(f"{stem}_maps.csv", EDGE_HEADER, self.edge_files)
         last = ""
+        written: list[str] = []
         with nodes, stubs, maps:
             for row in rows:
-                if row["id"] <= last:
+                if grouped and row["id"] <= last:
                     raise LoadError(
                         f"bulk import needs concepts sorted by id (as NLM ships them): "
                         f"{row['id']} after {last}; sort the file or load without --bulk"
                     )
                 last = row["id"]
+                written.append(row["id"])
+                written.extend(m["id"] for m in row.get("maps", []))
+                if len(written) >= 10_000:
+                    self.ids.add_many(written)
+                    written.clear()
                 node_out.writerow(
                     {
                         "id:ID": row["id"],
@@ -133,6 +149,7 @@ class CsvWriter:
                         "first_release": rid,
                         "stub:boolean": "false",
                         "name_preferred:boolean": "false",
+                        "retired_in": "" if row["active"] else rid,
                     }
                 )
                 for m in row.get("maps", []):
@@ -167,11 +184,13 @@ class CsvWriter:
                         }
                     )
 
-    def write_edges(self, stem: str, rows: Iterable[Row]) -> None:
+        self.ids.add_many(written)
+
+    def write_edges(self, stem: str, rows: Iterable[Row], tally: Tally) -> None:
         rid, vocab = self.release.id, self.release.vocab.value
         handle, out = self._open(f"{stem}_edges.csv", EDGE_HEADER, self.edge_files)
         with handle:
-            for row in rows:
+            for row in self._existing(rows, tally):
                 if not row.get("canonical", True):
                     continue  # the same edge comes from its canonical row
                 out.writerow(
@@ -189,6 +208,16 @@ class CsvWriter:
                         "first_release": rid,
                     }
                 )
+
+    def _existing(self, rows: Iterable[Row], tally: Tally) -> Iterator[Row]:
+        """Rows whose two concepts were written; the others are rejected as dangling."""
+        iterator = iter(rows)
+        while chunk := list(islice(iterator, 5_000)):
+            ids = list({row[ref] for row in chunk for ref in ("start", "end")})
+            missing = set(ids) - self.ids.contains_many(ids)
+            for row in chunk:
+                if not missing or not reject_if_dangling(row, ("start", "end"), missing, tally):
+                    yield row
 
 
 def bulk_load(
@@ -233,9 +262,9 @@ def bulk_load(
             ) as advance:
                 stem = f"{index:02d}_{step.label.replace(' ', '_')}"
                 if step.kind == "nodes":
-                    writer.write_concepts(stem, step.rows(tally))
+                    writer.write_concepts(stem, step.rows(tally), grouped=step.grouped)
                 else:
-                    writer.write_edges(stem, step.rows(tally))
+                    writer.write_edges(stem, step.rows(tally), tally)
                 advance(tally.bytes)
         server.stop()
         bad = server.bulk_import(writer.node_files, writer.edge_files, folder / "import.report")
@@ -257,6 +286,7 @@ def bulk_load(
             rejects.close()
             finish(graph, release, report, rejects, settings, started, retire=False)
     finally:
+        writer.close()
         rejects.close()
         loader.close()
     return report

@@ -80,14 +80,22 @@ def reject_dangling(
     ids = sorted({row[ref] for row in batch for ref in references})
     missing = set(graph.read("load/missing_concepts", ids=ids)[0]["missing"])
     for row in batch:
-        absent = [row[ref] for ref in references if row[ref] in missing]
-        if not absent:
-            continue
-        count = int(row.get("count") or 1)
-        tally.loaded -= count
-        names = " and ".join(absent)
-        for _ in range(count):
-            tally.reject(row.get("line"), f"dangling reference: {names} not loaded", names)
+        reject_if_dangling(row, references, missing, tally)
+
+
+def reject_if_dangling(
+    row: Row, references: tuple[str, ...], missing: set[str], tally: Tally
+) -> bool:
+    """Reject ``row`` (all the lines it stands for) if it names a missing concept."""
+    absent = [row[ref] for ref in references if row[ref] in missing]
+    if not absent:
+        return False
+    count = int(row.get("count") or 1)
+    tally.loaded -= count
+    names = " and ".join(absent)
+    for _ in range(count):
+        tally.reject(row.get("line"), f"dangling reference: {names} not loaded", names)
+    return True
 
 
 def load(

@@ -35,6 +35,7 @@ class DiskIdSet:
         return found
 
     def close(self) -> None:
+        """Remove the staging file; safe to call more than once."""
         self._db.close()
         self._dir.cleanup()
 

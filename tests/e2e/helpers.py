@@ -64,3 +64,34 @@ def edge(graph: Graph, start: str, rel_type: str, end: str) -> dict[str, Any] | 
         type=rel_type,
     )
     return found[0]["p"] if found else None
+
+
+def differences(a: Graph, b: Graph, limit: int = 5) -> list[str]:
+    """The first concept/relationship property differences between two graphs (for
+    assertion messages): an empty list when they hold the same concepts and edges."""
+
+    def snapshot(g: Graph) -> dict[str, dict[str, Any]]:
+        out: dict[str, dict[str, Any]] = {}
+        for n in rows(g, "MATCH (n:Concept) RETURN n.id AS k, properties(n) AS p"):
+            out[n["k"]] = n["p"]
+        for r in rows(g, "MATCH (x)-[r]->(y) RETURN x.id + ' ' + type(r) + ' ' + y.id + ' ' "
+                         "+ coalesce(r.sab, '') + ' ' + toString(r.group) AS k, "
+                         "properties(r) AS p"):
+            out[r["k"]] = r["p"]
+        return {k: {p: v for p, v in props.items() if p not in VOLATILE and v != []}
+                for k, props in out.items()}
+
+    left, right = snapshot(a), snapshot(b)
+    found = []
+    for key in sorted(set(left) | set(right)):
+        one, two = left.get(key), right.get(key)
+        if one != two:
+            if one is None or two is None:
+                found.append(f"{key}: only in {'right' if one is None else 'left'}")
+            else:
+                diff = {p: (one.get(p), two.get(p)) for p in set(one) | set(two)
+                        if one.get(p) != two.get(p)}
+                found.append(f"{key}: {diff}")
+        if len(found) >= limit:
+            break
+    return found

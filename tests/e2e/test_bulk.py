@@ -15,7 +15,7 @@ from kgverify.errors import LoadError
 from kgverify.graph import Graph
 from kgverify.server import LocalServer
 from tests.conftest import free_port
-from tests.e2e.helpers import fingerprint, value
+from tests.e2e.helpers import differences, fingerprint, value
 
 pytestmark = [
     pytest.mark.neo4j,
@@ -27,6 +27,9 @@ pytestmark = [
 def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("synthetic")
     write_synthetic(out, concepts=3_000, relationships=12_000, seed=11)
+    with (out / "META" / "MRREL.RRF").open("a") as rel:  # one pair naming a missing CUI
+        rel.write("C0000001|A1|SCUI|RO|C9999999|A2|SCUI|may_treat|R1||MTH|MTH||Y|N||\n")
+        rel.write("C9999999|A2|SCUI|RO|C0000001|A1|SCUI|may_be_treated_by|R2||MTH|MTH||N|N||\n")
     return out
 
 
@@ -65,6 +68,26 @@ def test_bulk_and_batched_give_the_same_graph(
         )
         status = value(imported, "MATCH (r:Release) RETURN r.status + '/' + r.mode")
         assert status == "complete/bulk"
+
+
+def test_bulk_snomed_matches_batched(
+    fresh_graph: Graph, settings: Settings, tmp_path_factory: pytest.TempPathFactory,
+    tmp_path: Path,
+) -> None:
+    from tests.conftest import SAMPLE
+
+    snapshot = SAMPLE / "snomed" / "SnomedCT_InternationalRF2_PRODUCTION_20250101T120000Z"
+    other = settings.model_copy(update={
+        "neo4j_home": tmp_path_factory.mktemp("bulk-snomed"), "bolt_port": free_port()})
+    try:
+        load_vocabulary("snomed", snapshot, settings=settings, graph=fresh_graph,
+                        rejects_path=tmp_path / "a.jsonl")
+        load_vocabulary("snomed", snapshot, settings=other, bulk=True,
+                        rejects_path=tmp_path / "b.jsonl")
+        with Graph.connect(other) as imported:
+            assert differences(imported, fresh_graph) == []
+    finally:
+        LocalServer(other).stop()
 
 
 def test_bulk_refuses_a_database_that_holds_data(bulk_settings: Settings, release: Path) -> None:
