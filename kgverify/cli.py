@@ -7,6 +7,7 @@ Every command prints a readable table by default and JSON with ``--json``. Expec
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -89,12 +90,19 @@ def rich_progress(label: str, total: int) -> Iterator[Callable[[int], None]]:
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="kgverify")
-def cli() -> None:
+@click.option("-v", "--verbose", count=True, help="Log progress (-v) or debug detail (-vv).")
+def cli(verbose: int) -> None:
     """kgverify: judge LLM-extracted clinical relations against UMLS, SNOMED CT and RxNorm.
 
     Connection: NEO4J_URI, NEO4J_USER, NEO4J_PASSWORD (unset: the local server of
     `kgverify neo4j start`). Other settings: KGVERIFY_* variables (see docs/configuration.md).
     """
+    if verbose:
+        logging.basicConfig(
+            level=logging.DEBUG if verbose > 1 else logging.INFO,
+            format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+            stream=sys.stderr,
+        )
 
 
 # -- neo4j ------------------------------------------------------------------------------------

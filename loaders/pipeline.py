@@ -10,6 +10,7 @@ into an empty local database and then runs the remaining steps batched.
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
@@ -25,6 +26,7 @@ from kgverify.graph.schema import ensure_schema
 from loaders.base import Release, Row, Step, VocabularyLoader
 from loaders.report import LoadReport, RejectSink, Tally
 
+log = logging.getLogger(__name__)
 ProgressFactory = Callable[[str, int], AbstractContextManager[Callable[[int], None]]]
 
 
@@ -63,6 +65,7 @@ def run_step_batched(
 ) -> None:
     """Stream one step's rows to its queries; dangling rows become rejects."""
     params = {q: step_params(q, release) for q in step.queries}
+    started = time.monotonic()
     with progress(f"{step.file.name}: {step.label}", step.file.stat().st_size) as advance:
         for batch in batched(step.rows(tally), batch_size):
             for query in step.queries:
@@ -71,6 +74,13 @@ def run_step_batched(
                 if step.references and written is not None and written < len(batch):
                     reject_dangling(graph, batch, step.references, tally)
             advance(tally.bytes)
+    log.info(
+        "%s %s: %s in %.1f s",
+        release.id,
+        step.label,
+        tally.report().model_dump(include={"read", "loaded", "skipped", "rejected"}),
+        time.monotonic() - started,
+    )
 
 
 def reject_dangling(

@@ -74,12 +74,17 @@ def differences(a: Graph, b: Graph, limit: int = 5) -> list[str]:
         out: dict[str, dict[str, Any]] = {}
         for n in rows(g, "MATCH (n:Concept) RETURN n.id AS k, properties(n) AS p"):
             out[n["k"]] = n["p"]
-        for r in rows(g, "MATCH (x)-[r]->(y) RETURN x.id + ' ' + type(r) + ' ' + y.id + ' ' "
-                         "+ coalesce(r.sab, '') + ' ' + toString(r.group) AS k, "
-                         "properties(r) AS p"):
+        for r in rows(
+            g,
+            "MATCH (x)-[r]->(y) RETURN x.id + ' ' + type(r) + ' ' + y.id + ' ' "
+            "+ coalesce(r.sab, '') + ' ' + toString(r.group) AS k, "
+            "properties(r) AS p",
+        ):
             out[r["k"]] = r["p"]
-        return {k: {p: v for p, v in props.items() if p not in VOLATILE and v != []}
-                for k, props in out.items()}
+        return {
+            k: {p: v for p, v in props.items() if p not in VOLATILE and v != []}
+            for k, props in out.items()
+        }
 
     left, right = snapshot(a), snapshot(b)
     found = []
@@ -89,8 +94,11 @@ def differences(a: Graph, b: Graph, limit: int = 5) -> list[str]:
             if one is None or two is None:
                 found.append(f"{key}: only in {'right' if one is None else 'left'}")
             else:
-                diff = {p: (one.get(p), two.get(p)) for p in set(one) | set(two)
-                        if one.get(p) != two.get(p)}
+                diff = {
+                    p: (one.get(p), two.get(p))
+                    for p in set(one) | set(two)
+                    if one.get(p) != two.get(p)
+                }
                 found.append(f"{key}: {diff}")
         if len(found) >= limit:
             break

@@ -71,19 +71,28 @@ def test_bulk_and_batched_give_the_same_graph(
 
 
 def test_bulk_snomed_matches_batched(
-    fresh_graph: Graph, settings: Settings, tmp_path_factory: pytest.TempPathFactory,
+    fresh_graph: Graph,
+    settings: Settings,
+    tmp_path_factory: pytest.TempPathFactory,
     tmp_path: Path,
 ) -> None:
     from tests.conftest import SAMPLE
 
     snapshot = SAMPLE / "snomed" / "SnomedCT_InternationalRF2_PRODUCTION_20250101T120000Z"
-    other = settings.model_copy(update={
-        "neo4j_home": tmp_path_factory.mktemp("bulk-snomed"), "bolt_port": free_port()})
+    other = settings.model_copy(
+        update={"neo4j_home": tmp_path_factory.mktemp("bulk-snomed"), "bolt_port": free_port()}
+    )
     try:
-        load_vocabulary("snomed", snapshot, settings=settings, graph=fresh_graph,
-                        rejects_path=tmp_path / "a.jsonl")
-        load_vocabulary("snomed", snapshot, settings=other, bulk=True,
-                        rejects_path=tmp_path / "b.jsonl")
+        load_vocabulary(
+            "snomed",
+            snapshot,
+            settings=settings,
+            graph=fresh_graph,
+            rejects_path=tmp_path / "a.jsonl",
+        )
+        load_vocabulary(
+            "snomed", snapshot, settings=other, bulk=True, rejects_path=tmp_path / "b.jsonl"
+        )
         with Graph.connect(other) as imported:
             assert differences(imported, fresh_graph) == []
     finally:
