@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from kgverify.__about__ import __version__
-from kgverify.config import Settings, get_settings
+from kgverify.config import Settings
 from kgverify.errors import KgverifyError
 
 __all__ = [
@@ -17,7 +17,6 @@ __all__ = [
     "KgverifyError",
     "Settings",
     "__version__",
-    "get_settings",
     "graph_summary",
     "load_vocabulary",
     "run_sample",

@@ -1,9 +1,11 @@
 """The Python API: one function per thing a pipeline does, each usable alone.
 
->>> from kgverify.api import load_vocabulary, graph_summary          # doctest: +SKIP
->>> report = load_vocabulary("snomed", "path/to/SnomedCT_...T120000Z")  # doctest: +SKIP
->>> report.status, report.files[0].loaded                            # doctest: +SKIP
-('complete', 412)
+from kgverify.api import graph_summary, load_vocabulary
+
+report = load_vocabulary("snomed", "path/to/SnomedCT_InternationalRF2_..._T120000Z")
+report.status            # "complete", or raises RejectThresholdError
+report.files[0].rejected # rows rejected in the first file, each in the rejects JSONL
+graph_summary()["concepts"]
 """
 
 from __future__ import annotations

@@ -63,8 +63,3 @@ class Settings(BaseSettings):
     def local_home(self) -> Path:
         """The local server's folder (data, logs, password file)."""
         return self.neo4j_home if self.neo4j_home is not None else self.cache_dir / "neo4j"
-
-
-def get_settings(**overrides: object) -> Settings:
-    """Settings from the environment, with explicit keyword overrides on top."""
-    return Settings(**overrides)  # type: ignore[arg-type]

@@ -107,13 +107,11 @@ class UmlsLoader(VocabularyLoader):
             preferred = next(
                 (
                     a
-                    for a in group
-                    if a.fields["TS"] == "P"
-                    and a.fields["STT"] == "PF"
-                    and a.fields["ISPREF"] == "Y"
+                    for a in sorted(group, key=lambda a: a.fields["LAT"] != "ENG")
+                    if _is_preferred(a)
                 ),
                 None,
-            )
+            )  # an English preferred atom when there is one, else another language's
             names = list(dict.fromkeys(a.fields["STR"] for a in group))
             yield {
                 "id": concept_id("UMLS", cui),
@@ -176,3 +174,9 @@ class UmlsLoader(VocabularyLoader):
             tally.loaded += 1
             f = line.fields
             yield {"sab": f["RSAB"], "version": f["SVER"] or f["VSAB"], "name": f["SON"]}
+
+
+def _is_preferred(atom: Line) -> bool:
+    """The concept's preferred atom in its language: TS=P, STT=PF, ISPREF=Y."""
+    f = atom.fields
+    return f["TS"] == "P" and f["STT"] == "PF" and f["ISPREF"] == "Y"

@@ -130,28 +130,6 @@ class Graph:
         """Run a named query in a managed write transaction and return its rows."""
         return self._run("write", name, params)
 
-    def write_batches(
-        self,
-        name: str,
-        rows: Iterable[Row],
-        *,
-        batch_size: int,
-        on_batch: Callable[[list[Row], list[Row]], None] | None = None,
-        **params: Any,
-    ) -> int:
-        """Send ``rows`` in batches as ``$rows`` to one constant statement, one write each.
-
-        ``on_batch(batch, result_rows)`` is called after each committed batch (progress,
-        reject collection). Returns the number of rows sent.
-        """
-        sent = 0
-        for batch in batched(rows, batch_size):
-            result = self.write(name, rows=batch, **params)
-            sent += len(batch)
-            if on_batch is not None:
-                on_batch(batch, result)
-        return sent
-
     def write_autocommit(self, name: str, **params: Any) -> list[Row]:
         """Run a named query in an implicit transaction; needed for ``IN TRANSACTIONS``."""
         query = get_query(name)
