@@ -279,6 +279,23 @@ def print_summary(summary: dict[str, list[dict[str, Any]]]) -> None:
     _console("stdout").print(table("Relationships", summary["relationships"]))
 
 
+@cli.command("find")
+@click.argument("text")
+@click.option("--limit", type=click.IntRange(1, 1000), default=10, show_default=True)
+@json_option
+def find_command(text: str, limit: int, as_json: bool) -> None:
+    """Find concepts by name (full-text search over preferred names and synonyms)."""
+    from kgverify.graph import Graph
+
+    with Graph.connect(Settings()) as g:
+        rows = g.read("summary/find_concepts_by_name", text=text, limit=limit)
+    for row in rows:
+        row["score"] = round(row["score"], 3)
+    emit(
+        rows, as_json, lambda: _console("stdout").print(table(f"Concepts matching {text!r}", rows))
+    )
+
+
 @cli.group()
 def graph() -> None:
     """Maintenance of the graph itself."""

@@ -42,7 +42,7 @@ def test_sample_job_loads_all_three_and_summarises(fresh_graph: Graph) -> None:
 def test_summary_table_and_help(fresh_graph: Graph) -> None:
     runner = CliRunner()
     help_text = runner.invoke(cli, ["--help"]).output
-    for command in ("load", "neo4j", "sample", "summary", "queries"):
+    for command in ("load", "neo4j", "sample", "summary", "queries", "find"):
         assert command in help_text
     load_help = runner.invoke(cli, ["load", "--help"]).output
     assert "--bulk" in load_help and "--max-reject-share" in load_help

@@ -62,6 +62,9 @@ def test_fsn_preferred_term_and_kind(loaded: Graph) -> None:
     assert asthma["kinds"] == ["disorder"] and asthma["semantic_types"] == ["disorder"]
     mi = value(loaded, "MATCH (c:Concept {id: 'SNOMEDCT:22298006'}) RETURN c.names")
     assert "Heart attack" in mi
+    # The full-text index covers synonyms (a list property), not only preferred names.
+    hits = loaded.read("summary/find_concepts_by_name", text='"heart attack"', limit=3)
+    assert hits and hits[0]["id"] == "SNOMEDCT:22298006"
 
 
 def test_role_groups_effective_times_and_inactive_rows(loaded: Graph) -> None:
