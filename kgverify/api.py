@@ -14,7 +14,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from kgverify.config import Settings
+from kgverify.errors import ConfigError
 from kgverify.graph.driver import Graph
 from loaders import LoadOptions, LoadReport, get_loader
 from loaders.pipeline import ProgressFactory, load, no_progress
@@ -38,7 +41,14 @@ def load_vocabulary(
     with neo4j-admin (see docs/loaders.md); otherwise rows are written in batches.
     """
     settings = settings or Settings()
-    loader = get_loader(vocabulary)(Path(path), LoadOptions(**options))
+    try:
+        load_options = LoadOptions(**options)
+    except ValidationError as exc:
+        raise ConfigError(
+            f"invalid load options: {exc.errors()[0]['msg']} "
+            f"({', '.join(map(str, exc.errors()[0]['loc']))})"
+        ) from exc
+    loader = get_loader(vocabulary)(Path(path), load_options)
     if bulk:
         from loaders.bulk import bulk_load
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from kgverify.errors import LoadError
 from kgverify.graph.model import Vocab
@@ -27,6 +27,8 @@ RowSource = Callable[[Tally], Iterator[Row]]
 
 class LoadOptions(BaseModel):
     """What a user can choose about a load (CLI flags map one to one)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     languages: tuple[str, ...] = Field(default=("ENG",), description="UMLS/RxNorm LAT codes kept")
     sources: tuple[str, ...] | None = Field(

@@ -21,6 +21,7 @@ from typing import Any
 from kgverify.config import Settings
 from kgverify.errors import LoadError, RejectThresholdError
 from kgverify.graph.driver import Graph, batched
+from kgverify.graph.model import RelType
 from kgverify.graph.queries import get_query
 from kgverify.graph.schema import ensure_schema
 from loaders.base import Release, Row, Step, VocabularyLoader
@@ -68,6 +69,8 @@ def run_step_batched(
     started = time.monotonic()
     with progress(f"{step.file.name}: {step.label}", step.file.stat().st_size) as advance:
         for batch in batched(step.rows(tally), batch_size):
+            if step.kind == "edges":
+                check_types(batch)
             for query in step.queries:
                 result = graph.write(query, rows=batch, **params[query])
                 written = result[0].get("written") if result else None
@@ -81,6 +84,12 @@ def run_step_batched(
         tally.report().model_dump(include={"read", "loaded", "skipped", "rejected"}),
         time.monotonic() - started,
     )
+
+
+def check_types(batch: list[Row]) -> None:
+    """Every relationship type sent as a dynamic ``$(row.type)`` is one of ``RelType``."""
+    for row in batch:
+        RelType(row["type"])  # ValueError on anything else: a loader bug, not bad input
 
 
 def reject_dangling(

@@ -44,3 +44,13 @@ def test_release_read_from_folder_name(tmp_path: Path) -> None:
     release = _release(tmp_path, [])
     assert UmlsLoader(release).release().id == "UMLS@2030AA"
     assert UmlsLoader(release, LoadOptions(release="2031AB")).release().id == "UMLS@2031AB"
+
+
+def test_unknown_load_option_is_a_clear_error(tmp_path: Path) -> None:
+    import pytest
+
+    from kgverify.api import load_vocabulary
+    from kgverify.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="invalid load options"):
+        load_vocabulary("umls", _release(tmp_path, []), languagez=("ENG",))
