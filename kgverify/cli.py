@@ -121,7 +121,10 @@ def neo4j_start(as_json: bool) -> None:
     emit(
         status.as_dict(),
         as_json,
-        lambda: click.echo(f"Neo4j running at {status.uri} (pid {status.pid}, APOC {status.apoc})"),
+        lambda: click.echo(
+            f"Neo4j running at {status.uri} (pid {status.pid}, APOC {status.apoc}); "
+            f"user neo4j, password in {status.password_file}"
+        ),
     )
 
 

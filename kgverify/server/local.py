@@ -41,6 +41,7 @@ class ServerStatus:
     uri: str | None
     home: str
     apoc: str | None = None
+    password_file: str | None = None
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -230,6 +231,7 @@ class LocalServer:
                 self.state_file.unlink(missing_ok=True)
                 raise ServerError(f"Neo4j did not start: {self._last_error()}")
             if self.ready_file.is_file():
+                self._check_bolt(uri)
                 return self.status()
             time.sleep(0.25)
         self._terminate(proc.pid)
@@ -237,6 +239,16 @@ class LocalServer:
             f"Neo4j did not answer within {self.settings.start_timeout_s:.0f}s "
             f"(log: {self.log_file})"
         )
+
+    def _check_bolt(self, uri: str) -> None:
+        """The launcher says ready; make sure Bolt answers with our password, too."""
+        from kgverify.graph.driver import Graph
+
+        graph = Graph(uri, "neo4j", self.password(), "neo4j")
+        try:
+            graph.verify()
+        finally:
+            graph.close()
 
     def _last_error(self) -> str:
         try:

@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from kgverify.cli import cli
 from kgverify.config import Settings
+from kgverify.errors import ServerError
 from kgverify.graph import Graph
 from kgverify.server import LocalServer
 from kgverify.server.local import MAIN_CLASS, classpath, ensure_built
@@ -88,6 +89,15 @@ def test_a_second_server_on_the_same_store_fails_clearly(settings: Settings) -> 
     assert done.returncode != 0
     errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
     assert errors and "Exception" not in done.stderr.split("error:", 1)[0]
+
+
+def test_port_in_use_is_one_clear_error(
+    settings: Settings, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    other = settings.model_copy(update={"neo4j_home": tmp_path_factory.mktemp("clash")})
+    with pytest.raises(ServerError, match=str(settings.bolt_port)):
+        LocalServer(other).start()
+    assert not LocalServer(other).status().running
 
 
 def test_stop_then_start_keeps_the_data(settings: Settings, graph: Graph) -> None:
