@@ -1,0 +1,199 @@
+"""DuckDB plumbing shared by the adapters: a scratch database, CSV staging with rejects, and
+streaming of sorted query results.
+
+DuckDB does the heavy lifting that Python must not: it sorts tables of any size by patient
+(spilling to disk) so the adapters see one patient at a time, and it parses CSV files in bulk.
+Every CSV is staged once into a table of text columns with ``store_rejects``, so a malformed
+line (wrong column count, bad quoting) becomes one reject with its line number instead of a
+failed query. The rows' own line numbers follow from their insertion order (``rowid``) and
+the rejected lines before them, which assumes one record per line (true of MIMIC-IV and of
+OMOP exports).
+
+SQL text is composed from the adapters' constant column lists, with every name that comes
+from input (headers, paths) passed through ``quote`` or ``literal``; that is what the
+``noqa: S608`` markers in the adapters vouch for.
+"""
+
+from __future__ import annotations
+
+import bisect
+import csv
+import gzip
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from kgverify.ehr.common import Ledger, SourceError, SourceRow
+from loaders.report import Tally
+
+FETCH_SIZE = 500
+"""Rows fetched per round trip: small enough that Python never holds much of a table."""
+
+
+def scratch(directory: Path) -> duckdb.DuckDBPyConnection:
+    """A DuckDB database file in ``directory`` for staged tables and views (spills to disk)."""
+    con = duckdb.connect(str(directory / "scratch.duckdb"))
+    con.execute(f"SET temp_directory = {literal(str(directory / 'spill'))}")
+    # Staged CSV rows map to file lines through their rowid, i.e. their insertion order.
+    con.execute("SET preserve_insertion_order = true")
+    return con
+
+
+def quote(identifier: str) -> str:
+    """A SQL identifier, quoted (names here come from source headers)."""
+    return '"' + identifier.replace('"', '""') + '"'
+
+
+def literal(text: str) -> str:
+    """A SQL string literal (DuckDB table functions take file paths only as literals)."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def columns_of(con: duckdb.DuckDBPyConnection, relation: str) -> set[str]:
+    """Lower-cased column names of the table or view named ``relation``."""
+    return describe(con, quote(relation))
+
+
+def describe(con: duckdb.DuckDBPyConnection, relation_sql: str) -> set[str]:
+    """Lower-cased column names of a relation given as SQL (a quoted or qualified name, or a
+    ``SELECT``)."""
+    rows = con.execute(f"DESCRIBE {relation_sql}").fetchall()
+    return {str(r[0]).lower() for r in rows}
+
+
+def stream(
+    con: duckdb.DuckDBPyConnection,
+    sql: str,
+    make: Callable[[dict[str, Any]], SourceRow],
+    fetch_size: int = FETCH_SIZE,
+) -> Iterator[SourceRow]:
+    """The rows of ``sql`` as ``SourceRow``s, fetched ``fetch_size`` at a time on a cursor of
+    its own, so several sorted streams can be merged side by side."""
+    cursor = con.cursor()
+    try:
+        cursor.execute(sql)
+        names = [d[0] for d in cursor.description or ()]
+        while batch := cursor.fetchmany(fetch_size):
+            for values in batch:
+                yield make(dict(zip(names, values, strict=True)))
+    finally:
+        cursor.close()
+
+
+def read_header(path: Path) -> tuple[list[str], str]:
+    """The lower-cased column names of a CSV file (plain or gzip) and its delimiter."""
+    opener = gzip.open if path.name.endswith(".gz") else open
+    try:
+        with opener(path, "rt", encoding="utf-8", newline="") as handle:
+            first = handle.readline()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SourceError(f"{path.name}: cannot read the header: {exc}") from exc
+    delimiter = "\t" if "\t" in first else ","
+    names = [n.strip().lower() for n in next(csv.reader([first], delimiter=delimiter), [])]
+    if not names or not all(names) or len(set(names)) != len(names):
+        raise SourceError(f"{path.name}: the first line is not a header: {first.strip()!r}")
+    return names, delimiter
+
+
+@dataclass(frozen=True)
+class StagedCsv:
+    """A CSV file staged as table ``name``; maps a staged row to its line in the file."""
+
+    name: str
+    path: Path
+    columns: tuple[str, ...]
+    _keys: tuple[int, ...]  # for each rejected data line j (sorted): its index minus j
+
+    def line_of(self, rowid: int) -> int:
+        """The 1-based file line (the header is line 1) of the staged row ``rowid``."""
+        good = rowid + 1
+        return good + bisect.bisect_right(self._keys, good) + 1
+
+
+def stage_csv(
+    con: duckdb.DuckDBPyConnection,
+    name: str,
+    path: Path,
+    ledger: Ledger,
+    *,
+    required: frozenset[str] = frozenset(),
+    withhold_text: bool = False,
+) -> StagedCsv:
+    """Load ``path`` into table ``name`` (all columns text) and reject its malformed lines.
+
+    The rejects are counted as read and rejected in ``ledger.tally(name)`` right away; the
+    staged rows are counted when they are streamed. ``withhold_text`` keeps the raw line of
+    a rejected row out of the rejects file (for tables with note text).
+    """
+    names, delimiter = read_header(path)
+    missing = sorted(required - set(names))
+    if missing:
+        raise SourceError(f"{path.name}: missing columns {', '.join(missing)}")
+    columns = "{" + ", ".join(f"{literal(n)}: 'VARCHAR'" for n in names) + "}"
+    rejects = f"_rejects_{name}"
+    con.execute(
+        f"CREATE OR REPLACE TABLE {quote(name)} AS SELECT * FROM read_csv({literal(str(path))}, "  # noqa: S608
+        f"header = true, auto_detect = false, columns = {columns}, delim = {literal(delimiter)}, "
+        f"quote = '\"', escape = '\"', store_rejects = true, "
+        f"rejects_table = {literal(rejects)}, rejects_scan = {literal(rejects + '_scan')}, "
+        f"max_line_size = 67108864)"
+    )
+    bad = con.execute(
+        f"SELECT line, any_value(error_message), any_value(csv_line) FROM {quote(rejects)} "  # noqa: S608
+        "GROUP BY line ORDER BY line"
+    ).fetchall()
+    tally = ledger.tally(name)
+    keys: list[int] = []
+    for j, (line, message, text) in enumerate(bad):
+        tally.read += 1
+        raw = "(text withheld)" if withhold_text else str(text or "")
+        tally.reject(int(line), f"malformed CSV line: {message}", raw)
+        keys.append(int(line) - 1 - j)
+    return StagedCsv(name, path, tuple(names), tuple(keys))
+
+
+def stage_lookup(
+    con: duckdb.DuckDBPyConnection,
+    name: str,
+    source: str,
+    keys: dict[str, str],
+    values: dict[str, str],
+    tally: Tally,
+) -> None:
+    """Table ``name`` with one row per key of the lookup table ``source`` (a code list).
+
+    ``keys`` and ``values`` map output columns to SQL expressions over ``source``. Rows
+    without a key, and repeats of a key, are counted as skipped: joining a lookup with
+    repeated keys would multiply the event rows joined to it.
+    """
+    key_names = ", ".join(keys)
+    selected = ", ".join(f"{expr} AS {col}" for col, expr in {**keys, **values}.items())
+    present = " AND ".join(f"{expr} IS NOT NULL" for expr in keys.values())
+    con.execute(
+        f"CREATE TABLE {quote(name)} AS SELECT DISTINCT ON ({key_names}) {selected} "  # noqa: S608
+        f"FROM {quote(source)} WHERE {present} ORDER BY ALL"
+    )
+    read, kept = count(con, source), count(con, name)
+    tally.read += read
+    tally.loaded += kept
+    if read > kept:
+        tally.skip("missing or repeated key", read - kept)
+
+
+def count(con: duckdb.DuckDBPyConnection, relation: str) -> int:
+    """Rows in a table or view."""
+    found = con.execute(f"SELECT count(*) FROM {quote(relation)}").fetchone()  # noqa: S608
+    return int(found[0]) if found else 0
+
+
+def find_file(folder: Path, table: str, suffixes: tuple[str, ...]) -> Path | None:
+    """``folder/<table><suffix>`` for the first suffix present, matching names in any case."""
+    by_name = {p.name.lower(): p for p in folder.iterdir()} if folder.is_dir() else {}
+    for suffix in suffixes:
+        found = by_name.get(f"{table}{suffix}".lower())
+        if found is not None:
+            return found
+    return None
