@@ -10,9 +10,10 @@ graph_summary()["concepts"]
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -21,6 +22,10 @@ from kgverify.errors import ConfigError
 from kgverify.graph.driver import Graph
 from loaders import LoadOptions, LoadReport, get_loader
 from loaders.pipeline import ProgressFactory, load, no_progress
+from loaders.report import RejectSink
+
+if TYPE_CHECKING:
+    from kgverify.ehr.model import Trajectory
 
 
 def load_vocabulary(
@@ -70,6 +75,116 @@ def load_vocabulary(
             g.close()
 
 
+EHR_READERS = ("omop", "mimic", "fhir")
+
+
+def read_trajectories(
+    source: str, path: str | Path, ledger: Any, settings: Settings
+) -> Iterator[Trajectory]:
+    """Trajectories from an EHR source ("omop", "mimic", "fhir"), one patient at a time."""
+    from kgverify.ehr import read_fhir, read_mimic, read_omop
+
+    readers = {"omop": read_omop, "mimic": read_mimic, "fhir": read_fhir}
+    if source not in readers:
+        raise ConfigError(f"unknown EHR source {source!r}; known: {', '.join(EHR_READERS)}")
+    return readers[source](Path(path), ledger, salt=settings.salt())
+
+
+def ingest_source(
+    source: str,
+    path: str | Path,
+    *,
+    settings: Settings | None = None,
+    graph: Graph | None = None,
+    rejects_path: Path | None = None,
+    on_patient: Callable[[int], None] | None = None,
+) -> dict[str, Any]:
+    """Write an EHR source's patients, encounters and facts into Neo4j.
+
+    Returns ``{"ingest": IngestReport, "rows": [FileReport...], "rejects": path}``: every
+    source row is loaded, skipped or rejected, per table.
+    """
+    from kgverify.ehr import Ledger
+    from kgverify.ehr.ingest import ingest
+
+    settings = settings or Settings()
+    sink = RejectSink(rejects_path or settings.cache_dir / "rejects" / f"ingest-{source}.jsonl")
+    ledger = Ledger(sink)
+    own = graph is None
+    g = graph or Graph.connect(settings)
+    try:
+        report = ingest(
+            read_trajectories(source, path, ledger, settings),
+            g,
+            batch_size=settings.batch_size,
+            on_patient=on_patient,
+        )
+    finally:
+        sink.close()
+        if own:
+            g.close()
+    return {
+        "ingest": report.model_dump(),
+        "rows": [r.model_dump() for r in ledger.reports()],
+        "rejects": str(sink.path) if sink.count else None,
+    }
+
+
+def extract_relations(
+    source: str,
+    path: str | Path,
+    out: Path,
+    *,
+    settings: Settings | None = None,
+    rejects_path: Path | None = None,
+) -> dict[str, Any]:
+    """Candidate relations from an EHR source by the template extractor, as JSONL at ``out``.
+
+    Returns counts per predicate and the source rows' reports.
+    """
+    from collections import Counter
+
+    from kgverify.ehr import Ledger
+    from kgverify.extract import write_relations
+    from kgverify.extract.template import TemplateExtractor
+
+    settings = settings or Settings()
+    sink = RejectSink(rejects_path or settings.cache_dir / "rejects" / f"extract-{source}.jsonl")
+    ledger = Ledger(sink)
+    per_predicate: Counter[str] = Counter()
+    patients = 0
+
+    def counted(trajectories: Iterable[Trajectory]) -> Iterator[Trajectory]:
+        nonlocal patients
+        for trajectory in trajectories:
+            patients += 1
+            yield trajectory
+
+    relations = TemplateExtractor().extract(
+        counted(read_trajectories(source, path, ledger, settings))
+    )
+
+    def tallied() -> Iterator[Any]:
+        for relation in relations:
+            per_predicate[relation.predicate.value] += 1
+            yield relation
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        written = write_relations(tallied(), out)
+    finally:
+        sink.close()
+    return {
+        "extractor": "template",
+        "patients": patients,
+        "relations": written,
+        "by_predicate": dict(sorted(per_predicate.items())),
+        "out": str(out),
+        "rows": [r.model_dump() for r in ledger.reports()],
+        "rejects": str(sink.path) if sink.count else None,
+    }
+
+
 def graph_summary(settings: Settings | None = None, graph: Graph | None = None) -> dict[str, Any]:
     """Releases, concept counts per vocabulary and relationship counts per type."""
     own = graph is None
@@ -79,6 +194,7 @@ def graph_summary(settings: Settings | None = None, graph: Graph | None = None) 
             "releases": g.read("summary/releases"),
             "concepts": g.read("summary/concepts_by_vocab"),
             "relationships": g.read("summary/relationships_by_type"),
+            "facts": g.read("summary/facts_by_kind"),
         }
     finally:
         if own:
@@ -90,6 +206,7 @@ def sample_path(*parts: str) -> Path:
     return Path(str(resources.files("kgverify").joinpath("sample").joinpath(*parts)))
 
 
+SAMPLE_EHR = ("omop", ("omop", "eunomia_sample"))
 SAMPLE_RELEASES = {
     "umls": ("umls", "2025AA"),
     "snomed": ("snomed", "SnomedCT_InternationalRF2_PRODUCTION_20250101T120000Z"),
@@ -100,17 +217,31 @@ SAMPLE_RELEASES = {
 def run_sample(
     settings: Settings | None = None, progress: ProgressFactory | None = None
 ) -> dict[str, Any]:
-    """The main job on the shipped sample: local Neo4j up, sample vocabularies loaded."""
+    """The main job on the shipped sample: local Neo4j up, sample vocabularies loaded, the
+    sample EHR ingested, candidate relations extracted to ``<cache_dir>/sample``."""
     from kgverify.server import LocalServer
 
     settings = settings or Settings()
     if settings.neo4j_uri is None:
         LocalServer(settings).start()
+    kind, parts = SAMPLE_EHR
     with Graph.connect(settings) as graph:
         loads = [
             load_vocabulary(
-                name, sample_path(*parts), settings=settings, graph=graph, progress=progress
+                name, sample_path(*folders), settings=settings, graph=graph, progress=progress
             ).model_dump()
-            for name, parts in SAMPLE_RELEASES.items()
+            for name, folders in SAMPLE_RELEASES.items()
         ]
-        return {"loads": loads, "summary": graph_summary(graph=graph)}
+        ingested = ingest_source(kind, sample_path(*parts), settings=settings, graph=graph)
+        extracted = extract_relations(
+            kind,
+            sample_path(*parts),
+            settings.cache_dir / "sample" / "relations.jsonl",
+            settings=settings,
+        )
+        return {
+            "loads": loads,
+            "ingest": ingested,
+            "extract": extracted,
+            "summary": graph_summary(graph=graph),
+        }

@@ -265,6 +265,77 @@ def print_load_report(report: dict[str, Any], as_json: bool) -> None:
     emit(report, as_json, render)
 
 
+# -- EHR --------------------------------------------------------------------------------------
+ehr_source = click.argument("source", type=click.Choice(["omop", "mimic", "fhir"]))
+ehr_path = click.argument("path", type=click.Path(exists=True, path_type=Path))
+
+
+@cli.command("ingest")
+@ehr_source
+@ehr_path
+@click.option("--rejects", type=click.Path(path_type=Path), help="Rejected rows (JSONL).")
+@json_option
+def ingest_command(source: str, path: Path, rejects: Path | None, as_json: bool) -> None:
+    """Write an EHR source's patients, encounters and facts into Neo4j.
+
+    SOURCE is omop (a DuckDB file or a folder of CSV/Parquet tables), mimic (a MIMIC-IV hosp
+    folder) or fhir (R4 bundles / NDJSON). Patients and encounters get salted pseudonyms
+    (KGVERIFY_PSEUDONYM_SALT); each fact links to its vocabulary concept when loaded.
+    """
+    from kgverify.api import ingest_source
+
+    result = ingest_source(source, path, settings=Settings(), rejects_path=rejects)
+    emit(result, as_json, lambda: print_source_result("Ingested", result["ingest"], result))
+
+
+@cli.command("extract")
+@click.option(
+    "--extractor",
+    type=click.Choice(["template"]),
+    default="template",
+    show_default=True,
+    help="Which extractor proposes the relations.",
+)
+@ehr_source
+@ehr_path
+@click.option(
+    "-o",
+    "--out",
+    type=click.Path(path_type=Path),
+    required=True,
+    help="Candidate relations (JSONL, docs/relations.md).",
+)
+@click.option("--rejects", type=click.Path(path_type=Path), help="Rejected rows (JSONL).")
+@json_option
+def extract_command(
+    extractor: str, source: str, path: Path, out: Path, rejects: Path | None, as_json: bool
+) -> None:
+    """Propose candidate relations from an EHR source and write them as JSONL."""
+    from kgverify.api import extract_relations
+
+    result = extract_relations(source, path, out, settings=Settings(), rejects_path=rejects)
+    emit(
+        result,
+        as_json,
+        lambda: print_source_result(
+            f"{result['relations']} relations from {result['patients']} patients -> {out}",
+            result["by_predicate"],
+            result,
+        ),
+    )
+
+
+def print_source_result(title: str, counts: dict[str, Any], result: dict[str, Any]) -> None:
+    console = _console("stdout")
+    console.print(table(title, [counts]))
+    rows = [
+        {k: r[k] for k in ("file", "read", "loaded", "skipped", "rejected")} for r in result["rows"]
+    ]
+    console.print(table("Source rows", rows))
+    if result.get("rejects"):
+        console.print(f"rejected rows: {result['rejects']}")
+
+
 # -- graph ------------------------------------------------------------------------------------
 @cli.command("summary")
 @json_option
@@ -280,6 +351,7 @@ def print_summary(summary: dict[str, list[dict[str, Any]]]) -> None:
     _console("stdout").print(table("Releases", summary["releases"]))
     _console("stdout").print(table("Concepts", summary["concepts"]))
     _console("stdout").print(table("Relationships", summary["relationships"]))
+    _console("stdout").print(table("Patient facts", summary["facts"]))
 
 
 @cli.command("find")
@@ -344,7 +416,8 @@ def queries_command(name: str | None, as_json: bool) -> None:
 @json_option
 def sample_command(as_json: bool) -> None:
     """The main job on the shipped sample: start the local Neo4j, load the sample
-    vocabularies (UMLS, SNOMED CT, RxNorm), print a summary of the graph."""
+    vocabularies (UMLS, SNOMED CT, RxNorm), ingest the sample EHR (39 Eunomia patients,
+    OMOP CSV), extract candidate relations, print a summary."""
     from kgverify.api import run_sample
 
     result = run_sample(Settings(), progress=None if as_json else rich_progress)
@@ -352,6 +425,13 @@ def sample_command(as_json: bool) -> None:
     def render() -> None:
         for report in result["loads"]:
             print_load_report(report, False)
+        print_source_result("Ingested", result["ingest"]["ingest"], result["ingest"])
+        extracted = result["extract"]
+        print_source_result(
+            f"{extracted['relations']} candidate relations -> {extracted['out']}",
+            extracted["by_predicate"],
+            extracted,
+        )
         print_summary(result["summary"])
 
     emit(result, as_json, render)

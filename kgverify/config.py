@@ -59,6 +59,22 @@ class Settings(BaseSettings):
         default=0.01, ge=0.0, le=1.0, description="A load fails when rejects exceed this share."
     )
 
+    pseudonym_salt: SecretStr | None = Field(
+        default=None,
+        description="Key of the patient/encounter pseudonyms; unset: generated once into "
+        "<cache_dir>/pseudonym-salt (keep it to get the same pseudonyms on a rerun)",
+    )
+
+    def salt(self) -> str:
+        """The pseudonym salt: the setting, else the generated owner-only file."""
+        from kgverify.secrets import secret_file
+
+        if self.pseudonym_salt is not None:
+            return self.pseudonym_salt.get_secret_value()
+        value = secret_file(self.cache_dir / "pseudonym-salt", create=True)
+        assert value is not None
+        return value
+
     @property
     def local_home(self) -> Path:
         """The local server's folder (data, logs, password file)."""

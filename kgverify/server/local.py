@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import secrets
 import shutil
 import signal
 import subprocess
@@ -23,6 +22,7 @@ from pathlib import Path
 
 from kgverify.config import Settings
 from kgverify.errors import ConfigError, GraphUnavailableError, ServerError
+from kgverify.secrets import secret_file
 
 READY_MARK = "KGVERIFY_NEO4J_READY"
 MAIN_CLASS = "org.kgverify.neo4jlocal.LocalServer"
@@ -130,19 +130,12 @@ class LocalServer:
     # -- password -------------------------------------------------------------------------
     def password(self, *, create: bool = False) -> str:
         """The server's password; generated (owner-only file) on first use when ``create``."""
-        if self.password_file.is_file():
-            return self.password_file.read_text().strip()
-        if not create:
+        value = secret_file(self.password_file, create=create)
+        if value is None:
             raise GraphUnavailableError(
                 f"no local Neo4j has been started under {self.home} "
                 "(run `kgverify neo4j start`, or set NEO4J_URI and NEO4J_PASSWORD)"
             )
-        self.home.mkdir(parents=True, exist_ok=True)
-        os.chmod(self.home, 0o700)
-        value = secrets.token_urlsafe(24)
-        fd = os.open(self.password_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w") as out:
-            out.write(value + "\n")
         return value
 
     # -- state ----------------------------------------------------------------------------

@@ -28,6 +28,9 @@ def test_sample_job_loads_all_three_and_summarises(fresh_graph: Graph) -> None:
         for f in report["files"]:
             assert f["read"] == f["loaded"] + f["skipped"] + f["rejected"], f
             assert f["rejected"] == 0, f
+    assert out["ingest"]["ingest"]["patients"] == 39
+    assert out["extract"]["relations"] > 0 and out["extract"]["patients"] == 39
+    assert out["summary"]["facts"]
     vocabs = {row["vocab"]: row for row in out["summary"]["concepts"]}
     assert vocabs["UMLS"]["active"] == 400 and vocabs["SNOMEDCT"]["retired"] == 1
     # After all three, UMLS mappings point at owned (non-stub) SNOMED and RxNorm concepts.

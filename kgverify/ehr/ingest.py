@@ -1,0 +1,145 @@
+"""Writing trajectories into Neo4j: patients, encounters and facts, each fact linked to the
+vocabulary concept of its code when that concept is loaded (see docs/graph-model.md).
+
+Batched like the vocabulary loads: rows gather across patients until ``batch_size`` facts,
+then go out as three constant statements in write transactions; MERGE on the ids makes a
+rerun idempotent. Note text is not written to the graph: it stays in the trajectories.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from pydantic import BaseModel
+
+from kgverify.ehr.model import CodedItem, Item, Measurement, Note, Trajectory
+from kgverify.graph.driver import Graph
+from kgverify.graph.model import concept_id
+from kgverify.graph.schema import ensure_schema
+
+Row = dict[str, Any]
+_KINDS = {
+    "Condition": "condition",
+    "DrugExposure": "drug",
+    "Measurement": "measurement",
+    "Procedure": "procedure",
+}
+
+
+class IngestReport(BaseModel):
+    """What an ingest wrote; ``facts == known + unknown``."""
+
+    patients: int = 0
+    encounters: int = 0
+    facts: int = 0
+    known: int = 0
+    unknown: int = 0
+    notes_not_stored: int = 0
+
+
+def fact_row(trajectory: Trajectory, encounter_id: str | None, item: CodedItem) -> Row:
+    """One fact as the ingest statement takes it."""
+    measurement = item if isinstance(item, Measurement) else None
+    return {
+        "id": f"{trajectory.source}:{item.item_id}",
+        "patient_id": trajectory.patient.patient_id,
+        "encounter_id": encounter_id,
+        "kind": _KINDS[type(item).__name__],
+        "concept_id": concept_id(item.code_system, item.code),
+        "code_system": item.code_system,
+        "code": item.code,
+        "display": item.display,
+        "start": item.start,
+        "end": getattr(item, "end", None),
+        "value": measurement.value if measurement else None,
+        "value_text": measurement.value_text if measurement else None,
+        "unit": measurement.unit if measurement else None,
+        "ref_low": measurement.ref_low if measurement else None,
+        "ref_high": measurement.ref_high if measurement else None,
+        "flag": measurement.flag if measurement else None,
+        "source_table": item.source.table,
+        "source_row": item.source.row,
+        "mapped": item.mapped,
+    }
+
+
+class _Batch:
+    def __init__(self) -> None:
+        self.patients: list[Row] = []
+        self.encounters: list[Row] = []
+        self.facts: list[Row] = []
+
+
+def ingest(
+    trajectories: Iterable[Trajectory],
+    graph: Graph,
+    *,
+    batch_size: int = 10_000,
+    on_patient: Callable[[int], None] | None = None,
+) -> IngestReport:
+    """Write every trajectory's patient, encounters and facts; returns the counts."""
+    ensure_schema(graph)
+    report = IngestReport()
+    batch = _Batch()
+    for count, trajectory in enumerate(trajectories, start=1):
+        _add(trajectory, batch, report)
+        if len(batch.facts) >= batch_size:
+            _flush(graph, batch, report)
+            batch = _Batch()
+        if on_patient is not None:
+            on_patient(count)
+    _flush(graph, batch, report)
+    return report
+
+
+def _add(trajectory: Trajectory, batch: _Batch, report: IngestReport) -> None:
+    patient = trajectory.patient
+    batch.patients.append(
+        {
+            "id": patient.patient_id,
+            "age_band": patient.age_band,
+            "sex": patient.sex,
+            "source": trajectory.source,
+        }
+    )
+    for encounter in trajectory.encounters:
+        batch.encounters.append(
+            {
+                "id": encounter.encounter_id,
+                "patient_id": patient.patient_id,
+                "start": encounter.start,
+                "end": encounter.end,
+                "kind": encounter.kind,
+            }
+        )
+        _add_items(trajectory, encounter.encounter_id, encounter.items(), batch, report)
+    _add_items(trajectory, None, trajectory.items_outside_encounters.items(), batch, report)
+
+
+def _add_items(
+    trajectory: Trajectory,
+    encounter_id: str | None,
+    items: Iterable[Item],
+    batch: _Batch,
+    report: IngestReport,
+) -> None:
+    for item in items:
+        if isinstance(item, Note):
+            report.notes_not_stored += 1
+        elif isinstance(item, CodedItem):
+            batch.facts.append(fact_row(trajectory, encounter_id, item))
+
+
+def _flush(graph: Graph, batch: _Batch, report: IngestReport) -> None:
+    if batch.patients:
+        report.patients += graph.write("ingest/upsert_patients", rows=batch.patients)[0]["written"]
+    if batch.encounters:
+        report.encounters += graph.write("ingest/upsert_encounters", rows=batch.encounters)[0][
+            "written"
+        ]
+    if batch.facts:
+        result = graph.write("ingest/upsert_facts", rows=batch.facts)[0]
+        report.facts += result["written"]
+        report.known += result["known"]
+        report.unknown += result["written"] - result["known"]

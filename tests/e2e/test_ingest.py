@@ -1,0 +1,119 @@
+"""EHR ingest into the real Neo4j: the shipped OMOP sample (39 Eunomia patients, CSV)."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kgverify.api import ingest_source, load_vocabulary, sample_path
+from kgverify.cli import cli
+from kgverify.config import Settings
+from kgverify.graph import Graph
+from tests.e2e.helpers import fingerprint, value
+
+pytestmark = pytest.mark.neo4j
+OMOP = sample_path("omop", "eunomia_sample")
+EVENTS = ("condition_occurrence", "drug_exposure", "measurement", "procedure_occurrence")
+
+
+def _rows(table: str) -> list[dict[str, str]]:
+    with (OMOP / f"{table}.csv").open(newline="") as handle:  # Eunomia's headers are upper case
+        return [{k.lower(): v for k, v in row.items()} for row in csv.DictReader(handle)]
+
+
+@pytest.fixture(scope="module")
+def ingested(
+    graph: Graph, settings: Settings, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, object]:
+    tmp = tmp_path_factory.mktemp("ingest")
+    load_vocabulary(
+        "rxnorm",
+        sample_path("rxnorm", "RxNorm_full_01062025"),
+        settings=settings,
+        graph=graph,
+        rejects_path=tmp / "v.jsonl",
+    )
+    load_vocabulary(
+        "snomed",
+        sample_path("snomed", "SnomedCT_InternationalRF2_PRODUCTION_20250101T120000Z"),
+        settings=settings,
+        graph=graph,
+        rejects_path=tmp / "s.jsonl",
+    )
+    return ingest_source("omop", OMOP, settings=settings, graph=graph, rejects_path=tmp / "r.jsonl")
+
+
+def test_counts_reconcile_with_the_files(ingested: dict[str, object], graph: Graph) -> None:
+    report = ingested["ingest"]
+    assert isinstance(report, dict)
+    assert (
+        report["patients"]
+        == len(_rows("person"))
+        == value(graph, "MATCH (p:Patient) RETURN count(p)")
+    )
+    assert report["encounters"] == len(_rows("visit_occurrence"))
+    assert (
+        report["facts"]
+        == sum(len(_rows(t)) for t in EVENTS)
+        == value(graph, "MATCH (f:Fact) RETURN count(f)")
+    )
+    assert report["facts"] == report["known"] + report["unknown"]
+    rows = {r["file"]: r for r in ingested["rows"]}  # type: ignore[attr-defined]
+    for table in ("person", *EVENTS):
+        assert (
+            rows[table]["read"]
+            == rows[table]["loaded"] + rows[table]["skipped"] + rows[table]["rejected"]
+        )
+
+
+def test_facts_link_to_loaded_concepts_and_keep_unknown_codes(graph: Graph) -> None:
+    drug = _rows("drug_exposure")[0]["drug_concept_id"]
+    concept = next(c for c in _rows("concept") if c["concept_id"] == drug)
+    linked = value(
+        graph,
+        "MATCH (f:Fact {kind: 'drug', code: $code})-[:CODED_AS]->(c) RETURN collect(DISTINCT c.id)",
+        code=concept["concept_code"],
+    )
+    assert linked == [f"RXNORM:{concept['concept_code']}"]
+    # CVX vaccines are not a loaded vocabulary: kept, marked unknown, no CODED_AS edge.
+    cvx = value(graph, "MATCH (f:Fact {code_system: 'CVX'}) RETURN count(f)")
+    assert cvx > 0
+    assert (
+        value(
+            graph,
+            "MATCH (f:Fact {code_system: 'CVX'}) WHERE f.known OR "
+            "(f)-[:CODED_AS]->() RETURN count(f)",
+        )
+        == 0
+    )
+    # No source identifier reaches the graph: patients carry a pseudonym and an age band.
+    person_ids = {r["person_id"] for r in _rows("person")}
+    ids = value(graph, "MATCH (p:Patient) RETURN collect(p.id)")
+    assert not person_ids & set(ids) and all(len(i) == 16 for i in ids)
+
+
+def test_ingesting_twice_changes_nothing(
+    ingested: dict[str, object], graph: Graph, settings: Settings, tmp_path: Path
+) -> None:
+    before = fingerprint(graph)
+    ingest_source("omop", OMOP, settings=settings, graph=graph, rejects_path=tmp_path / "r.jsonl")
+    assert fingerprint(graph) == before
+
+
+@pytest.mark.usefixtures("cli_env", "ingested")
+def test_cli_ingest_and_extract(tmp_path: Path) -> None:
+    runner = CliRunner()
+    ingest = runner.invoke(cli, ["ingest", "omop", str(OMOP), "--json"])
+    assert ingest.exit_code == 0, ingest.output
+    assert json.loads(ingest.stdout)["ingest"]["patients"] == len(_rows("person"))
+    out = tmp_path / "relations.jsonl"
+    extract = runner.invoke(cli, ["extract", "omop", str(OMOP), "-o", str(out), "--json"])
+    assert extract.exit_code == 0, extract.output
+    result = json.loads(extract.stdout)
+    lines = out.read_text().splitlines()
+    assert result["relations"] == len(lines) == sum(result["by_predicate"].values()) > 0
+    assert result["patients"] == len(_rows("person"))
