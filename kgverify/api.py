@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -137,52 +137,105 @@ def extract_relations(
     *,
     settings: Settings | None = None,
     rejects_path: Path | None = None,
+    extractor: str = "template",
+    model: str | None = None,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    concurrency: int = 4,
+    progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
-    """Candidate relations from an EHR source by the template extractor, as JSONL at ``out``.
+    """Candidate relations from an EHR source as JSONL at ``out``.
 
-    Returns counts per predicate and the source rows' reports.
+    ``extractor``: "template" (deterministic rules), "openai" (any OpenAI-compatible server
+    such as ``vllm serve``: needs ``base_url`` and ``model``) or "vllm" (the offline engine:
+    needs ``model`` and the ``llm`` extra). LLM extraction failures go, with the raw answer
+    and the reason, to ``out`` with suffix ``.failures.jsonl``. Returns counts per predicate
+    and the source rows' reports.
     """
     from collections import Counter
 
     from kgverify.ehr import Ledger
-    from kgverify.extract import write_relations
-    from kgverify.extract.template import TemplateExtractor
+    from kgverify.extract import ExtractionFailure, write_relations
 
     settings = settings or Settings()
     sink = RejectSink(rejects_path or settings.cache_dir / "rejects" / f"extract-{source}.jsonl")
     ledger = Ledger(sink)
     per_predicate: Counter[str] = Counter()
-    patients = 0
+    counter = {"patients": 0, "failures": 0}
+    failures_path = out.with_suffix(".failures.jsonl")
 
     def counted(trajectories: Iterable[Trajectory]) -> Iterator[Trajectory]:
-        nonlocal patients
         for trajectory in trajectories:
-            patients += 1
+            counter["patients"] += 1
             yield trajectory
 
-    relations = TemplateExtractor().extract(
-        counted(read_trajectories(source, path, ledger, settings))
-    )
+    trajectories = counted(read_trajectories(source, path, ledger, settings))
+    llm = None
+    if extractor == "template":
+        from kgverify.extract.template import TemplateExtractor
 
-    def tallied() -> Iterator[Any]:
-        for relation in relations:
-            per_predicate[relation.predicate.value] += 1
-            yield relation
-
+        proposals: Iterator[Any] = TemplateExtractor().extract(trajectories)
+    else:
+        llm = _llm_extractor(extractor, settings, model, base_url, api_key, concurrency, progress)
+        proposals = llm.extract(trajectories)
     out.parent.mkdir(parents=True, exist_ok=True)
+
+    def relations(failures: IO[str]) -> Iterator[Any]:
+        for proposal in proposals:
+            if isinstance(proposal, ExtractionFailure):
+                counter["failures"] += 1
+                failures.write(proposal.model_dump_json() + "\n")
+                continue
+            per_predicate[proposal.predicate.value] += 1
+            yield proposal
+
     try:
-        written = write_relations(tallied(), out)
+        with failures_path.open("w", encoding="utf-8") as failures:
+            written = write_relations(relations(failures), out)
     finally:
         sink.close()
+    if not counter["failures"]:
+        failures_path.unlink()
     return {
-        "extractor": "template",
-        "patients": patients,
+        "extractor": extractor,
+        "patients": counter["patients"],
         "relations": written,
         "by_predicate": dict(sorted(per_predicate.items())),
+        "failures": counter["failures"],
+        "llm": llm.counts.as_dict() if llm is not None else None,
         "out": str(out),
+        "failures_out": str(failures_path) if counter["failures"] else None,
         "rows": [r.model_dump() for r in ledger.reports()],
         "rejects": str(sink.path) if sink.count else None,
     }
+
+
+def _llm_extractor(
+    kind: str,
+    settings: Settings,
+    model: str | None,
+    base_url: str | None,
+    api_key: str | None,
+    concurrency: int,
+    progress: Callable[[int, int], None] | None,
+) -> Any:
+    from kgverify.extract.backends import OpenAIBackend, VLLMBackend
+    from kgverify.extract.cache import ResponseCache
+    from kgverify.extract.llm import LLMExtractor
+
+    if not model:
+        raise ConfigError(f"--extractor {kind} needs --model")
+    backend: Any
+    if kind == "openai":
+        if not base_url:
+            raise ConfigError("--extractor openai needs --base-url (e.g. http://127.0.0.1:8000/v1)")
+        backend = OpenAIBackend(base_url, model, api_key=api_key, concurrency=concurrency)
+    elif kind == "vllm":
+        backend = VLLMBackend(model)
+    else:
+        raise ConfigError(f"unknown extractor {kind!r}; known: template, openai, vllm")
+    cache = ResponseCache(settings.cache_dir / "llm-cache.sqlite")
+    return LLMExtractor(backend, cache=cache, progress=progress)
 
 
 def graph_summary(settings: Settings | None = None, graph: Graph | None = None) -> dict[str, Any]:

@@ -291,10 +291,10 @@ def ingest_command(source: str, path: Path, rejects: Path | None, as_json: bool)
 @cli.command("extract")
 @click.option(
     "--extractor",
-    type=click.Choice(["template"]),
+    type=click.Choice(["template", "openai", "vllm"]),
     default="template",
     show_default=True,
-    help="Which extractor proposes the relations.",
+    help="Which extractor proposes relations.",
 )
 @ehr_source
 @ehr_path
@@ -305,20 +305,63 @@ def ingest_command(source: str, path: Path, rejects: Path | None, as_json: bool)
     required=True,
     help="Candidate relations (JSONL, docs/relations.md).",
 )
+@click.option("--model", help="LLM extractors: the model name (or local path, for vllm).")
+@click.option(
+    "--base-url",
+    envvar="OPENAI_BASE_URL",
+    help="openai: the server's API root, e.g. http://127.0.0.1:8000/v1.",
+)
+@click.option("--api-key", envvar="OPENAI_API_KEY", help="openai: bearer token, if any.")
+@click.option(
+    "--concurrency",
+    type=click.IntRange(1, 256),
+    default=4,
+    show_default=True,
+    help="openai: requests in flight at once.",
+)
 @click.option("--rejects", type=click.Path(path_type=Path), help="Rejected rows (JSONL).")
 @json_option
 def extract_command(
-    extractor: str, source: str, path: Path, out: Path, rejects: Path | None, as_json: bool
+    extractor: str,
+    source: str,
+    path: Path,
+    out: Path,
+    model: str | None,
+    base_url: str | None,
+    api_key: str | None,
+    concurrency: int,
+    rejects: Path | None,
+    as_json: bool,
 ) -> None:
-    """Propose candidate relations from an EHR source and write them as JSONL."""
+    """Propose candidate relations from an EHR source and write them as JSONL.
+
+    LLM answers are cached (same model, prompt and parameters: no second call); answers that
+    stay invalid after the repair retries are written with the reason to OUT.failures.jsonl.
+    """
     from kgverify.api import extract_relations
 
-    result = extract_relations(source, path, out, settings=Settings(), rejects_path=rejects)
+    result = extract_relations(
+        source,
+        path,
+        out,
+        settings=Settings(),
+        rejects_path=rejects,
+        extractor=extractor,
+        model=model,
+        base_url=base_url,
+        api_key=api_key,
+        concurrency=concurrency,
+    )
     emit(
         result,
         as_json,
         lambda: print_source_result(
-            f"{result['relations']} relations from {result['patients']} patients -> {out}",
+            f"{result['relations']} relations from {result['patients']} patients -> {out}"
+            + (
+                f"; {result['failures']} failures -> {result['failures_out']}"
+                if result["failures"]
+                else ""
+            ),
             result["by_predicate"],
             result,
         ),

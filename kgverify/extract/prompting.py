@@ -181,10 +181,13 @@ def _details(item: CodedItem) -> list[str]:
             parts.append(f"{value} {item.unit}" if item.unit else value)
         if item.flag is not None:
             parts.append(item.flag)
-        if item.ref_low is not None or item.ref_high is not None:
-            low = _number(item.ref_low) if item.ref_low is not None else ""
-            high = _number(item.ref_high) if item.ref_high is not None else ""
-            parts.append(f"range {low}-{high}")
+        low, high = item.ref_low, item.ref_high
+        if low is not None and high is not None:
+            parts.append(f"range {_number(low)}-{_number(high)}")
+        elif low is not None:
+            parts.append(f"range >= {_number(low)}")
+        elif high is not None:
+            parts.append(f"range <= {_number(high)}")
     if isinstance(item, DrugExposure):
         if item.dose is not None:
             parts.append(f"dose {item.dose} {item.dose_unit or ''}".rstrip())
