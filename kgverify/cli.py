@@ -88,6 +88,23 @@ def rich_progress(label: str, total: int) -> Iterator[Callable[[int], None]]:
         yield lambda done: progress.update(task, completed=done)
 
 
+@contextmanager
+def model_calls_progress(*, enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
+    """A bar of LLM calls answered out of those sent so far (the total grows as it reads)."""
+    if not enabled:
+        yield None
+        return
+    with Progress(
+        TextColumn("LLM calls"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        console=(console := _console("stderr")),
+        disable=not console.is_terminal,
+    ) as progress:
+        task = progress.add_task("llm", total=0)
+        yield lambda done, total: progress.update(task, completed=done, total=total)
+
+
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="kgverify")
 @click.option("-v", "--verbose", count=True, help="Log progress (-v) or debug detail (-vv).")
@@ -340,18 +357,20 @@ def extract_command(
     """
     from kgverify.api import extract_relations
 
-    result = extract_relations(
-        source,
-        path,
-        out,
-        settings=Settings(),
-        rejects_path=rejects,
-        extractor=extractor,
-        model=model,
-        base_url=base_url,
-        api_key=api_key,
-        concurrency=concurrency,
-    )
+    with model_calls_progress(enabled=not as_json and extractor != "template") as progress:
+        result = extract_relations(
+            source,
+            path,
+            out,
+            settings=Settings(),
+            rejects_path=rejects,
+            extractor=extractor,
+            model=model,
+            base_url=base_url,
+            api_key=api_key,
+            concurrency=concurrency,
+            progress=progress,
+        )
     emit(
         result,
         as_json,
