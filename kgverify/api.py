@@ -194,6 +194,8 @@ def extract_relations(
             written = write_relations(relations(failures), out)
     finally:
         sink.close()
+        if llm is not None and llm.cache is not None:
+            llm.cache.close()
     if not counter["failures"]:
         failures_path.unlink()
     return {
