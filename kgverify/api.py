@@ -11,6 +11,7 @@ graph_summary()["concepts"]
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -26,6 +27,9 @@ from loaders.report import RejectSink
 
 if TYPE_CHECKING:
     from kgverify.ehr.model import Trajectory
+    from kgverify.link.index import IndexInfo
+    from kgverify.link.linker import Linker
+    from kgverify.link.relations import LinkReport
 
 
 def load_vocabulary(
@@ -256,6 +260,106 @@ def graph_summary(settings: Settings | None = None, graph: Graph | None = None) 
             g.close()
 
 
+def build_linker_index(
+    settings: Settings | None = None, graph: Graph | None = None, *, rebuild: bool = False
+) -> IndexInfo:
+    """The linker index of the graph's current releases, built only if they changed (or
+    ``rebuild``). Cached under ``<cache_dir>/linker/<key>``; see docs/linking.md."""
+    from kgverify.link.index import IndexInfo, ensure_index
+
+    settings = settings or Settings()
+    with _graph(settings, graph) as g:
+        directory = ensure_index(g, settings, rebuild=rebuild)
+    return IndexInfo.model_validate_json((directory / "meta.json").read_text())
+
+
+def open_linker(
+    settings: Settings | None = None, graph: Graph | None = None, *, rebuild: bool = False
+) -> Linker:
+    """A ``Linker`` over the graph's index (built first when needed); codes are mapped
+    through ``graph``, which must stay open while the linker is used.
+
+    >>> from kgverify.link import MentionQuery
+    >>> linker = open_linker(settings, graph)
+    >>> [link] = linker.link([MentionQuery("heart attack")])
+    >>> link.status, link.concept_id
+    ('linked', 'UMLS:C0027051')
+    """
+    from kgverify.link.index import IndexSettings, LinkerIndex, ensure_index
+    from kgverify.link.linker import Linker, LinkParams
+
+    settings = settings or Settings()
+    graph = graph or Graph.connect(settings)
+    directory = ensure_index(graph, settings, rebuild=rebuild)
+    index_settings = IndexSettings.from_settings(settings)
+    index = LinkerIndex(directory, index_settings.ef_search, index_settings.threads)
+    return Linker(index, LinkParams.from_settings(settings), graph)
+
+
+def link_relations_file(
+    relations: Path,
+    out: Path,
+    *,
+    settings: Settings | None = None,
+    graph: Graph | None = None,
+    trajectories: Path | None = None,
+    rejects_path: Path | None = None,
+    rebuild_index: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> LinkReport:
+    """Link both mentions of every candidate relation in ``relations`` (JSONL) against the
+    loaded vocabularies and write ``LinkedRelation`` JSONL to ``out`` (replaced only when
+    the run completes). ``trajectories`` (JSONL) gives note text for abbreviations. Bad
+    lines go, with their line number, to the rejects file."""
+    from kgverify.extract.relation import read_relations
+    from kgverify.link.model import write_linked
+    from kgverify.link.relations import Contexts, LinkReport, link_relations
+    from loaders.report import RejectedRow
+
+    settings = settings or Settings()
+    if not relations.is_file():
+        raise ConfigError(f"no such relations file: {relations}")
+    sink = RejectSink(rejects_path or out.with_suffix(".rejects.jsonl"))
+    report = LinkReport(out=str(out))
+    contexts = Contexts.from_file(trajectories) if trajectories is not None else None
+
+    def reject(line: int, reason: str) -> None:
+        sink.write(RejectedRow(file=str(relations), line=line, reason=reason, text=""))
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    partial = out.with_name(out.name + ".partial")
+    with _graph(settings, graph) as g:
+        linker = open_linker(settings, g, rebuild=rebuild_index)
+        try:
+            linked = link_relations(
+                read_relations(relations),
+                linker,
+                report,
+                contexts=contexts,
+                on_reject=reject,
+                batch_size=max(1, min(settings.batch_size, 5_000)),
+                progress=progress,
+            )
+            write_linked(linked, partial)
+            partial.replace(out)
+        finally:
+            sink.close()
+            linker.index.close()
+            partial.unlink(missing_ok=True)
+    report.rejects = str(sink.path) if sink.count else None
+    return report
+
+
+@contextmanager
+def _graph(settings: Settings, graph: Graph | None) -> Iterator[Graph]:
+    """The caller's graph, or one opened (and closed) here."""
+    if graph is not None:
+        yield graph
+        return
+    with Graph.connect(settings) as opened:
+        yield opened
+
+
 def sample_path(*parts: str) -> Path:
     """A path inside the shipped sample data (``kgverify/sample``)."""
     return Path(str(resources.files("kgverify").joinpath("sample").joinpath(*parts)))
@@ -273,7 +377,8 @@ def run_sample(
     settings: Settings | None = None, progress: ProgressFactory | None = None
 ) -> dict[str, Any]:
     """The main job on the shipped sample: local Neo4j up, sample vocabularies loaded, the
-    sample EHR ingested, candidate relations extracted to ``<cache_dir>/sample``."""
+    sample EHR ingested, candidate relations extracted to ``<cache_dir>/sample`` and linked
+    (with the shipped LLM-style relations that hold the hard linking cases)."""
     from kgverify.server import LocalServer
 
     settings = settings or Settings()
@@ -294,9 +399,27 @@ def run_sample(
             settings.cache_dir / "sample" / "relations.jsonl",
             settings=settings,
         )
+        linked = [
+            link_relations_file(
+                source,
+                settings.cache_dir / "sample" / name,
+                settings=settings,
+                graph=graph,
+                trajectories=notes,
+            ).model_dump()
+            for source, name, notes in (
+                (Path(extracted["out"]), "linked.jsonl", None),
+                (
+                    sample_path("relations", "llm_style.jsonl"),
+                    "linked_llm_style.jsonl",
+                    sample_path("relations", "llm_style_trajectories.jsonl"),
+                ),
+            )
+        ]
         return {
             "loads": loads,
             "ingest": ingested,
             "extract": extracted,
+            "link": linked,
             "summary": graph_summary(graph=graph),
         }

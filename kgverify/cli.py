@@ -387,6 +387,96 @@ def extract_command(
     )
 
 
+@cli.command("link")
+@click.argument("relations", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "-o",
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="Linked relations (JSONL, docs/linking.md).",
+)
+@click.option(
+    "--trajectories",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Trajectories JSONL whose notes give context for abbreviations.",
+)
+@click.option("--threshold", type=click.FloatRange(0, 1), help="Lowest score to link.")
+@click.option("--margin", type=click.FloatRange(0, 1), help="Lead needed over the next concept.")
+@click.option("--rebuild-index", is_flag=True, help="Rebuild the linker index from the graph.")
+@click.option("--rejects", type=click.Path(path_type=Path), help="Rejected lines (JSONL).")
+@json_option
+def link_command(
+    relations: Path,
+    out: Path,
+    trajectories: Path | None,
+    threshold: float | None,
+    margin: float | None,
+    rebuild_index: bool,
+    rejects: Path | None,
+    as_json: bool,
+) -> None:
+    """Link both mentions of every candidate relation in RELATIONS to vocabulary concepts.
+
+    Each mention goes through the stages code -> exact name -> normalized name -> TF-IDF
+    (scispaCy) and comes out linked, ambiguous or unlinked, with ranked candidates. The
+    index is built from the graph on first use and rebuilt when a release changes.
+    """
+    from kgverify.api import link_relations_file
+
+    overrides = {"link_threshold": threshold, "link_margin": margin}
+    settings = Settings().model_copy(update={k: v for k, v in overrides.items() if v is not None})
+    with count_progress("Linking", total=_count_lines(relations), enabled=not as_json) as step:
+        report = link_relations_file(
+            relations,
+            out,
+            settings=settings,
+            trajectories=trajectories,
+            rejects_path=rejects,
+            rebuild_index=rebuild_index,
+            progress=step,
+        )
+    result = report.model_dump()
+    emit(result, as_json, lambda: print_link_report(result))
+
+
+def print_link_report(result: dict[str, Any]) -> None:
+    console = _console("stdout")
+    title = (
+        f"{result['linked_relations']} relations linked -> {result['out']} "
+        f"({result['both_linked']} with both mentions linked; index {result['index']})"
+    )
+    console.print(title)
+    console.print(table("Mentions by status", [result["by_status"]]))
+    console.print(table("Linked mentions by stage", [result["by_method"]]))
+    console.print(
+        f"read {result['read']}, rejected {result['rejected']}, "
+        f"{result['mentions_per_second']} mentions/s"
+    )
+    if result.get("rejects"):
+        console.print(f"rejected lines: {result['rejects']}")
+
+
+def _count_lines(path: Path) -> int:
+    with path.open("rb") as lines:
+        return sum(1 for _ in lines)
+
+
+@contextmanager
+def count_progress(label: str, *, total: int, enabled: bool) -> Iterator[Callable[[int], None]]:
+    """A bar of records done out of ``total``, on stderr, shown only on a terminal."""
+    with Progress(
+        TextColumn(label),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        TimeRemainingColumn(),
+        console=(console := _console("stderr")),
+        disable=not enabled or not console.is_terminal,
+    ) as progress:
+        task = progress.add_task(label, total=total)
+        yield lambda done: progress.update(task, completed=done)
+
+
 def print_source_result(title: str, counts: dict[str, Any], result: dict[str, Any]) -> None:
     console = _console("stdout")
     console.print(table(title, [counts]))
@@ -479,7 +569,8 @@ def queries_command(name: str | None, as_json: bool) -> None:
 def sample_command(as_json: bool) -> None:
     """The main job on the shipped sample: start the local Neo4j, load the sample
     vocabularies (UMLS, SNOMED CT, RxNorm), ingest the sample EHR (39 Eunomia patients,
-    OMOP CSV), extract candidate relations, print a summary."""
+    OMOP CSV), extract candidate relations, link them (and the shipped LLM-style relations
+    with the hard cases) to vocabulary concepts, print a summary."""
     from kgverify.api import run_sample
 
     result = run_sample(Settings(), progress=None if as_json else rich_progress)
@@ -494,6 +585,8 @@ def sample_command(as_json: bool) -> None:
             extracted["by_predicate"],
             extracted,
         )
+        for linked in result["link"]:
+            print_link_report(linked)
         print_summary(result["summary"])
 
     emit(result, as_json, render)

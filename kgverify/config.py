@@ -59,6 +59,19 @@ class Settings(BaseSettings):
         default=0.01, ge=0.0, le=1.0, description="A load fails when rejects exceed this share."
     )
 
+    link_threshold: float = Field(
+        default=0.8, ge=0.0, le=1.0, description="lowest score a linked candidate may have"
+    )
+    link_margin: float = Field(
+        default=0.05, ge=0.0, le=1.0, description="lead over the next group to be linked"
+    )
+    link_k: int = Field(default=30, ge=1, le=500, description="TF-IDF neighbours per mention")
+    index_min_df: int = Field(default=1, ge=1)
+    index_m: int = Field(default=30, ge=2)
+    index_ef_construction: int = Field(default=200, ge=10)
+    index_ef_search: int = Field(default=100, ge=1)
+    index_threads: int = Field(default_factory=lambda: os.cpu_count() or 1, ge=1)
+
     pseudonym_salt: SecretStr | None = Field(
         default=None,
         description="Key of the patient/encounter pseudonyms; unset: generated once into "

@@ -9,14 +9,15 @@ a date of birth, and a note's text never appears in a ``repr`` or a log line.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 from collections.abc import Iterable, Iterator
 from datetime import UTC, date, datetime, time
 from pathlib import Path
-from typing import IO, Annotated, Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+
+from kgverify.jsonl import read_models, write_models
 
 SourceName = Literal["omop", "mimic", "fhir"]
 Sex = Literal["F", "M", "U"]
@@ -222,25 +223,11 @@ class Trajectory(_Frozen):
         yield from self.items_outside_encounters.items()
 
 
-def _open(path: Path, mode: Literal["rt", "wt"]) -> IO[str]:
-    if path.suffix == ".gz":
-        return gzip.open(path, mode, encoding="utf-8")
-    return path.open(mode[0], encoding="utf-8")
-
-
 def write_jsonl(trajectories: Iterable[Trajectory], path: Path) -> int:
     """Write one trajectory per line (gzip for ``.gz``) as they come; returns how many."""
-    count = 0
-    with _open(path, "wt") as out:
-        for trajectory in trajectories:
-            out.write(trajectory.model_dump_json() + "\n")
-            count += 1
-    return count
+    return write_models(trajectories, path)
 
 
 def read_jsonl(path: Path) -> Iterator[Trajectory]:
     """Trajectories from a JSONL file, one line at a time."""
-    with _open(path, "rt") as lines:
-        for line in lines:
-            if line.strip():
-                yield Trajectory.model_validate_json(line)
+    return read_models(path, Trajectory)

@@ -13,7 +13,9 @@ from collections.abc import Iterable, Iterator
 from enum import StrEnum
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from kgverify.jsonl import read_models_or_rejects, write_models
 
 
 class Predicate(StrEnum):
@@ -102,23 +104,9 @@ class ExtractionFailure(_Frozen):
 
 def write_relations(relations: Iterable[CandidateRelation], path: Path) -> int:
     """Write relations as JSONL; returns how many."""
-    count = 0
-    with path.open("w", encoding="utf-8") as out:
-        for relation in relations:
-            out.write(relation.model_dump_json() + "\n")
-            count += 1
-    return count
+    return write_models(relations, path)
 
 
 def read_relations(path: Path) -> Iterator[CandidateRelation | tuple[int, str]]:
     """Relations from JSONL, streamed; a bad line comes back as ``(line, reason)``."""
-    with path.open(encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                yield CandidateRelation.model_validate_json(line)
-            except ValidationError as exc:
-                first = exc.errors()[0]
-                where = ".".join(str(part) for part in first["loc"]) or "line"
-                yield number, f"{where}: {first['msg']}"
+    return read_models_or_rejects(path, CandidateRelation)

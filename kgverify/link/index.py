@@ -1,0 +1,336 @@
+"""The linker index: scispaCy's char-3-gram TF-IDF vectorizer and nmslib HNSW index, built
+from a knowledge base, in scispaCy's own file layout (``LinkerPaths``) plus kgverify's
+SQLite store and alias arrays.
+
+scispaCy's ``create_tfidf_ann_index`` cannot run with scipy >= 1.11 (it saves float16
+sparse vectors) and hard-codes its HNSW settings; this module builds the same artefacts with
+float32 vectors and configurable settings, and scispaCy's loader reads them back unchanged.
+
+An index is built in a temporary folder and renamed into place, so an interrupted build
+leaves nothing a later run could mistake for an index. Indexes built from the graph are
+cached under ``<cache_dir>/linker/<key>``, the key naming the releases loaded and the
+settings, so loading a new release (or changing a setting) builds a new index.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import json
+import logging
+import shutil
+import tempfile
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import joblib
+import nmslib
+import numpy as np
+import numpy.typing as npt
+import scipy.sparse
+from pydantic import BaseModel, ConfigDict, Field
+from scispacy.candidate_generation import LinkerPaths, load_approximate_nearest_neighbours_index
+from sklearn.feature_extraction.text import TfidfVectorizer
+
+from kgverify.config import Settings
+from kgverify.errors import KgverifyError
+from kgverify.graph.driver import Graph
+from kgverify.graph.queries import get_query
+from kgverify.link.kb import KbEntry, KbStore, StoreKnowledgeBase, export_entries
+
+log = logging.getLogger(__name__)
+
+INDEX_FORMAT = 1
+"""Bumped whenever the files of an index change meaning; part of the cache key."""
+
+
+class LinkerIndexError(KgverifyError):
+    """A linker index is missing, incomplete or from another format version."""
+
+
+class IndexSettings(BaseModel):
+    """How the TF-IDF vectorizer and the HNSW index are built and searched."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    min_df: int = Field(ge=1, description="drop 3-grams found in fewer aliases")
+    m: int = Field(ge=2, description="HNSW M: links per node")
+    ef_construction: int = Field(ge=10, description="HNSW efConstruction")
+    ef_search: int = Field(ge=1, description="HNSW efSearch (query time; not in the cache key)")
+    threads: int = Field(ge=1)
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> IndexSettings:
+        return cls(
+            min_df=settings.index_min_df,
+            m=settings.index_m,
+            ef_construction=settings.index_ef_construction,
+            ef_search=settings.index_ef_search,
+            threads=settings.index_threads,
+        )
+
+    def build_key(self) -> dict[str, int]:
+        """The settings an index's contents depend on."""
+        return {"min_df": self.min_df, "m": self.m, "ef_construction": self.ef_construction}
+
+
+SCISPACY_STOCK = {"min_df": 10, "m": 100, "ef_construction": 2000, "ef_search": 200}
+"""The settings scispaCy's ``create_tfidf_ann_index`` hard-codes (for comparisons)."""
+
+
+class IndexInfo(BaseModel):
+    """``meta.json`` of an index: what it was built from and what it holds."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    format: int
+    key: str
+    source: dict[str, Any] = Field(description="releases (graph) or a label (file)")
+    settings: dict[str, int]
+    concepts: int
+    aliases: int
+    indexed_aliases: int = Field(description="aliases with a non-empty TF-IDF vector")
+    build_seconds: float
+
+
+@dataclass(frozen=True)
+class _Files:
+    """Where each file of an index lives (scispaCy's names for scispaCy's files)."""
+
+    root: Path
+
+    @property
+    def scispacy(self) -> LinkerPaths:
+        return LinkerPaths.from_directory(self.root)
+
+    @property
+    def store(self) -> Path:
+        return self.root / "kb.sqlite"
+
+    @property
+    def alias_concepts(self) -> Path:
+        return self.root / "alias_concepts.npz"
+
+    @property
+    def meta(self) -> Path:
+        return self.root / "meta.json"
+
+    @property
+    def all_aliases(self) -> Path:
+        return self.root / "all_aliases.json"
+
+
+def build_index(
+    entries: Iterable[KbEntry],
+    directory: Path,
+    settings: IndexSettings,
+    *,
+    key: str,
+    source: dict[str, Any],
+) -> IndexInfo:
+    """Build an index from entries into ``directory`` (replaced atomically if present)."""
+    started = time.perf_counter()
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=".building-", dir=directory.parent))
+    try:
+        files = _Files(work)
+        store = KbStore(files.store, create=True)
+        concepts = store.add(entries)
+        aliases, offsets, rows = _alias_arrays(store.exact_aliases())
+        store.close()
+        log.info("indexing %d aliases of %d concepts", len(aliases), concepts)
+        indexed = _build_ann(aliases, offsets, rows, files, settings)
+        info = IndexInfo(
+            format=INDEX_FORMAT,
+            key=key,
+            source=source,
+            settings=settings.build_key(),
+            concepts=concepts,
+            aliases=len(aliases),
+            indexed_aliases=indexed,
+            build_seconds=round(time.perf_counter() - started, 3),
+        )
+        files.meta.write_text(info.model_dump_json(indent=2))
+        if directory.exists():
+            shutil.rmtree(directory)
+        work.rename(directory)
+    finally:
+        if work.exists():
+            shutil.rmtree(work)
+    return info
+
+
+def _alias_arrays(
+    pairs: Iterator[tuple[str, int]],
+) -> tuple[list[str], npt.NDArray[np.int64], npt.NDArray[np.int32]]:
+    """Sorted unique aliases and, CSR-style, the concept rows of each."""
+    aliases: list[str] = []
+    offsets: list[int] = [0]
+    rows: list[int] = []
+    for key, row in pairs:
+        if not aliases or aliases[-1] != key:
+            if aliases:
+                offsets.append(len(rows))
+            aliases.append(key)
+        rows.append(row)
+    offsets.append(len(rows))
+    if not aliases:
+        offsets = [0]
+    return aliases, np.asarray(offsets, dtype=np.int64), np.asarray(rows, dtype=np.int32)
+
+
+def _build_ann(
+    aliases: list[str],
+    offsets: npt.NDArray[np.int64],
+    rows: npt.NDArray[np.int32],
+    files: _Files,
+    settings: IndexSettings,
+) -> int:
+    if not aliases:
+        raise LinkerIndexError("the knowledge base is empty: load a vocabulary first")
+    paths = files.scispacy
+    min_df = min(settings.min_df, len(aliases))
+    vectorizer = TfidfVectorizer(
+        analyzer="char_wb", ngram_range=(3, 3), min_df=min_df, dtype=np.float32
+    )
+    vectors = vectorizer.fit_transform(aliases)
+    # nmslib crashes on all-zero vectors: index only aliases with at least one known 3-gram
+    # (the exact and normalized stages still find the others).
+    keep = np.asarray(vectors.getnnz(axis=1) > 0)
+    kept = [alias for alias, flag in zip(aliases, keep, strict=True) if flag]
+    vectors = vectors[keep]
+    # The ANN index numbers the kept aliases; map them back to the full alias arrays.
+    positions = np.flatnonzero(keep).astype(np.int64)
+    joblib.dump(vectorizer, paths.tfidf_vectorizer)
+    scipy.sparse.save_npz(paths.tfidf_vectors, vectors.astype(np.float32))
+    with open(paths.concept_aliases_list, "w", encoding="utf-8") as out:
+        json.dump(kept, out)
+    with open(files.all_aliases, "w", encoding="utf-8") as out:
+        json.dump(aliases, out)
+    np.savez(files.alias_concepts, offsets=offsets, rows=rows, positions=positions)
+    index = nmslib.init(
+        method="hnsw", space="cosinesimil_sparse", data_type=nmslib.DataType.SPARSE_VECTOR
+    )
+    index.addDataPointBatch(vectors)
+    index.createIndex(
+        {
+            "M": settings.m,
+            "efConstruction": settings.ef_construction,
+            "indexThreadQty": settings.threads,
+            "post": 0,
+        },
+        print_progress=False,
+    )
+    index.saveIndex(paths.ann_index)
+    return len(kept)
+
+
+class _AliasConcepts(Mapping[str, set[str]]):
+    """scispaCy's ``alias_to_cuis`` over the sorted alias list and its concept rows."""
+
+    def __init__(self, index: LinkerIndex) -> None:
+        self._index = index
+
+    def __getitem__(self, alias: str) -> set[str]:
+        position = self._index.alias_position(alias)
+        if position is None:
+            raise KeyError(alias)
+        rows = self._index.rows_of_alias(position)
+        return {entry.id for entry in self._index.store.concepts(rows).values()}
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._index.aliases)
+
+    def __len__(self) -> int:
+        return len(self._index.aliases)
+
+
+class LinkerIndex:
+    """An index opened for linking: vectorizer, HNSW index, alias arrays and store."""
+
+    def __init__(self, directory: Path, ef_search: int, threads: int) -> None:
+        files = _Files(directory)
+        if not files.meta.is_file() or not files.scispacy.is_locally_cached():
+            raise LinkerIndexError(f"no linker index in {directory}")
+        self.info = IndexInfo.model_validate_json(files.meta.read_text())
+        if self.info.format != INDEX_FORMAT:
+            raise LinkerIndexError(
+                f"index in {directory} has format {self.info.format}, this kgverify reads "
+                f"{INDEX_FORMAT}: rebuild it"
+            )
+        self.directory = directory
+        self.threads = threads
+        paths = files.scispacy
+        # Local paths only: scispaCy's cached_path returns an existing local file unchanged.
+        self.indexed_aliases: list[str] = paths.get_concept_aliases()
+        self.vectorizer: TfidfVectorizer = paths.get_tfidf_vectorizer()
+        self.ann = load_approximate_nearest_neighbours_index(paths, ef_search=ef_search)
+        with open(files.all_aliases, encoding="utf-8") as src:
+            self.aliases: list[str] = json.load(src)
+        arrays = np.load(files.alias_concepts)
+        self.offsets: npt.NDArray[np.int64] = arrays["offsets"]
+        self.rows: npt.NDArray[np.int32] = arrays["rows"]
+        self.positions: npt.NDArray[np.int64] = arrays["positions"]
+        self.store = KbStore(files.store)
+        self.kb = StoreKnowledgeBase(self.store, _AliasConcepts(self))
+
+    def alias_position(self, alias: str) -> int | None:
+        at = bisect.bisect_left(self.aliases, alias)
+        return at if at < len(self.aliases) and self.aliases[at] == alias else None
+
+    def rows_of_alias(self, position: int) -> list[int]:
+        rows: list[int] = self.rows[self.offsets[position] : self.offsets[position + 1]].tolist()
+        return rows
+
+    def neighbours(self, texts: list[str], k: int) -> list[list[tuple[int, float]]]:
+        """For each text, (alias position, cosine similarity) of its k nearest aliases."""
+        found: list[list[tuple[int, float]]] = [[] for _ in texts]
+        if not texts:
+            return found
+        vectors = self.vectorizer.transform(texts)
+        nonzero = np.flatnonzero(vectors.getnnz(axis=1) > 0)
+        if nonzero.size == 0:
+            return found
+        results = self.ann.knnQueryBatch(vectors[nonzero], k=k, num_threads=self.threads)
+        for at, (ids, distances) in zip(nonzero.tolist(), results, strict=True):
+            found[at] = [
+                (int(self.positions[i]), float(1.0 - d))
+                for i, d in zip(ids.tolist(), distances.tolist(), strict=True)
+            ]
+        return found
+
+    def close(self) -> None:
+        self.store.close()
+
+
+def graph_index_key(
+    graph: Graph, settings: IndexSettings, database: str
+) -> tuple[str, dict[str, Any]]:
+    """The cache key of the graph's index: current releases, settings, format, KB query."""
+    releases = [
+        {key: row[key] for key in ("id", "status", "finished_at")}
+        for row in graph.read("summary/releases")
+        if row["current"]
+    ]
+    source = {"database": database, "releases": releases}
+    material = json.dumps(
+        [INDEX_FORMAT, source, settings.build_key(), get_query("link/export_concepts").text],
+        sort_keys=True,
+    )
+    return hashlib.sha256(material.encode()).hexdigest()[:16], source
+
+
+def ensure_index(graph: Graph, settings: Settings, *, rebuild: bool = False) -> Path:
+    """The graph's index folder, built from the graph first if the releases changed."""
+    index_settings = IndexSettings.from_settings(settings)
+    key, source = graph_index_key(graph, index_settings, settings.neo4j_database)
+    if not source["releases"]:
+        raise LinkerIndexError("no vocabulary release is loaded: run `kgverify load` first")
+    directory = settings.cache_dir / "linker" / key
+    if rebuild or not (directory / "meta.json").is_file():
+        log.info("building the linker index %s from the graph", key)
+        build_index(export_entries(graph), directory, index_settings, key=key, source=source)
+    return directory

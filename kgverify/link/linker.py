@@ -1,0 +1,295 @@
+"""Linking mentions to vocabulary concepts, in stages (docs/linking.md):
+
+1. **code**: a code the source gave, mapped through the graph (a stub code such as LOINC
+   reaches the UMLS concept that contains it);
+2. **exact**: a concept name equal to the mention up to case and spacing;
+3. **normalized**: equal after punctuation, plurals, stop words and word order are removed;
+4. **tfidf**: scispaCy's char-3-gram TF-IDF nearest neighbours (variants); a neighbour one
+   typo away from the mention scores as **edit**.
+
+A later stage runs only for mentions that no earlier stage resolved to a plausible
+candidate (one whose kinds fit the relation slot and whose score clears the threshold).
+Abbreviations are expanded from context text first, when there is any. The decision
+(linked, ambiguous, unlinked) compares *groups* of candidates, so a CUI and the SNOMED code
+it contains never compete with each other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel, ConfigDict, Field
+from rapidfuzz.distance import OSA
+
+from kgverify.config import Settings
+from kgverify.graph.driver import Graph
+from kgverify.graph.model import Kind, concept_id
+from kgverify.link.abbreviations import AbbreviationExpander
+from kgverify.link.index import LinkerIndex
+from kgverify.link.kb import EXACT, NORMALIZED, KbEntry
+from kgverify.link.model import LinkCandidate, LinkStatus, MentionLink, Method
+from kgverify.link.normalize import exact_key, normalized_key
+from kgverify.link.slots import fits
+
+NORMALIZED_SCORE = 0.95
+"""Score of a normalized-name match: below an exact name, above any default threshold."""
+
+VOCAB_PREFERENCE = ("UMLS", "SNOMEDCT", "RXNORM")
+"""Which member of a group becomes ``concept_id`` when scores tie (the rest are equivalents)."""
+
+EDIT_SCORE = 0.9
+"""Score of a TF-IDF neighbour one edit (a typo) away from the mention. Char 3-grams punish a
+transposition hard ("metfromin" shares few 3-grams with "metformin"); one edit is a typo,
+two are often a different concept ("hypokalemia" / "hyperkalemia"), so only one counts."""
+
+MIN_TYPO_LENGTH = 5
+
+MAX_CANDIDATES = 10
+
+
+class LinkParams(BaseModel):
+    """Decision settings (defaults in ``Settings``; see docs/configuration.md)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    threshold: float = Field(ge=0.0, le=1.0)
+    margin: float = Field(ge=0.0, le=1.0)
+    k: int = Field(ge=1)
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> LinkParams:
+        return cls(
+            threshold=settings.link_threshold, margin=settings.link_margin, k=settings.link_k
+        )
+
+
+@dataclass(frozen=True)
+class MentionQuery:
+    """One mention to link: its text, the source's code if any, the slot's kinds, context."""
+
+    text: str
+    code_system: str | None = None
+    code: str | None = None
+    allowed: frozenset[Kind] | None = None
+    context: str | None = field(default=None, repr=False)
+
+
+@dataclass
+class _Hit:
+    row: int
+    score: float
+    method: Method
+    alias: str
+
+
+@dataclass
+class _Work:
+    query: MentionQuery
+    text: str
+    expanded_from: str | None = None
+    hits: dict[int, _Hit] = field(default_factory=dict)
+    code_only: dict[str, _Hit] = field(default_factory=dict)
+
+    def add(self, hit: _Hit) -> None:
+        best = self.hits.get(hit.row)
+        if best is None or hit.score > best.score:
+            self.hits[hit.row] = hit
+
+
+class Linker:
+    """Links batches of mentions against one index (and the graph, for codes)."""
+
+    def __init__(
+        self,
+        index: LinkerIndex,
+        params: LinkParams,
+        graph: Graph | None = None,
+        abbreviations: AbbreviationExpander | None = None,
+    ) -> None:
+        self.index = index
+        self.params = params
+        self.graph = graph
+        self.abbreviations = abbreviations or AbbreviationExpander()
+        self.stage_counts: dict[str, int] = {m.value: 0 for m in Method} | {"none": 0}
+
+    def link(self, queries: Sequence[MentionQuery]) -> list[MentionLink]:
+        """Link a batch; one result per query, in order."""
+        work = [self._prepare(q) for q in queries]
+        entries: dict[int, KbEntry] = {}
+        self._by_code(work)
+        for stage in (Method.EXACT, Method.NORMALIZED, Method.TFIDF):
+            pending = [w for w in work if not self._resolved(w, entries)]
+            if not pending:
+                break
+            if stage is Method.TFIDF:
+                self._by_tfidf(pending)
+            else:
+                self._by_name(pending, stage)
+        self._fetch(work, entries)
+        return [self._decide(w, entries) for w in work]
+
+    # -- stages ---------------------------------------------------------------------------
+
+    def _prepare(self, query: MentionQuery) -> _Work:
+        long_form = self.abbreviations.expand(query.text, query.context)
+        if long_form:
+            return _Work(query, long_form, expanded_from=query.text)
+        return _Work(query, query.text)
+
+    def _by_code(self, work: list[_Work]) -> None:
+        coded = [w for w in work if w.query.code and w.query.code_system]
+        if not coded or self.graph is None:
+            return
+        ids = {concept_id(w.query.code_system or "", w.query.code or "") for w in coded}
+        targets: dict[str, list[str]] = {}
+        for row in self.graph.read("link/concepts_by_code", ids=sorted(ids)):
+            targets.setdefault(row["code_id"], []).append(row["id"])
+        rows = self.index.store.rows_of(sorted({t for ts in targets.values() for t in ts}))
+        for w in coded:
+            code_id = concept_id(w.query.code_system or "", w.query.code or "")
+            for target in targets.get(code_id, []):
+                if target in rows:
+                    w.add(_Hit(rows[target], 1.0, Method.CODE, code_id))
+
+    def _by_name(self, work: list[_Work], stage: Method) -> None:
+        key_of = exact_key if stage is Method.EXACT else normalized_key
+        score = 1.0 if stage is Method.EXACT else NORMALIZED_SCORE
+        keys = [key_of(w.text) for w in work]
+        found = self.index.store.lookup(keys, EXACT if stage is Method.EXACT else NORMALIZED)
+        for w, key in zip(work, keys, strict=True):
+            for row in found.get(key, []):
+                w.add(_Hit(row, score, stage, key))
+
+    def _by_tfidf(self, work: list[_Work]) -> None:
+        keys = [exact_key(w.text) for w in work]
+        neighbours = self.index.neighbours(keys, self.params.k)
+        for w, key, hits in zip(work, keys, neighbours, strict=True):
+            for position, similarity in hits:
+                alias = self.index.aliases[position]
+                hit = (EDIT_SCORE, Method.EDIT) if _one_typo(key, alias) else None
+                score, method = hit or (max(0.0, min(1.0, similarity)), Method.TFIDF)
+                for row in self.index.rows_of_alias(position):
+                    w.add(_Hit(row, score, method, alias))
+
+    # -- decision -------------------------------------------------------------------------
+
+    def _fetch(self, work: Iterable[_Work], entries: dict[int, KbEntry]) -> None:
+        missing = {row for w in work for row in w.hits if row not in entries}
+        if missing:
+            entries.update(self.index.store.concepts(missing))
+
+    def _plausible(self, w: _Work, entries: dict[int, KbEntry]) -> list[_Hit]:
+        return [
+            hit
+            for hit in w.hits.values()
+            if hit.score >= self.params.threshold and fits(entries[hit.row].kinds, w.query.allowed)
+        ]
+
+    def _resolved(self, w: _Work, entries: dict[int, KbEntry]) -> bool:
+        if not w.hits:
+            return False
+        self._fetch([w], entries)
+        return bool(self._plausible(w, entries))
+
+    def _decide(self, w: _Work, entries: dict[int, KbEntry]) -> MentionLink:
+        ranked = sorted(
+            w.hits.values(),
+            key=lambda h: (-h.score, _METHOD_ORDER[h.method], _vocab_rank(entries[h.row]), h.row),
+        )[: self.params.k]
+        groups = _group(ranked, entries)
+        plausible = {h.row for h in self._plausible(w, entries)}
+        group_best: dict[int, float] = {}
+        for hit in ranked:
+            if hit.row in plausible:
+                group_best.setdefault(groups[hit.row], hit.score)
+        scores = sorted(group_best.values(), reverse=True)
+        best = scores[0] if scores else 0.0
+        margin = best - (scores[1] if len(scores) > 1 else 0.0)
+        candidates = [
+            LinkCandidate(
+                concept_id=entries[h.row].id,
+                name=entries[h.row].name,
+                vocab=entries[h.row].vocab,
+                kinds=entries[h.row].kinds,
+                score=round(h.score, 4),
+                method=h.method,
+                alias=h.alias,
+                type_ok=fits(entries[h.row].kinds, w.query.allowed),
+                group=groups[h.row],
+            )
+            for h in ranked[:MAX_CANDIDATES]
+        ]
+        base = {
+            "query": w.text,
+            "expanded_from": w.expanded_from,
+            "candidates": candidates,
+            "score": round(best, 4),
+            "margin": round(margin, 4),
+        }
+        if not scores:
+            self.stage_counts["none"] += 1
+            return MentionLink(status=LinkStatus.UNLINKED, **base)
+        top = next(h for h in ranked if h.row in plausible)
+        if margin < self.params.margin:
+            return MentionLink(status=LinkStatus.AMBIGUOUS, method=top.method, **base)
+        self.stage_counts[top.method.value] += 1
+        top_group = groups[top.row]
+        members = [entries[h.row] for h in ranked if groups[h.row] == top_group]
+        chosen = entries[top.row]
+        equivalents = {e.id for e in members} | {x for e in members for x in e.equivalents}
+        equivalents.discard(chosen.id)
+        return MentionLink(
+            status=LinkStatus.LINKED,
+            concept_id=chosen.id,
+            equivalents=sorted(equivalents),
+            method=top.method,
+            **base,
+        )
+
+
+_METHOD_ORDER = {method: order for order, method in enumerate(Method)}
+
+
+def _one_typo(key: str, alias: str) -> bool:
+    """One insertion, deletion, substitution or transposition apart (not equal)."""
+    return (
+        len(key) >= MIN_TYPO_LENGTH
+        and key != alias
+        and OSA.distance(key, alias, score_cutoff=1) <= 1
+    )
+
+
+def _vocab_rank(entry: KbEntry) -> int:
+    return VOCAB_PREFERENCE.index(entry.vocab) if entry.vocab in VOCAB_PREFERENCE else 99
+
+
+def _group(ranked: list[_Hit], entries: dict[int, KbEntry]) -> dict[int, int]:
+    """Group numbers for candidates (first-ranked group is 0): two candidates are one
+    concept when MAPS_TO joins them (directly or through a shared CUI) or their preferred
+    names normalize to the same key."""
+    keys_of: dict[int, set[str]] = {}
+    for hit in ranked:
+        entry = entries[hit.row]
+        keys_of[hit.row] = {entry.id, *entry.equivalents, "name:" + normalized_key(entry.name)}
+    group_of: dict[int, int] = {}
+    group_keys: list[set[str]] = []
+    for hit in ranked:
+        keys = keys_of[hit.row]
+        joined = [g for g, gk in enumerate(group_keys) if gk & keys]
+        if not joined:
+            group_keys.append(set(keys))
+            group_of[hit.row] = len(group_keys) - 1
+            continue
+        target = joined[0]
+        group_keys[target] |= keys
+        group_of[hit.row] = target
+        # A candidate that bridges two groups merges the later into the earlier.
+        for other in joined[1:]:
+            group_keys[target] |= group_keys[other]
+            group_keys[other] = set()
+            for row, g in group_of.items():
+                if g == other:
+                    group_of[row] = target
+    renumber = {g: n for n, g in enumerate(dict.fromkeys(group_of[h.row] for h in ranked))}
+    return {row: renumber[g] for row, g in group_of.items()}
