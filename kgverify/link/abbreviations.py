@@ -6,6 +6,7 @@ English one: no model download, nothing to fail offline."""
 from __future__ import annotations
 
 import hashlib
+import warnings
 from functools import cached_property
 
 import scispacy.abbreviation  # noqa: F401  (registers the abbreviation_detector factory)
@@ -32,7 +33,10 @@ class AbbreviationExpander:
         digest = hashlib.sha256(context.encode()).hexdigest()
         found = self._cache.get(digest)
         if found is None:
-            doc = self.nlp(context)
+            with warnings.catch_warnings():
+                # scispaCy runs its second matcher even when it has no patterns (W036).
+                warnings.filterwarnings("ignore", message=r"\[W036\]")
+                doc = self.nlp(context)
             found = {
                 short.text: str(short._.long_form)
                 for short in doc._.abbreviations

@@ -167,6 +167,8 @@ class Linker:
         for w, key, hits in zip(work, keys, neighbours, strict=True):
             for position, similarity in hits:
                 alias = self.index.aliases[position]
+                if similarity <= 0.0:
+                    continue  # no 3-gram in common: not a candidate at all
                 hit = (EDIT_SCORE, Method.EDIT) if _one_typo(key, alias) else None
                 score, method = hit or (max(0.0, min(1.0, similarity)), Method.TFIDF)
                 for row in self.index.rows_of_alias(position):

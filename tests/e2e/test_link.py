@@ -1,0 +1,175 @@
+"""Linking against the sample vocabularies in the real Neo4j: the index is built from the
+graph and cached per release set, codes are mapped through the graph, and the CLI links
+the shipped LLM-style relations with their hard cases."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kgverify.api import build_linker_index, load_vocabulary, open_linker, sample_path
+from kgverify.cli import cli
+from kgverify.config import Settings
+from kgverify.graph import Graph
+from kgverify.link import MentionQuery
+from kgverify.link.model import LinkStatus, Method, read_linked
+
+pytestmark = pytest.mark.neo4j
+
+RELEASES = {
+    "umls": ("umls", "2025AA"),
+    "snomed": ("snomed", "SnomedCT_InternationalRF2_PRODUCTION_20250101T120000Z"),
+    "rxnorm": ("rxnorm", "RxNorm_full_01062025"),
+}
+
+
+@pytest.fixture(scope="module")
+def local(settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    """The session's server with a cache of this module's own (indexes are built here)."""
+    return settings.model_copy(update={"cache_dir": tmp_path_factory.mktemp("cache")})
+
+
+@pytest.fixture(scope="module")
+def loaded(graph: Graph, local: Settings) -> Graph:
+    for name, parts in RELEASES.items():
+        load_vocabulary(name, sample_path(*parts), settings=local, graph=graph)
+    return graph
+
+
+def test_no_release_loaded_is_one_clear_error(
+    fresh_graph: Graph, cli_env: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KGVERIFY_CACHE_DIR", str(tmp_path))
+    relations = sample_path("relations", "llm_style.jsonl")
+    result = CliRunner().invoke(cli, ["link", str(relations), "-o", str(tmp_path / "o.jsonl")])
+    assert result.exit_code == 2
+    assert (
+        result.stderr.strip() == "error: no vocabulary release is loaded: run `kgverify load` first"
+    )
+    assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_the_index_is_built_once_per_release_set(loaded: Graph, local: Settings) -> None:
+    first = build_linker_index(local, loaded)
+    assert first.concepts > 1000 and first.aliases >= first.indexed_aliases > 0
+    assert {r["id"] for r in first.source["releases"]} == {
+        "UMLS@2025AA",
+        "SNOMEDCT@20250101",
+        "RXNORM@2025-01-06",
+    }
+    meta = local.cache_dir / "linker" / first.key / "meta.json"
+    stamp = meta.stat().st_mtime_ns
+    again = build_linker_index(local, loaded)
+    assert again == first and meta.stat().st_mtime_ns == stamp  # reused, not rebuilt
+    rebuilt = build_linker_index(local, loaded, rebuild=True)
+    assert rebuilt.key == first.key and meta.stat().st_mtime_ns != stamp
+
+
+def test_codes_are_mapped_through_the_graph(loaded: Graph, local: Settings) -> None:
+    linker = open_linker(local, loaded)
+    try:
+        owned, stub, unknown, retired = linker.link(
+            [
+                # A SNOMED code of a loaded SNOMED concept, whatever the text says.
+                MentionQuery("heart thing", code_system="SNOMEDCT", code="22298006"),
+                # A LOINC code: only a MAPS_TO target; it reaches the UMLS concept.
+                MentionQuery("glucose", code_system="LNC", code="2345-7"),
+                # A code the graph does not know: the text decides.
+                MentionQuery("Otitis media", code_system="SNOMEDCT", code="999999999"),
+                # An inactive SNOMED concept is not a link target: its CUI is, by name.
+                MentionQuery("Perinephric abscess", code_system="SNOMEDCT", code="235998001"),
+            ]
+        )
+    finally:
+        linker.index.close()
+    assert (owned.status, owned.method, owned.concept_id) == (
+        LinkStatus.LINKED,
+        Method.CODE,
+        "SNOMEDCT:22298006",
+    )
+    assert "UMLS:C0027051" in owned.equivalents
+    assert (stub.method, stub.concept_id) == (Method.CODE, "UMLS:C9900151")
+    assert unknown.method is Method.EXACT and unknown.concept_id is not None
+    assert retired.method is Method.EXACT and retired.concept_id == "UMLS:C9900030"
+    assert all(c.concept_id != "SNOMEDCT:235998001" for c in retired.candidates)
+
+
+def test_cli_links_the_hard_cases(
+    loaded: Graph, cli_env: Settings, local: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KGVERIFY_CACHE_DIR", str(local.cache_dir))
+    out = local.cache_dir / "linked.jsonl"
+    result = CliRunner().invoke(
+        cli,
+        [
+            "link",
+            str(sample_path("relations", "llm_style.jsonl")),
+            "-o",
+            str(out),
+            "--trajectories",
+            str(sample_path("relations", "llm_style_trajectories.jsonl")),
+            "--json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["read"] == report["linked_relations"] + report["rejected"] == 12
+    assert sum(report["by_status"].values()) == 24
+    assert report["expanded"] == 2
+    got = {
+        (r.relation.subject.text, r.relation.object.text, r.relation.patient_id): r
+        for r in read_linked(out)
+    }
+    assert len(got) == 12
+
+    def sides(subject: str, obj: str, patient: str = "sample-llm-p2") -> tuple[object, ...]:
+        r = got[(subject, obj, patient)]
+        return (
+            r.subject.status.value,
+            r.subject.concept_id,
+            r.object.status.value,
+            r.object.concept_id,
+        )
+
+    mi = "UMLS:C0027051"
+    # "MI" defined in the encounter's note: expanded and linked; without a note: ambiguous.
+    assert sides("aspirin", "MI", "sample-llm-p1")[2:] == ("linked", mi)
+    assert sides("aspirin", "MI")[2:] == ("ambiguous", None)
+    assert sides("chest pain", "MI", "sample-llm-p1") == ("linked", "UMLS:C0008031", "linked", mi)
+    # Brand names.
+    tylenol = got[("Tylenol", "headache", "sample-llm-p2")]
+    assert "RXNORM:202433" in [tylenol.subject.concept_id, *tylenol.subject.equivalents]
+    # Misspellings: one typo away.
+    typo = got[("metfromin", "diabetes mellitus, type 2", "sample-llm-p2")]
+    assert typo.subject.method is Method.EDIT and typo.subject.concept_id == "UMLS:C0025598"
+    assert typo.object.concept_id == "UMLS:C0011860"
+    # "RA" in a condition slot cannot be the right atrium.
+    assert sides("metformin", "RA")[3] == "UMLS:C0003873"
+    # An invented drug is unlinked, not forced onto the nearest name.
+    assert sides("quantum flux capacitor", "acute bronchitis")[:2] == ("unlinked", None)
+
+
+def test_bad_lines_are_rejected_with_their_line(
+    loaded: Graph, local: Settings, tmp_path: Path
+) -> None:
+    from kgverify.api import link_relations_file
+
+    good = sample_path("relations", "llm_style.jsonl").read_text().splitlines()
+    source = tmp_path / "in.jsonl"
+    source.write_text("\n".join([good[0], "{not json", good[1], '{"patient_id": "p"}']) + "\n")
+    report = link_relations_file(source, tmp_path / "out.jsonl", settings=local, graph=loaded)
+    assert (report.read, report.linked_relations, report.rejected) == (4, 2, 2)
+    rejects = [json.loads(line) for line in Path(report.rejects or "").read_text().splitlines()]
+    assert [r["line"] for r in rejects] == [2, 4]
+    assert len((tmp_path / "out.jsonl").read_text().splitlines()) == 2
+
+
+def test_a_new_release_gets_a_new_index(loaded: Graph, local: Settings) -> None:
+    before = build_linker_index(local, loaded)
+    load_vocabulary("umls", sample_path("umls", "2025AB"), settings=local, graph=loaded)
+    after = build_linker_index(local, loaded)
+    assert after.key != before.key
+    assert "UMLS@2025AB" in {r["id"] for r in after.source["releases"]}
