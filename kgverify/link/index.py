@@ -333,4 +333,20 @@ def ensure_index(graph: Graph, settings: Settings, *, rebuild: bool = False) -> 
     if rebuild or not (directory / "meta.json").is_file():
         log.info("building the linker index %s from the graph", key)
         build_index(export_entries(graph), directory, index_settings, key=key, source=source)
+        _prune(directory.parent, keep=KEEP_INDEXES)
     return directory
+
+
+KEEP_INDEXES = 3
+"""Indexes kept in the cache (newest first): enough to go back a release or two."""
+
+
+def _prune(root: Path, keep: int) -> None:
+    """Remove all but the ``keep`` most recently built indexes (not half-built ones)."""
+    built = sorted(
+        (d for d in root.iterdir() if (d / "meta.json").is_file()),
+        key=lambda d: (d / "meta.json").stat().st_mtime_ns,
+        reverse=True,
+    )
+    for old in built[keep:]:
+        shutil.rmtree(old, ignore_errors=True)

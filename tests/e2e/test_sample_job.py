@@ -31,6 +31,12 @@ def test_sample_job_loads_all_three_and_summarises(fresh_graph: Graph) -> None:
     assert out["ingest"]["ingest"]["patients"] == 39
     assert out["extract"]["relations"] > 0 and out["extract"]["patients"] == 39
     assert out["summary"]["facts"]
+    # Linking: the template relations carry codes; the LLM-style ones hold the hard cases.
+    template, llm_style = out["link"]
+    assert template["read"] == template["linked_relations"] == out["extract"]["relations"]
+    assert template["by_method"]["code"] > 0.9 * 2 * template["read"]
+    assert llm_style["read"] == 12 and llm_style["rejected"] == 0
+    assert llm_style["by_status"] == {"ambiguous": 1, "linked": 22, "unlinked": 1}
     vocabs = {row["vocab"]: row for row in out["summary"]["concepts"]}
     assert vocabs["UMLS"]["active"] == 400 and vocabs["SNOMEDCT"]["retired"] == 1
     # After all three, UMLS mappings point at owned (non-stub) SNOMED and RxNorm concepts.
