@@ -119,7 +119,8 @@ class Linker:
         entries: dict[int, KbEntry] = {}
         self._by_code(work)
         for stage in (Method.EXACT, Method.NORMALIZED, Method.TFIDF):
-            pending = [w for w in work if not self._resolved(w, entries)]
+            self._fetch(work, entries)  # one store query per stage for the whole batch
+            pending = [w for w in work if not self._plausible(w, entries)]
             if not pending:
                 break
             if stage is Method.TFIDF:
@@ -187,12 +188,6 @@ class Linker:
             for hit in w.hits.values()
             if hit.score >= self.params.threshold and fits(entries[hit.row].kinds, w.query.allowed)
         ]
-
-    def _resolved(self, w: _Work, entries: dict[int, KbEntry]) -> bool:
-        if not w.hits:
-            return False
-        self._fetch([w], entries)
-        return bool(self._plausible(w, entries))
 
     def _decide(self, w: _Work, entries: dict[int, KbEntry]) -> MentionLink:
         ranked = sorted(
