@@ -120,6 +120,8 @@ def cli(verbose: int) -> None:
             format="%(asctime)s %(levelname)s %(name)s: %(message)s",
             stream=sys.stderr,
         )
+        # nmslib logs its whole factory registry and every parameter at INFO.
+        logging.getLogger("nmslib").setLevel(logging.DEBUG if verbose > 2 else logging.WARNING)
 
 
 # -- neo4j ------------------------------------------------------------------------------------
@@ -438,6 +440,35 @@ def link_command(
         )
     result = report.model_dump()
     emit(result, as_json, lambda: print_link_report(result))
+
+
+@cli.command("index")
+@click.option("--rebuild", is_flag=True, help="Build even if the releases have not changed.")
+@json_option
+def index_command(rebuild: bool, as_json: bool) -> None:
+    """Build (or reuse) the linker index of the loaded releases and describe it.
+
+    `kgverify link` does this on first use; run it ahead to pay the build once. The index is
+    cached under <cache_dir>/linker/<key>, the key naming the releases and index settings.
+    """
+    from kgverify.api import build_linker_index
+
+    info = build_linker_index(Settings(), rebuild=rebuild).model_dump()
+    emit(info, as_json, lambda: _console("stdout").print(table("Linker index", [_flat(info)])))
+
+
+def _flat(info: dict[str, Any]) -> dict[str, Any]:
+    releases = ", ".join(r["id"] for r in info["source"].get("releases", []))
+    settings = ", ".join(f"{k}={v}" for k, v in info["settings"].items())
+    return {
+        "key": info["key"],
+        "releases": releases,
+        "concepts": info["concepts"],
+        "aliases": info["aliases"],
+        "indexed": info["indexed_aliases"],
+        "settings": settings,
+        "build_s": info["build_seconds"],
+    }
 
 
 def print_link_report(result: dict[str, Any]) -> None:

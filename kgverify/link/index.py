@@ -141,8 +141,14 @@ def build_index(
         concepts = store.add(entries)
         aliases, offsets, rows = _alias_arrays(store.exact_aliases())
         store.close()
-        log.info("indexing %d aliases of %d concepts", len(aliases), concepts)
+        log.info(
+            "stored %d concepts, %d distinct aliases (%.1f s); fitting TF-IDF and HNSW",
+            concepts,
+            len(aliases),
+            time.perf_counter() - started,
+        )
         indexed = _build_ann(aliases, offsets, rows, files, settings)
+        log.info("index built in %.1f s", time.perf_counter() - started)
         info = IndexInfo(
             format=INDEX_FORMAT,
             key=key,
