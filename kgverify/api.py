@@ -29,7 +29,9 @@ if TYPE_CHECKING:
     from kgverify.ehr.model import Trajectory
     from kgverify.link.index import IndexInfo
     from kgverify.link.linker import Linker
-    from kgverify.link.relations import LinkReport
+    from kgverify.link.relations import Contexts, LinkReport
+    from kgverify.verify.report import VerifyReport
+    from kgverify.verify.verifier import Verifier
 
 
 def load_vocabulary(
@@ -350,6 +352,96 @@ def link_relations_file(
     return report
 
 
+def open_verifier(
+    settings: Settings | None = None,
+    graph: Graph | None = None,
+    *,
+    write: bool = True,
+    contexts: Contexts | None = None,
+) -> Verifier:
+    """A ``Verifier`` over ``graph`` (which must stay open while it is used): rules from
+    ``queries/verify/``, the filter policy from ``settings``, the linker opened on first
+    need. ``write=False`` judges without writing assertions back.
+
+    >>> with open_verifier(settings, graph) as verifier:
+    ...     [verdict] = verifier.verify([relation])
+    >>> verdict.verdict, verdict.rule, verdict.evidence[0].edges
+    """
+    from kgverify.graph.schema import ensure_schema
+    from kgverify.verify.verifier import Verifier
+
+    settings = settings or Settings()
+    graph = graph or Graph.connect(settings)
+    if write:
+        ensure_schema(graph)
+    return Verifier(graph, settings, write=write, contexts=contexts)
+
+
+def verify_relations_file(
+    relations: Path,
+    out: Path,
+    *,
+    settings: Settings | None = None,
+    graph: Graph | None = None,
+    trajectories: Path | None = None,
+    rejects_path: Path | None = None,
+    write: bool = True,
+    progress: Callable[[int], None] | None = None,
+) -> VerifyReport:
+    """Verify every relation in ``relations`` (candidate or linked relation JSONL: what is
+    not linked is linked first) and write ``Verdict`` JSONL to ``out`` (replaced only when
+    the run completes); verdicts are written back to the graph as assertions unless
+    ``write`` is false. Bad lines go, with their line number, to the rejects file."""
+    import time
+
+    from kgverify.link.relations import Contexts
+    from kgverify.verify.model import write_verdicts
+    from kgverify.verify.report import VerifyReport, read_relations_any
+    from loaders.report import RejectedRow
+
+    settings = settings or Settings()
+    if not relations.is_file():
+        raise ConfigError(f"no such relations file: {relations}")
+    sink = RejectSink(rejects_path or out.with_suffix(".rejects.jsonl"))
+    report = VerifyReport(out=str(out))
+    contexts = Contexts.from_file(trajectories) if trajectories is not None else None
+    started = time.perf_counter()
+
+    def good() -> Iterator[Any]:
+        for item in read_relations_any(relations):
+            report.read += 1
+            if isinstance(item, tuple):
+                report.rejected += 1
+                line, reason = item
+                sink.write(RejectedRow(file=str(relations), line=line, reason=reason, text=""))
+                continue
+            yield item
+            if progress is not None:
+                progress(report.read)
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    partial = out.with_name(out.name + ".partial")
+    with _graph(settings, graph) as g:
+        verifier = open_verifier(settings, g, write=write, contexts=contexts)
+        try:
+            batch = max(1, min(settings.batch_size, 5_000))
+            write_verdicts(report.count(verifier.iter_verify(good(), batch)), partial)
+            partial.replace(out)
+        finally:
+            sink.close()
+            verifier.close()
+            partial.unlink(missing_ok=True)
+    report.written = verifier.written
+    report.unknown_patients = verifier.unknown_patients
+    report.unknown_encounters = verifier.unknown_encounters
+    report.link = verifier.link_report if verifier.link_report.read else None
+    report.seconds = round(time.perf_counter() - started, 3)
+    if report.seconds:
+        report.relations_per_second = round(report.verified / report.seconds, 1)
+    report.rejects = str(sink.path) if sink.count else None
+    return report
+
+
 @contextmanager
 def _graph(settings: Settings, graph: Graph | None) -> Iterator[Graph]:
     """The caller's graph, or one opened (and closed) here."""
@@ -377,8 +469,8 @@ def run_sample(
     settings: Settings | None = None, progress: ProgressFactory | None = None
 ) -> dict[str, Any]:
     """The main job on the shipped sample: local Neo4j up, sample vocabularies loaded, the
-    sample EHR ingested, candidate relations extracted to ``<cache_dir>/sample`` and linked
-    (with the shipped LLM-style relations that hold the hard linking cases)."""
+    sample EHR ingested, candidate relations extracted to ``<cache_dir>/sample``, linked
+    (with the shipped LLM-style relations that hold the hard linking cases) and verified."""
     from kgverify.server import LocalServer
 
     settings = settings or Settings()
@@ -416,10 +508,22 @@ def run_sample(
                 ),
             )
         ]
+        verified = [
+            verify_relations_file(
+                Path(report["out"]),
+                settings.cache_dir / "sample" / name,
+                settings=settings,
+                graph=graph,
+            ).model_dump()
+            for report, name in zip(
+                linked, ("verdicts.jsonl", "verdicts_llm_style.jsonl"), strict=True
+            )
+        ]
         return {
             "loads": loads,
             "ingest": ingested,
             "extract": extracted,
             "link": linked,
+            "verify": verified,
             "summary": graph_summary(graph=graph),
         }

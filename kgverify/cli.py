@@ -488,6 +488,92 @@ def print_link_report(result: dict[str, Any]) -> None:
         console.print(f"rejected lines: {result['rejects']}")
 
 
+@cli.command("verify")
+@click.argument("relations", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "-o",
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="Verdicts (JSONL, docs/verification.md).",
+)
+@click.option(
+    "--trajectories",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Trajectories JSONL whose notes give context for abbreviations when linking.",
+)
+@click.option(
+    "--no-write", is_flag=True, help="Judge only; do not write assertions back to the graph."
+)
+@click.option("--rejects", type=click.Path(path_type=Path), help="Rejected lines (JSONL).")
+@json_option
+def verify_command(
+    relations: Path,
+    out: Path,
+    trajectories: Path | None,
+    no_write: bool,
+    rejects: Path | None,
+    as_json: bool,
+) -> None:
+    """Judge every relation in RELATIONS against the vocabulary graph.
+
+    RELATIONS is candidate-relation JSONL (from `kgverify extract`) or linked-relation JSONL
+    (from `kgverify link`); what is not linked yet is linked first. Each relation gets a
+    verdict (supported, contradicted, unsupported, ambiguous, unlinked, type_mismatch) with
+    its evidence paths and rule version; the filter policy (KGVERIFY_VERIFY_*) decides what
+    passes. Verdicts are also written back to the graph as (:Assertion) provenance.
+    """
+    from kgverify.api import verify_relations_file
+
+    with count_progress("Verifying", total=_count_lines(relations), enabled=not as_json) as step:
+        report = verify_relations_file(
+            relations,
+            out,
+            settings=Settings(),
+            trajectories=trajectories,
+            rejects_path=rejects,
+            write=not no_write,
+            progress=step,
+        )
+    result = report.model_dump()
+    emit(result, as_json, lambda: print_verify_report(result))
+
+
+VERDICT_COLUMNS = (
+    "supported",
+    "contradicted",
+    "unsupported",
+    "ambiguous",
+    "unlinked",
+    "type_mismatch",
+)
+
+
+def print_verify_report(result: dict[str, Any]) -> None:
+    console = _console("stdout")
+    console.print(
+        f"{result['verified']} relations verified -> {result['out']}; {result['passed']} pass "
+        f"the filter; {result['written']} assertions written"
+    )
+    rows = [
+        {"predicate": predicate, **{v: counts.get(v, 0) for v in VERDICT_COLUMNS}}
+        for predicate, counts in result["by_predicate"].items()
+    ]
+    console.print(table("Verdicts by predicate", rows))
+    console.print(
+        f"read {result['read']}, rejected {result['rejected']}, "
+        f"{result['relations_per_second']} relations/s"
+        + (
+            f"; unknown patients {result['unknown_patients']}, "
+            f"unknown encounters {result['unknown_encounters']}"
+            if result["unknown_patients"] or result["unknown_encounters"]
+            else ""
+        )
+    )
+    if result.get("rejects"):
+        console.print(f"rejected lines: {result['rejects']}")
+
+
 def _count_lines(path: Path) -> int:
     with path.open("rb") as lines:
         return sum(1 for _ in lines)
@@ -601,7 +687,8 @@ def sample_command(as_json: bool) -> None:
     """The main job on the shipped sample: start the local Neo4j, load the sample
     vocabularies (UMLS, SNOMED CT, RxNorm), ingest the sample EHR (39 Eunomia patients,
     OMOP CSV), extract candidate relations, link them (and the shipped LLM-style relations
-    with the hard cases) to vocabulary concepts, print a summary."""
+    with the hard cases) to vocabulary concepts, verify them against the graph, print the
+    verdicts per predicate and a summary."""
     from kgverify.api import run_sample
 
     result = run_sample(Settings(), progress=None if as_json else rich_progress)
@@ -618,6 +705,8 @@ def sample_command(as_json: bool) -> None:
         )
         for linked in result["link"]:
             print_link_report(linked)
+        for verified in result["verify"]:
+            print_verify_report(verified)
         print_summary(result["summary"])
 
     emit(result, as_json, render)

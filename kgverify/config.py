@@ -72,6 +72,25 @@ class Settings(BaseSettings):
     index_ef_search: int = Field(default=100, ge=1)
     index_threads: int = Field(default_factory=lambda: os.cpu_count() or 1, ge=1)
 
+    verify_max_depth: int = Field(
+        default=3, ge=0, le=4, description="is-a steps above a relation's object that count"
+    )
+    verify_decay: float = Field(default=0.85, gt=0.0, le=1.0, description="score per is-a step")
+    verify_hub_depth: int = Field(
+        default=2, ge=0, le=3, description="levels below SNOMED CT's root that are hubs"
+    )
+    verify_hub_children: int = Field(
+        default=200, ge=2, description="a concept with this many is-a children is a hub"
+    )
+    verify_hub_ids: list[str] = Field(default_factory=list, description="more hub concept ids")
+    verify_max_paths: int = Field(default=3, ge=1, le=50, description="evidence paths per rule")
+    verify_accept: list[str] = Field(
+        default_factory=lambda: ["supported"], description="verdicts that pass the filter"
+    )
+    verify_min_score: float = Field(default=0.5, ge=0.0, le=1.0)
+    verify_min_confidence: float = Field(default=0.0, ge=0.0, le=1.0)
+    verify_distractors: int = Field(default=10, ge=0, le=100)
+
     pseudonym_salt: SecretStr | None = Field(
         default=None,
         description="Key of the patient/encounter pseudonyms; unset: generated once into "

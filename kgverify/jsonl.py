@@ -49,6 +49,11 @@ def read_models_or_rejects(path: Path, model: type[M]) -> Iterator[M | tuple[int
             try:
                 yield model.model_validate_json(line)
             except ValidationError as exc:
-                first = exc.errors()[0]
-                where = ".".join(str(part) for part in first["loc"]) or "line"
-                yield number, f"{where}: {first['msg']}"
+                yield number, reason_of(exc)
+
+
+def reason_of(exc: ValidationError) -> str:
+    """A one-line reason for a rejected record: where in it, and what is wrong."""
+    first = exc.errors()[0]
+    where = ".".join(str(part) for part in first["loc"]) or "line"
+    return f"{where}: {first['msg']}"

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from itertools import islice
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, Self, TypeVar
 
 import neo4j
 from neo4j import exceptions as neo4j_errors
@@ -25,8 +25,11 @@ from kgverify.graph.queries import get_query
 Row = dict[str, Any]
 
 
-def batched(rows: Iterable[Row], size: int) -> Iterator[list[Row]]:
-    """Split an iterable into lists of at most ``size`` rows, lazily."""
+T = TypeVar("T")
+
+
+def batched(rows: Iterable[T], size: int) -> Iterator[list[T]]:
+    """Split an iterable into lists of at most ``size`` items, lazily."""
     iterator = iter(rows)
     while batch := list(islice(iterator, size)):
         yield batch

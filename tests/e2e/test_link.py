@@ -68,6 +68,18 @@ def test_the_index_is_built_once_per_release_set(loaded: Graph, local: Settings)
     assert rebuilt.key == first.key and meta.stat().st_mtime_ns != stamp
 
 
+def test_cli_index_reuses_the_cached_index(
+    loaded: Graph, cli_env: Settings, local: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KGVERIFY_CACHE_DIR", str(local.cache_dir))
+    expected = build_linker_index(local, loaded)
+    result = CliRunner().invoke(cli, ["index", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == expected.model_dump()
+    table = CliRunner().invoke(cli, ["index"])
+    assert expected.key in table.output and "UMLS@2025AA" in table.output
+
+
 def test_codes_are_mapped_through_the_graph(loaded: Graph, local: Settings) -> None:
     linker = open_linker(local, loaded)
     try:

@@ -1,0 +1,71 @@
+"""What a verification run reports, and the reader for its input: candidate relations or
+linked relations (both JSONL), line by line, bad lines handed back with their number."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from pydantic import BaseModel, Field, ValidationError
+
+from kgverify.extract.relation import CandidateRelation
+from kgverify.jsonl import open_text, reason_of
+from kgverify.link.model import LinkedRelation
+from kgverify.link.relations import LinkReport
+from kgverify.verify.model import Verdict
+
+
+class VerifyReport(BaseModel):
+    """Counts of one run; ``read == verified + rejected``."""
+
+    read: int = 0
+    rejected: int = 0
+    verified: int = 0
+    passed: int = 0
+    by_predicate: dict[str, dict[str, int]] = Field(
+        default_factory=dict, description="predicate -> verdict -> relations"
+    )
+    written: int = Field(default=0, description="assertions written back to the graph")
+    unknown_patients: int = 0
+    unknown_encounters: int = 0
+    seconds: float = 0.0
+    relations_per_second: float = 0.0
+    link: LinkReport | None = Field(default=None, description="linking of unlinked inputs")
+    out: str = ""
+    rejects: str | None = None
+
+    def count(self, verdicts: Iterable[Verdict]) -> Iterator[Verdict]:
+        """Pass verdicts through, counting them."""
+        table: dict[str, Counter[str]] = {}
+        for verdict in verdicts:
+            self.verified += 1
+            self.passed += verdict.passed
+            table.setdefault(verdict.relation.predicate.value, Counter())[
+                verdict.verdict.value
+            ] += 1
+            self.by_predicate = {p: dict(sorted(c.items())) for p, c in sorted(table.items())}
+            yield verdict
+
+
+AnyRelation = CandidateRelation | LinkedRelation
+
+
+def read_relations_any(path: Path) -> Iterator[AnyRelation | tuple[int, str]]:
+    """Candidate or linked relations from JSONL; a bad line comes back as ``(line, reason)``."""
+    with open_text(path, "rt") as lines:
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line)
+            except json.JSONDecodeError as exc:
+                yield number, f"invalid JSON: {exc.msg}"
+                continue
+            linked = isinstance(data, dict) and "relation" in data
+            model: type[AnyRelation] = LinkedRelation if linked else CandidateRelation
+            try:
+                yield model.model_validate(data)
+            except ValidationError as exc:
+                yield number, reason_of(exc)

@@ -1,0 +1,94 @@
+"""The verification rules: which Cypher file checks what, and which vocabulary edges count
+for or against each predicate (docs/verification.md has the tables).
+
+A rule is a query file under ``queries/verify/``; it runs with two edge tables: *support*
+(edges that state the relation) and *contradict* (edges that state its opposite). Its
+version is a hash of the query text and the tables, so a verdict names exactly the logic
+that produced it and a changed rule is visible in every audit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+
+from kgverify.extract.relation import Predicate
+from kgverify.graph.model import RelType
+from kgverify.graph.queries import get_query
+
+
+@dataclass(frozen=True)
+class EdgeSpec:
+    """A vocabulary edge that bears on a predicate. ``forward``: True when the edge runs
+    subject -> object, False when object -> subject, None for either."""
+
+    type: RelType
+    forward: bool | None
+    weight: float
+
+    def as_param(self) -> dict[str, object]:
+        return {"type": self.type.value, "forward": self.forward, "weight": self.weight}
+
+
+SUPPORT: dict[Predicate, tuple[EdgeSpec, ...]] = {
+    Predicate.TREATS: (EdgeSpec(RelType.MAY_TREAT, True, 1.0),),
+    Predicate.CONTRAINDICATED_FOR: (EdgeSpec(RelType.CONTRAINDICATED_FOR, True, 1.0),),
+    # "finding indicates diagnosis": the diagnosis has the finding as a manifestation.
+    Predicate.INDICATES: (
+        EdgeSpec(RelType.HAS_MANIFESTATION, False, 1.0),
+        EdgeSpec(RelType.ASSOCIATED_WITH, None, 0.6),
+    ),
+    # "condition leads to outcome": the outcome is due to it, or is its manifestation.
+    Predicate.LEADS_TO: (
+        EdgeSpec(RelType.DUE_TO, False, 1.0),
+        EdgeSpec(RelType.HAS_MANIFESTATION, True, 0.8),
+        EdgeSpec(RelType.ASSOCIATED_WITH, None, 0.6),
+    ),
+}
+
+CONTRADICT: dict[Predicate, tuple[EdgeSpec, ...]] = {
+    Predicate.TREATS: (EdgeSpec(RelType.CONTRAINDICATED_FOR, True, 1.0),),
+    Predicate.CONTRAINDICATED_FOR: (EdgeSpec(RelType.MAY_TREAT, True, 0.8),),
+    Predicate.INDICATES: (),
+    # The cause runs the other way: the "outcome" is what the condition is due to.
+    Predicate.LEADS_TO: (EdgeSpec(RelType.DUE_TO, True, 1.0),),
+}
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One query file, run once per batch with both edge tables (one traversal finds the
+    paths for and against); a path's rule id is ``<name>.<stance>``."""
+
+    name: str  # the query file: verify/<name>.cypher
+    order: int  # tie-break between equal scores: the more direct rule decides
+
+    @property
+    def query(self) -> str:
+        return f"verify/{self.name}"
+
+    def path_rule(self, stance: str) -> str:
+        return f"{self.name}.{stance}"
+
+    @staticmethod
+    def specs() -> dict[str, list[dict[str, object]]]:
+        """Both tables as the ``$specs`` parameter: predicate -> edges with their stance."""
+        return {
+            p.value: [{**e.as_param(), "stance": "support"} for e in SUPPORT[p]]
+            + [{**e.as_param(), "stance": "contradict"} for e in CONTRADICT[p]]
+            for p in Predicate
+        }
+
+    @property
+    def version(self) -> str:
+        material = json.dumps([get_query(self.query).text, self.specs()], sort_keys=True)
+        return hashlib.sha256(material.encode()).hexdigest()[:12]
+
+
+RULES: tuple[Rule, ...] = tuple(
+    Rule(name, order) for order, name in enumerate(("direct", "ancestor", "ingredient"))
+)
+"""Every rule, in the order ties are broken."""
+
+SNOMED_ROOT = "SNOMEDCT:138875005"

@@ -1,0 +1,356 @@
+"""The verifier: links what is not linked yet, runs every rule over a whole batch in read
+transactions (one round trip per rule, ``UNWIND`` over the batch), decides each verdict,
+enriches the ones that pass, and writes all of them back as provenance.
+
+    from kgverify.api import open_verifier
+    with open_verifier() as verifier:
+        for verdict in verifier.iter_verify(relations):
+            ...
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from kgverify.config import Settings
+from kgverify.extract.relation import CandidateRelation
+from kgverify.graph.driver import Graph, batched
+from kgverify.graph.queries import get_query
+from kgverify.link.linker import Linker
+from kgverify.link.model import LinkedRelation, LinkStatus, MentionLink
+from kgverify.link.normalize import exact_key
+from kgverify.link.relations import Contexts, LinkReport, link_relations
+from kgverify.verify.model import (
+    Edge,
+    Enrichment,
+    EvidencePath,
+    Verdict,
+    VerdictKind,
+)
+from kgverify.verify.rules import RULES, SNOMED_ROOT, SUPPORT, Rule
+
+Relation = CandidateRelation | LinkedRelation
+
+
+class FilterPolicy(BaseModel):
+    """Which verdicts pass into derivation (defaults in ``Settings``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    accept: frozenset[VerdictKind]
+    min_score: float
+    min_confidence: float
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> FilterPolicy:
+        return cls(
+            accept=frozenset(VerdictKind(v) for v in settings.verify_accept),
+            min_score=settings.verify_min_score,
+            min_confidence=settings.verify_min_confidence,
+        )
+
+    def passes(self, verdict: VerdictKind, score: float, confidence: float) -> bool:
+        return (
+            verdict in self.accept and score >= self.min_score and confidence >= self.min_confidence
+        )
+
+
+class Verifier:
+    """Judges candidate relations against the vocabulary graph."""
+
+    def __init__(
+        self,
+        graph: Graph,
+        settings: Settings,
+        *,
+        linker: Linker | None = None,
+        policy: FilterPolicy | None = None,
+        write: bool = True,
+        enrich: bool = True,
+        contexts: Contexts | None = None,
+    ) -> None:
+        self.graph = graph
+        self.settings = settings
+        self._linker = linker
+        self.policy = policy or FilterPolicy.from_settings(settings)
+        self.write = write
+        self.enrich = enrich
+        self.contexts = contexts
+        self.link_report = LinkReport()
+        self.unknown_patients = 0
+        self.unknown_encounters = 0
+        self.written = 0
+        # A map, so the rules test hub membership in O(1): $hubs[id] IS NULL.
+        self.hubs: dict[str, bool] = {
+            row["id"]: True
+            for row in graph.read(
+                "verify/hub_concepts",
+                root=SNOMED_ROOT,
+                depth=settings.verify_hub_depth,
+                min_children=settings.verify_hub_children,
+                extra=settings.verify_hub_ids,
+            )
+        }
+        self.rule_versions = {rule.name: rule.version for rule in RULES}
+
+    @property
+    def linker(self) -> Linker:
+        if self._linker is None:
+            from kgverify.api import open_linker
+
+            self._linker = open_linker(self.settings, self.graph)
+        return self._linker
+
+    def close(self) -> None:
+        if self._linker is not None:
+            self._linker.index.close()
+
+    def __enter__(self) -> Verifier:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- public ---------------------------------------------------------------------------
+
+    def verify(self, relations: Sequence[Relation]) -> list[Verdict]:
+        """Verdicts for one batch, in input order."""
+        linked = self._linked(relations)
+        paths = self._paths(linked)
+        verdicts = [self._decide(lr, paths.get(at, [])) for at, lr in enumerate(linked)]
+        if self.enrich:
+            verdicts = self._enriched(verdicts)
+        if self.write and verdicts:
+            self._write_back(verdicts)
+        return verdicts
+
+    def iter_verify(
+        self, relations: Iterable[Relation], batch_size: int = 2_000
+    ) -> Iterator[Verdict]:
+        """Verdicts for a stream, ``batch_size`` relations per round trip."""
+        for batch in batched(relations, batch_size):
+            yield from self.verify(batch)
+
+    # -- steps ----------------------------------------------------------------------------
+
+    def _linked(self, relations: Sequence[Relation]) -> list[LinkedRelation]:
+        todo = [r for r in relations if isinstance(r, CandidateRelation)]
+        fresh = iter(
+            link_relations(todo, self.linker, self.link_report, contexts=self.contexts)
+            if todo
+            else []
+        )
+        return [r if isinstance(r, LinkedRelation) else next(fresh) for r in relations]
+
+    def _paths(self, linked: Sequence[LinkedRelation]) -> dict[int, list[EvidencePath]]:
+        # Many relations share (subject, object, predicate): each distinct triple is
+        # checked once per batch and its paths are shared.
+        triples: dict[tuple[str, str, str], list[int]] = {}
+        for at, lr in enumerate(linked):
+            if lr.subject.concept_id is not None and lr.object.concept_id is not None:
+                key = (lr.subject.concept_id, lr.object.concept_id, lr.relation.predicate.value)
+                triples.setdefault(key, []).append(at)
+        keys = list(triples)
+        rows = [
+            {"rid": n, "subject": s, "object": o, "predicate": p}
+            for n, (s, o, p) in enumerate(keys)
+        ]
+        per_triple: dict[int, list[EvidencePath]] = {}
+        if rows:
+            for rule in RULES:
+                for row in self.graph.read(rule.query, **self._rule_params(rule, rows)):
+                    per_triple.setdefault(row["rid"], []).extend(
+                        self._path(rule, p) for p in row["paths"]
+                    )
+        return {at: paths for n, paths in per_triple.items() for at in triples[keys[n]]}
+
+    def _rule_params(self, rule: Rule, rows: list[dict[str, Any]]) -> dict[str, Any]:
+        available = {
+            "rows": rows,
+            "specs": rule.specs(),
+            "hubs": self.hubs,
+            "max_depth": self.settings.verify_max_depth,
+            "decay": self.settings.verify_decay,
+            "max_paths": self.settings.verify_max_paths,
+        }
+        return {k: v for k, v in available.items() if k in get_query(rule.query).params}
+
+    def _path(self, rule: Rule, raw: dict[str, Any]) -> EvidencePath:
+        return EvidencePath(
+            rule=rule.path_rule(raw["stance"]),
+            rule_version=self.rule_versions[rule.name],
+            stance=raw["stance"],
+            score=round(min(1.0, float(raw["score"])), 4),
+            nodes=_dedupe_consecutive(raw["nodes"]),
+            edges=[Edge(**e) for e in raw["edges"]],
+            depth=int(raw["depth"]),
+        )
+
+    def _decide(self, lr: LinkedRelation, evidence: list[EvidencePath]) -> Verdict:
+        order = {rule.name: rule.order for rule in RULES}
+        evidence = sorted(
+            evidence, key=lambda p: (-p.score, order[p.rule.split(".")[0]], len(p.edges))
+        )
+        support = [p for p in evidence if p.stance == "support"]
+        against = [p for p in evidence if p.stance == "contradict"]
+        kind, reason, deciding = self._judge(lr, support, against)
+        score = deciding.score if deciding is not None else 0.0
+        return Verdict(
+            relation=lr.relation,
+            subject=lr.subject,
+            object=lr.object,
+            verdict=kind,
+            score=score,
+            rule=deciding.rule if deciding is not None else None,
+            rule_version=deciding.rule_version if deciding is not None else None,
+            reason=reason,
+            evidence=evidence,
+            passed=self.policy.passes(kind, score, lr.relation.confidence),
+        )
+
+    def _judge(
+        self, lr: LinkedRelation, support: list[EvidencePath], against: list[EvidencePath]
+    ) -> tuple[VerdictKind, str, EvidencePath | None]:
+        for side, link in (("subject", lr.subject), ("object", lr.object)):
+            if link.status is LinkStatus.AMBIGUOUS:
+                return VerdictKind.AMBIGUOUS, f"the {side} is ambiguous ({_top(link)})", None
+        for side, link in (("subject", lr.subject), ("object", lr.object)):
+            if link.status is LinkStatus.UNLINKED:
+                if self._wrong_kind(link):
+                    slot = f"{lr.relation.predicate.value} {side}"
+                    return VerdictKind.TYPE_MISMATCH, f"the {side} names no {slot} concept", None
+                return VerdictKind.UNLINKED, f"the {side} names no concept", None
+        if support and against:
+            return (
+                VerdictKind.AMBIGUOUS,
+                f"evidence both ways: {_say(support[0])}; against: {_say(against[0])}",
+                support[0],
+            )
+        if support:
+            return VerdictKind.SUPPORTED, _say(support[0]), support[0]
+        if against:
+            return VerdictKind.CONTRADICTED, _say(against[0]), against[0]
+        return (
+            VerdictKind.UNSUPPORTED,
+            "no rule found evidence between the linked concepts",
+            None,
+        )
+
+    def _wrong_kind(self, link: MentionLink) -> bool:
+        """Unlinked only because every good enough candidate is of the wrong kind."""
+        good = [c for c in link.candidates if c.score >= self.settings.link_threshold]
+        return bool(good) and not any(c.type_ok for c in good)
+
+    def _enriched(self, verdicts: list[Verdict]) -> list[Verdict]:
+        rows = [
+            {
+                "rid": at,
+                "subject": v.subject.concept_id,
+                "object": v.object.concept_id,
+                "predicate": v.relation.predicate.value,
+                "patient_id": v.relation.patient_id,
+            }
+            for at, v in enumerate(verdicts)
+            if v.passed
+        ]
+        if not rows:
+            return verdicts
+        out = list(verdicts)
+        specs = {p.value: [e.as_param() for e in edges] for p, edges in SUPPORT.items()}
+        for row in self.graph.read(
+            "verify/enrich",
+            rows=rows,
+            specs=specs,
+            hubs=self.hubs,
+            distractors=self.settings.verify_distractors,
+        ):
+            verdict = out[row["rid"]]
+            enrichment = Enrichment(
+                subject_name=row["subject_name"] or "",
+                object_name=row["object_name"] or "",
+                codes={"subject": row["subject_codes"], "object": row["object_codes"]},
+                object_ancestors=row["ancestors"],
+                drug_classes=row["classes"],
+                lay_synonyms={
+                    "subject": lay_synonyms(row["subject_names"], row["subject_name"]),
+                    "object": lay_synonyms(row["object_names"], row["object_name"]),
+                },
+                distractors=row["distractors"],
+            )
+            out[row["rid"]] = verdict.model_copy(update={"enrichment": enrichment})
+        return out
+
+    def _write_back(self, verdicts: list[Verdict]) -> None:
+        now = datetime.now(UTC).isoformat()
+        rows = [_assertion_row(v, now) for v in verdicts]
+        for result in self.graph.write("verify/write_assertions", rows=rows):
+            self.written += int(result["written"])
+            self.unknown_patients += int(result["unknown_patients"])
+            self.unknown_encounters += int(result["unknown_encounters"])
+
+
+def _assertion_row(v: Verdict, now: str) -> dict[str, Any]:
+    r = v.relation
+    return {
+        "id": r.relation_id,
+        "patient_id": r.patient_id,
+        "encounter_id": r.encounter_id,
+        "predicate": r.predicate.value,
+        "verdict": v.verdict.value,
+        "score": v.score,
+        "passed": v.passed,
+        "rule": v.rule,
+        "rule_version": v.rule_version,
+        "reason": v.reason,
+        "subject_id": v.subject.concept_id,
+        "object_id": v.object.concept_id,
+        "subject_text": r.subject.text,
+        "object_text": r.object.text,
+        "items": sorted(set(r.evidence)),
+        "evidence_nodes": sorted({n for p in v.evidence for n in p.nodes}),
+        "evidence": [p.model_dump_json() for p in v.evidence],
+        "extractor": f"{r.extractor.name}@{r.extractor.version}",
+        "confidence": r.confidence,
+        "index": None,
+        "verified_at": now,
+    }
+
+
+def _dedupe_consecutive(nodes: list[str]) -> list[str]:
+    out: list[str] = []
+    for node in nodes:
+        if not out or out[-1] != node:
+            out.append(node)
+    return out
+
+
+def _say(path: EvidencePath) -> str:
+    steps = ", ".join(f"{e.start} {e.type} {e.end}" for e in path.edges if e.type != "MAPS_TO")
+    return f"{path.rule}: {steps}" + (f" (object {path.depth} is-a up)" if path.depth else "")
+
+
+def _top(link: MentionLink) -> str:
+    names = list(dict.fromkeys(c.name for c in link.candidates if c.type_ok))[:3]
+    return " / ".join(names)
+
+
+_LAY_MAX_WORDS = 4
+
+
+def lay_synonyms(names_lists: list[list[str]], preferred: str | None) -> list[str]:
+    """Names a patient might use: short, plain words, not the preferred name or a code-like
+    string ("heart attack" for myocardial infarction)."""
+    taken = {exact_key(preferred or "")}
+    out: list[str] = []
+    for name in sorted({n for names in names_lists for n in names}, key=lambda n: (len(n), n)):
+        key = exact_key(name)
+        plain = all(ch.isalpha() or ch in " -'" for ch in name)
+        if key in taken or not plain or len(name.split()) > _LAY_MAX_WORDS or name.isupper():
+            continue
+        taken.add(key)
+        out.append(name)
+    return out[:5]

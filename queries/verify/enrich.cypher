@@ -1,0 +1,63 @@
+// Enrichment of relations that passed: each side's codes in every vocabulary and names
+// (one MAPS_TO step), the object's non-hub is-a ancestors (3 steps, nearest first), the
+// drug's classes (is-a parents of its ingredients), and a distractor pool: concepts that
+// the vocabulary relates, by the predicate's support edges, to a sibling or cousin of the
+// object (through a non-hub ancestor, 2 steps up and down) but not to the object, its group
+// or its ancestors, and that the patient has no fact of. Read-only.
+// @param rows: list of {rid, subject, object, predicate, patient_id}
+// @param specs: map predicate -> list of {type, forward, weight} (the support table)
+// @param hubs: map from the id of every general concept (hub) to true
+// @param distractors: at most this many distractor ids per relation
+// @returns rid, subject_name, object_name, subject_codes, object_codes, subject_names, object_names, ancestors, classes, distractors
+UNWIND $rows AS row
+MATCH (s:Concept {id: row.subject})
+MATCH (o:Concept {id: row.object})
+CALL (s) {
+  MATCH (s)-[:MAPS_TO*0..1]-(e:Concept)
+  RETURN collect(DISTINCT e.id) AS subject_codes, collect(coalesce(e.names, [])) AS subject_names
+}
+CALL (o) {
+  MATCH (o)-[:MAPS_TO*0..1]-(e:Concept)
+  RETURN collect(DISTINCT e.id) AS object_codes, collect(coalesce(e.names, [])) AS object_names
+}
+CALL (o) {
+  OPTIONAL MATCH p = (o)-[:MAPS_TO*0..1]-(:Concept)-[:IS_A*1..3]->(a:Concept)
+  WHERE $hubs[a.id] IS NULL
+  WITH a, min(length(p)) AS steps ORDER BY steps, a.name
+  RETURN [x IN collect(DISTINCT a.name) WHERE x IS NOT NULL][..10] AS ancestors
+}
+CALL (s) {
+  OPTIONAL MATCH (s)-[:MAPS_TO*0..1]-(:Concept)
+        -[:TRADENAME_OF|CONSISTS_OF|HAS_INGREDIENT|HAS_PRECISE_INGREDIENT|FORM_OF*0..3]->
+        (:Concept)-[:MAPS_TO*0..1]-(:Concept)-[:IS_A]->(c:Concept)
+  WHERE $hubs[c.id] IS NULL
+    AND any(k IN coalesce(c.kinds, []) WHERE k IN ["ingredient", "substance", "drug_product"])
+  WITH c ORDER BY c.name
+  RETURN [x IN collect(DISTINCT c.name) WHERE x IS NOT NULL][..10] AS classes
+}
+CALL (o) {
+  MATCH (o)-[:MAPS_TO*0..1]-(:Concept)-[:IS_A*0..3]->(:Concept)-[:MAPS_TO*0..1]-(u:Concept)
+  WHERE $hubs[u.id] IS NULL
+  RETURN collect(DISTINCT u.id) AS object_up
+}
+CALL (row, o, subject_codes, object_up) {
+  OPTIONAL MATCH (o)-[:MAPS_TO*0..1]-(:Concept)-[:IS_A*1..2]->(up:Concept)
+                 <-[:IS_A*1..2]-(:Concept)-[:MAPS_TO*0..1]-(sib:Concept)
+  WHERE $hubs[up.id] IS NULL AND NOT sib.id IN object_up
+  UNWIND $specs[row.predicate] AS spec
+  OPTIONAL MATCH (d:Concept)-[r]-(sib)
+  WHERE type(r) = spec.type AND (spec.forward IS NULL OR (startNode(r) = d) = spec.forward)
+    AND NOT d.id IN subject_codes AND $hubs[d.id] IS NULL
+    AND NOT EXISTS {
+      MATCH (d)-[r2]-(u:Concept)
+      WHERE u.id IN object_up AND type(r2) IN [x IN $specs[row.predicate] | x.type]
+    }
+    AND NOT EXISTS {
+      MATCH (:Patient {id: row.patient_id})-[:HAS_FACT]->(:Fact)-[:CODED_AS]->(d)
+    }
+  WITH DISTINCT d WHERE d IS NOT NULL
+  ORDER BY d.id
+  RETURN collect(d.id)[..$distractors] AS distractors
+}
+RETURN row.rid AS rid, s.name AS subject_name, o.name AS object_name, subject_codes,
+       object_codes, subject_names, object_names, ancestors, classes, distractors

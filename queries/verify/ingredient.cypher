@@ -1,0 +1,48 @@
+// Rule `ingredient`: drug products and brands normalized to their ingredients. A relation
+// about "Glucophage" or "metformin 500 MG Oral Tablet" is judged by what the vocabulary
+// states for metformin: the subject follows up to 3 RxNorm steps (TRADENAME_OF,
+// CONSISTS_OF, HAS_INGREDIENT, HAS_PRECISE_INGREDIENT, FORM_OF; fixed here, not input) to an
+// ingredient, which may cross one MAPS_TO step to its CUI; the object may then be matched
+// directly or through non-hub is-a ancestors as in ancestor.cypher. Read-only.
+// @param rows: list of {rid, subject, object, predicate}
+// @param specs: map predicate -> list of {type, forward, weight, stance}
+// @param hubs: map from the id of every general concept (hub) to true; `$hubs[id] IS NULL` is O(1)
+// @param max_depth: is-a steps allowed above the object, 0 to 4
+// @param decay: score factor per is-a step and per normalization (applied once)
+// @param max_paths: at most this many paths per relation, best first
+// @returns rid, paths: list of {nodes, edges: list of {start, type, end}, depth, score, stance}
+UNWIND $rows AS row
+CALL (row) {
+  MATCH ps = (:Concept {id: row.subject})-[:MAPS_TO*0..1]-(:Concept)
+             -[:TRADENAME_OF|CONSISTS_OF|HAS_INGREDIENT|HAS_PRECISE_INGREDIENT|FORM_OF*1..3]->
+             (:Concept)-[:MAPS_TO*0..1]-(s:Concept)
+  WHERE s.owner IS NOT NULL AND none(x IN relationships(ps) WHERE x.active = false)
+  MATCH po = (:Concept {id: row.object})-[:MAPS_TO*0..1]-(o:Concept)
+  WHERE o.owner IS NOT NULL
+  MATCH pa = (o)-[:IS_A*0..4]->(:Concept)
+  WHERE length(pa) <= $max_depth
+    AND all(x IN relationships(pa) WHERE coalesce(x.active, true))
+    AND all(n IN tail(nodes(pa)) WHERE $hubs[n.id] IS NULL)
+  WITH row, ps, s, po, pa, last(nodes(pa)) AS a
+  MATCH pm = (a)-[:MAPS_TO*0..1]-(t:Concept)
+  WHERE t.owner IS NOT NULL AND (length(pa) = 0 OR $hubs[t.id] IS NULL)
+  UNWIND $specs[row.predicate] AS spec
+  MATCH (s)-[r]-(t)
+  WHERE type(r) = spec.type AND coalesce(r.active, true)
+    AND (spec.forward IS NULL OR (startNode(r) = s) = spec.forward)
+  WITH ps, po, pa, pm, r, spec.weight * $decay ^ (length(pa) + 1) AS score, spec.stance AS stance
+  ORDER BY score DESC, length(ps) + length(po) + length(pm)
+  WITH ps, r, score, stance, length(pa) AS depth,
+       relationships(po) + relationships(pa) + relationships(pm) AS up,
+       nodes(po) + tail(nodes(pa)) + tail(nodes(pm)) AS climb
+  // The best $max_paths of each stance, so support never crowds out a contradiction.
+  WITH stance, collect({
+    nodes: [n IN nodes(ps) | n.id] + reverse([n IN climb | n.id]),
+    edges: [x IN relationships(ps) + [r] + reverse(up) |
+            {start: startNode(x).id, type: type(x), end: endNode(x).id}],
+    depth: depth, score: score, stance: stance})[..$max_paths] AS best
+  UNWIND best AS path
+  RETURN collect(path) AS paths
+}
+WITH row, paths WHERE size(paths) > 0
+RETURN row.rid AS rid, paths
