@@ -1,0 +1,369 @@
+"""Verification rules against the sample vocabularies in the real Neo4j: each rule with
+positive and negative cases, planted hallucinations, provenance written back idempotently,
+and hostile or bad input."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from kgverify.api import (
+    extract_relations,
+    ingest_source,
+    load_vocabulary,
+    open_verifier,
+    sample_path,
+    verify_relations_file,
+)
+from kgverify.cli import cli
+from kgverify.config import Settings
+from kgverify.extract.relation import CandidateRelation, ExtractorInfo, Mention, Predicate
+from kgverify.graph import Graph
+from kgverify.verify.model import Verdict, VerdictKind, read_verdicts
+from kgverify.verify.rules import RULES
+from kgverify.verify.verifier import Verifier
+
+pytestmark = pytest.mark.neo4j
+
+RELEASES = {
+    "umls": ("umls", "2025AA"),
+    "snomed": ("snomed", "SnomedCT_InternationalRF2_PRODUCTION_20250101T120000Z"),
+    "rxnorm": ("rxnorm", "RxNorm_full_01062025"),
+}
+LLM = ExtractorInfo(name="openai", version="test", model="planted")
+
+
+@pytest.fixture(scope="module")
+def local(settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    return settings.model_copy(update={"cache_dir": tmp_path_factory.mktemp("cache")})
+
+
+@pytest.fixture(scope="module")
+def loaded(graph: Graph, local: Settings) -> Graph:
+    for name, parts in RELEASES.items():
+        load_vocabulary(name, sample_path(*parts), settings=local, graph=graph)
+    return graph
+
+
+@pytest.fixture(scope="module")
+def verifier(loaded: Graph, local: Settings) -> Iterator[Verifier]:
+    with open_verifier(local, loaded, write=False) as v:
+        yield v
+
+
+def rel(
+    subject: str | Mention, predicate: str, obj: str | Mention, patient: str = "p-test"
+) -> CandidateRelation:
+    def mention(m: str | Mention) -> Mention:
+        return m if isinstance(m, Mention) else Mention(text=m)
+
+    return CandidateRelation(
+        patient_id=patient,
+        subject=mention(subject),
+        predicate=Predicate(predicate),
+        object=mention(obj),
+        extractor=LLM,
+        confidence=0.9,
+    )
+
+
+def judge(verifier: Verifier, *relations: CandidateRelation) -> list[Verdict]:
+    return verifier.verify(list(relations))
+
+
+def edge_types(verdict: Verdict) -> list[str]:
+    return [e.type for e in verdict.evidence[0].edges]
+
+
+# -- rules: positive and negative ----------------------------------------------------------
+
+
+def test_direct_rule(verifier: Verifier) -> None:
+    true, false = judge(
+        verifier,
+        rel("metformin", "treats", "type 2 diabetes mellitus"),
+        rel("amoxicillin", "treats", "type 2 diabetes mellitus"),
+    )
+    assert (true.verdict, true.rule, true.score) == (VerdictKind.SUPPORTED, "direct.support", 1.0)
+    assert true.evidence[0].edges[0].model_dump() == {
+        "start": "UMLS:C0025598",
+        "type": "MAY_TREAT",
+        "end": "UMLS:C0011860",
+    }
+    assert true.rule_version == next(r.version for r in RULES if r.name == "direct")
+    assert true.passed
+    assert (false.verdict, false.evidence, false.passed) == (VerdictKind.UNSUPPORTED, [], False)
+
+
+def test_crossing_vocabularies_through_mappings(verifier: Verifier) -> None:
+    [v] = judge(
+        verifier,
+        rel(
+            Mention(text="x", code_system="RXNORM", code="6809"),
+            "treats",
+            Mention(text="y", code_system="SNOMEDCT", code="44054006"),
+        ),
+    )
+    assert v.verdict is VerdictKind.SUPPORTED and v.rule == "direct.support"
+    path = v.evidence[0]
+    assert path.nodes[0] == "RXNORM:6809" and path.nodes[-1] == "SNOMEDCT:44054006"
+    assert edge_types(v) == ["MAPS_TO", "MAY_TREAT", "MAPS_TO"]
+
+
+def test_ancestor_rule_climbs_from_the_object_only(verifier: Verifier) -> None:
+    child, parent = judge(
+        verifier,
+        # MED-RT: lisinopril may_treat hypertensive disease; essential hypertension is-a it.
+        rel("lisinopril", "treats", "essential hypertension"),
+        # ... which says nothing about the disorders above hypertensive disease.
+        rel("lisinopril", "treats", "disorder of cardiovascular system"),
+    )
+    assert child.verdict is VerdictKind.SUPPORTED and child.rule == "ancestor.support"
+    assert child.evidence[0].depth == 1 and child.score == pytest.approx(0.85)
+    assert "IS_A" in edge_types(child)
+    assert parent.verdict is VerdictKind.UNSUPPORTED
+
+
+def test_hubs_never_count_as_evidence(loaded: Graph, local: Settings, verifier: Verifier) -> None:
+    for hub in ("SNOMEDCT:64572001", "SNOMEDCT:404684003", "UMLS:C0012634"):  # Disease, ...
+        assert hub in verifier.hubs
+    # Make "hypertensive disease" a hub: the ancestor path through it no longer counts,
+    # though the vocabulary edge is still there.
+    strict = local.model_copy(update={"verify_hub_ids": ["UMLS:C0020538"]})
+    with open_verifier(strict, loaded, write=False) as v:
+        [child] = judge(v, rel("lisinopril", "treats", "essential hypertension"))
+        [direct] = judge(v, rel("lisinopril", "treats", "hypertensive disease"))
+    assert child.verdict is VerdictKind.UNSUPPORTED
+    assert direct.verdict is VerdictKind.SUPPORTED  # the relation's own concept is no hub
+
+
+def test_ingredient_rule_normalizes_brands_and_products(verifier: Verifier) -> None:
+    brand, product, wrong = judge(
+        verifier,
+        rel("Glucophage", "treats", "T2DM"),
+        rel(
+            Mention(text="metformin tablet", code_system="RXNORM", code="861007"),
+            "treats",
+            "type 2 diabetes mellitus",
+        ),
+        rel("Glucophage", "treats", "asthma"),
+    )
+    assert brand.verdict is VerdictKind.SUPPORTED and brand.rule == "ingredient.support"
+    assert "TRADENAME_OF" in edge_types(brand)
+    assert product.verdict is VerdictKind.SUPPORTED and product.rule == "ingredient.support"
+    assert {"CONSISTS_OF", "HAS_INGREDIENT"} & set(edge_types(product))
+    assert wrong.verdict is VerdictKind.UNSUPPORTED
+
+
+def test_contradicting_evidence(verifier: Verifier) -> None:
+    contraindicated, reversed_cause, true_cause = judge(
+        verifier,
+        rel("ibuprofen", "treats", "peptic ulcer"),
+        rel("pathological fracture due to osteoporosis", "leads_to", "osteoporosis"),
+        rel("osteoporosis", "leads_to", "pathological fracture due to osteoporosis"),
+    )
+    assert contraindicated.verdict is VerdictKind.CONTRADICTED
+    assert contraindicated.rule == "direct.contradict"
+    assert edge_types(contraindicated) == ["CONTRAINDICATED_FOR"]
+    assert not contraindicated.passed
+    assert reversed_cause.verdict is VerdictKind.CONTRADICTED
+    assert true_cause.verdict is VerdictKind.SUPPORTED
+    assert true_cause.evidence[0].edges[0].type == "DUE_TO"
+
+
+def test_indicates_uses_manifestations(verifier: Verifier) -> None:
+    true, false = judge(
+        verifier,
+        rel("polyuria", "indicates", "type 2 diabetes mellitus"),
+        rel("chest pain", "indicates", "type 2 diabetes mellitus"),
+    )
+    assert true.verdict is VerdictKind.SUPPORTED
+    assert true.evidence[0].edges[0].model_dump() == {
+        "start": "UMLS:C0011860",
+        "type": "HAS_MANIFESTATION",
+        "end": "UMLS:C0032617",
+    }
+    assert false.verdict is VerdictKind.UNSUPPORTED
+
+
+def test_linking_outcomes_become_verdicts(verifier: Verifier) -> None:
+    unlinked, wrong_kind, ambiguous = judge(
+        verifier,
+        rel("quantum flux capacitor", "treats", "asthma"),
+        rel("metformin", "treats", "metformin"),
+        rel("aspirin", "treats", "MI"),
+    )
+    assert unlinked.verdict is VerdictKind.UNLINKED and "subject" in unlinked.reason
+    assert wrong_kind.verdict is VerdictKind.TYPE_MISMATCH and "object" in wrong_kind.reason
+    assert ambiguous.verdict is VerdictKind.AMBIGUOUS
+    assert not any(v.passed for v in (unlinked, wrong_kind, ambiguous))
+
+
+def test_planted_hallucinations(verifier: Verifier) -> None:
+    """True relations and hallucinated ones mixed in one batch, as an extractor emits them."""
+    planted: list[tuple[CandidateRelation, set[VerdictKind]]] = [
+        (rel("metformin", "treats", "type 2 diabetes mellitus"), {VerdictKind.SUPPORTED}),
+        (rel("atorvastatin", "treats", "hyperlipidemia"), {VerdictKind.SUPPORTED}),
+        (rel("albuterol", "treats", "asthma"), {VerdictKind.SUPPORTED}),
+        (rel("levothyroxine", "treats", "hypothyroidism"), {VerdictKind.SUPPORTED}),
+        (rel("polydipsia", "indicates", "type 2 diabetes mellitus"), {VerdictKind.SUPPORTED}),
+        # Hallucinations: a drug with a disease it does not treat, a finding that does not
+        # indicate the diagnosis, a drug for a condition it is contraindicated in.
+        (rel("albuterol", "treats", "hypothyroidism"), {VerdictKind.UNSUPPORTED}),
+        (rel("levothyroxine", "treats", "asthma"), {VerdictKind.UNSUPPORTED}),
+        (rel("metformin", "treats", "atrial fibrillation"), {VerdictKind.UNSUPPORTED}),
+        (rel("polyuria", "indicates", "asthma"), {VerdictKind.UNSUPPORTED}),
+        (
+            rel("naproxen", "treats", "peptic ulcer"),
+            {VerdictKind.CONTRADICTED, VerdictKind.UNSUPPORTED},
+        ),
+    ]
+    verdicts = judge(verifier, *(r for r, _ in planted))
+    for (relation, expected), verdict in zip(planted, verdicts, strict=True):
+        assert verdict.verdict in expected, (relation.subject.text, relation.object.text, verdict)
+        if verdict.verdict is VerdictKind.SUPPORTED:
+            assert verdict.evidence and verdict.evidence[0].edges
+    assert verdicts[-1].verdict is VerdictKind.CONTRADICTED
+
+
+def test_enrichment_of_passing_relations(loaded: Graph, local: Settings) -> None:
+    with open_verifier(local, loaded, write=False) as v:
+        [true, false] = v.verify(
+            [
+                rel("Glucophage", "treats", "type 2 diabetes mellitus"),
+                rel("amoxicillin", "treats", "type 2 diabetes mellitus"),
+            ]
+        )
+    assert false.enrichment is None
+    e = true.enrichment
+    assert e is not None
+    assert e.subject_name == "Glucophage" and e.object_name == "Diabetes Mellitus, Type 2"
+    assert "SNOMEDCT:44054006" in e.codes["object"] and "RXNORM:9900332" in e.codes["subject"]
+    assert "Diabetes mellitus" in e.object_ancestors
+    assert not {"Disease", "Clinical finding"} & set(e.object_ancestors)
+    assert e.distractors and "UMLS:C0025598" not in e.distractors
+    # Every distractor really has no support path to the object.
+    with open_verifier(local, loaded, write=False) as v:
+        checks = v.verify(
+            [
+                rel(
+                    Mention(text=d, code_system=d.split(":")[0], code=d.split(":")[1]),
+                    "treats",
+                    Mention(text="t2dm", code_system="UMLS", code="C0011860"),
+                )
+                for d in e.distractors
+            ]
+        )
+    assert all(c.verdict is not VerdictKind.SUPPORTED for c in checks)
+
+
+# -- provenance, files and bad input --------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def ingested(loaded: Graph, local: Settings) -> Path:
+    ingest_source("omop", sample_path("omop", "eunomia_sample"), settings=local, graph=loaded)
+    out = local.cache_dir / "relations.jsonl"
+    extract_relations("omop", sample_path("omop", "eunomia_sample"), out, settings=local)
+    return out
+
+
+def count(graph: Graph, cypher: str) -> int:
+    return int(graph._driver.execute_query(cypher).records[0][0])
+
+
+def test_assertions_are_written_back_idempotently(
+    loaded: Graph, local: Settings, ingested: Path
+) -> None:
+    lines = ingested.read_text().splitlines()[:300]
+    source = local.cache_dir / "subset.jsonl"
+    source.write_text("\n".join(lines) + "\n")
+    first = verify_relations_file(
+        source, local.cache_dir / "v1.jsonl", settings=local, graph=loaded
+    )
+    assert first.read == first.verified == first.written == 300
+    assert first.unknown_patients == 0
+    shape = {
+        q: count(loaded, q)
+        for q in (
+            "MATCH (a:Assertion) RETURN count(a)",
+            "MATCH (:Assertion)-[r]->() RETURN count(r)",
+            "MATCH (r:Rule) RETURN count(r)",
+        )
+    }
+    assert shape["MATCH (a:Assertion) RETURN count(a)"] == len(
+        {json.loads(x)["relation_id"] for x in lines}
+    )
+    again = verify_relations_file(
+        source, local.cache_dir / "v2.jsonl", settings=local, graph=loaded
+    )
+    assert again.written == 300
+    assert {q: count(loaded, q) for q in shape} == shape
+    # The provenance of a supported relation: facts, concepts, evidence, rule version.
+    supported = next(v for v in read_verdicts(local.cache_dir / "v1.jsonl") if v.passed)
+    rows = loaded._driver.execute_query(
+        "MATCH (a:Assertion {id: $id}) "
+        "RETURN a.verdict AS verdict, "
+        "COUNT { (a)-[:FROM_FACT]->(:Fact) } AS facts, "
+        "COUNT { (a)-[:ABOUT]->(:Patient) } AS patients, "
+        "[(a)-[:DECIDED_BY]->(r:Rule) | r.key] AS rules, "
+        "[(a)-[:EVIDENCE]->(c) | c.id] AS evidence, "
+        "[(a)-[:SUBJECT]->(c) | c.id] AS subject",
+        id=supported.relation_id,
+    ).records[0]
+    assert rows["verdict"] == "supported" and rows["patients"] == 1
+    assert rows["facts"] == len(set(supported.relation.evidence)) > 0
+    assert rows["rules"] == [f"{supported.rule}@{supported.rule_version}"]
+    assert set(rows["evidence"]) == {n for p in supported.evidence for n in p.nodes}
+    assert rows["subject"] == [supported.subject.concept_id]
+
+
+def test_hostile_text_is_only_ever_a_parameter(loaded: Graph, verifier: Verifier) -> None:
+    before = count(loaded, "MATCH (n) RETURN count(n)")
+    hostile = [
+        "x'}) MATCH (n) DETACH DELETE n //",
+        "`Concept` RETURN 1 UNION MATCH (n) DETACH DELETE n",
+        '"; CALL db.clearQueryCaches() //',
+    ]
+    verdicts = judge(verifier, *(rel(text, "treats", text) for text in hostile))
+    assert all(v.verdict in {VerdictKind.UNLINKED, VerdictKind.TYPE_MISMATCH} for v in verdicts)
+    assert count(loaded, "MATCH (n) RETURN count(n)") == before
+
+
+def test_cli_rejects_bad_lines_and_reports_unknown_patients(
+    loaded: Graph,
+    cli_env: Settings,
+    local: Settings,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("KGVERIFY_CACHE_DIR", str(local.cache_dir))
+    good = rel("metformin", "treats", "type 2 diabetes mellitus", patient="nobody")
+    unknown_predicate: dict[str, Any] = json.loads(good.model_dump_json())
+    unknown_predicate["predicate"] = "cures"
+    unknown_predicate["relation_id"] = ""
+    source = tmp_path / "in.jsonl"
+    source.write_text(
+        "\n".join([good.model_dump_json(), json.dumps(unknown_predicate), "{oops"]) + "\n"
+    )
+    out = tmp_path / "verdicts.jsonl"
+    result = CliRunner().invoke(cli, ["verify", str(source), "-o", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert (report["read"], report["verified"], report["rejected"]) == (3, 1, 2)
+    assert report["by_predicate"] == {"treats": {"supported": 1}}
+    assert report["unknown_patients"] == 1
+    rejects = [json.loads(x) for x in Path(report["rejects"]).read_text().splitlines()]
+    assert [(r["line"], r["reason"].split(":")[0]) for r in rejects] == [
+        (2, "predicate"),
+        (3, "invalid JSON"),
+    ]
+    [verdict] = list(read_verdicts(out))
+    assert verdict.verdict is VerdictKind.SUPPORTED
+    table = CliRunner().invoke(cli, ["verify", str(source), "-o", str(out), "--no-write"])
+    assert table.exit_code == 0 and "Verdicts by predicate" in table.output
