@@ -37,6 +37,18 @@ def test_sample_job_loads_all_three_and_summarises(fresh_graph: Graph) -> None:
     assert template["by_method"]["code"] > 0.9 * 2 * template["read"]
     assert llm_style["read"] == 12 and llm_style["rejected"] == 0
     assert llm_style["by_status"] == {"ambiguous": 1, "linked": 22, "unlinked": 1}
+    # Verification of both: every relation gets a verdict and an assertion in the graph.
+    template_v, llm_v = out["verify"]
+    assert template_v["verified"] == template_v["written"] == out["extract"]["relations"]
+    assert template_v["by_predicate"]["treats"]["supported"] > 0
+    assert template_v["unknown_patients"] == 0
+    assert llm_v["by_predicate"]["treats"] == {
+        "ambiguous": 1,
+        "supported": 5,
+        "unlinked": 1,
+        "unsupported": 3,
+    }
+    assert llm_v["unknown_patients"] == 12  # hand-written relations of no ingested patient
     vocabs = {row["vocab"]: row for row in out["summary"]["concepts"]}
     assert vocabs["UMLS"]["active"] == 400 and vocabs["SNOMEDCT"]["retired"] == 1
     # After all three, UMLS mappings point at owned (non-stub) SNOMED and RxNorm concepts.
