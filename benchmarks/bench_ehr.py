@@ -2,7 +2,7 @@
 extraction, and ingest into a fresh local Neo4j, batched versus one write per patient (on
 a slice), in one run. Writes JSON and prints a Markdown table.
 
-    python benchmarks/bench_ehr.py --json docs/benchmarks/ehr.json
+    python -m benchmarks.bench_ehr --json docs/benchmarks/ehr.json
 """
 
 from __future__ import annotations

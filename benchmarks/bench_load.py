@@ -2,7 +2,7 @@
 (neo4j-admin import) and the naive path (the same statements, one row per transaction, on
 a slice), in one run, each on a fresh local Neo4j. Writes JSON and a Markdown table.
 
-    python benchmarks/bench_load.py --concepts 1000000 --relationships 5000000 \\
+    python -m benchmarks.bench_load --concepts 1000000 --relationships 5000000 \\
         --json docs/benchmarks/load.json --markdown docs/benchmarks/load.md
 
 Rates are rows read from the RRF files per second of wall time, for the whole load

@@ -93,9 +93,10 @@ def link_relations(
     progress: Callable[[int], None] | None = None,
 ) -> Iterator[LinkedRelation]:
     """Linked relations, in input order; ``(line, reason)`` items are counted as rejects."""
-    started = time.perf_counter()
-    statuses: Counter[str] = Counter()
-    methods: Counter[str] = Counter()
+    # A report may be passed to several calls (one per batch): counts accumulate.
+    started = time.perf_counter() - report.seconds
+    statuses: Counter[str] = Counter(report.by_status)
+    methods: Counter[str] = Counter(report.by_method)
     report.index = linker.index.info.key
     batch: list[CandidateRelation] = []
 

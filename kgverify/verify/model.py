@@ -79,6 +79,7 @@ class Verdict(_Frozen):
     reason: str = Field(description="one line a reviewer can read")
     evidence: list[EvidencePath] = Field(default_factory=list)
     passed: bool = Field(description="the filter policy lets it into derivation")
+    link_index: str = Field(default="", description="key of the linker index that linked it")
     enrichment: Enrichment | None = None
 
     @property

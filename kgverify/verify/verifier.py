@@ -210,6 +210,7 @@ class Verifier:
             reason=reason,
             evidence=evidence,
             passed=self.policy.passes(kind, score, lr.relation.confidence),
+            link_index=lr.index,
         )
 
     def _judge(
@@ -315,7 +316,7 @@ def _assertion_row(v: Verdict, now: str) -> dict[str, Any]:
         "evidence": [p.model_dump_json() for p in v.evidence],
         "extractor": f"{r.extractor.name}@{r.extractor.version}",
         "confidence": r.confidence,
-        "index": None,
+        "index": v.link_index,
         "verified_at": now,
     }
 

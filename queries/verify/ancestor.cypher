@@ -5,6 +5,8 @@
 // the score falls by $decay per step, and no concept on the climb may be a hub ($hubs:
 // "Disease", "Clinical finding", ... and their CUIs). Each side may cross one MAPS_TO step
 // at either end of the climb. Read-only; edge types only from $specs (see direct.cypher).
+// Serves every predicate (treats, contraindicated_for, indicates, leads_to) through its edge
+// table in $specs: docs/verification.md lists which edges count for and against each.
 // @param rows: list of {rid, subject, object, predicate}
 // @param specs: map predicate -> list of {type, forward, weight, stance}
 // @param hubs: map from the id of every general concept (hub) to true; `$hubs[id] IS NULL` is O(1)

@@ -6,6 +6,8 @@
 // own, so no hub check applies here.
 // Read-only. Edge types arrive as values in $specs and are compared with type(r); they come
 // from kgverify/verify/rules.py (RelType members), never from input.
+// Serves every predicate (treats, contraindicated_for, indicates, leads_to) through its edge
+// table in $specs: docs/verification.md lists which edges count for and against each.
 // @param rows: list of {rid, subject, object, predicate}: one relation's linked concept ids
 // @param specs: map predicate -> list of {type, forward, weight, stance}; forward null = either way; stance "support" or "contradict"
 // @param max_paths: at most this many paths per relation, best first
