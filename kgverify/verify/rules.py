@@ -63,6 +63,10 @@ class Rule:
 
     name: str  # the query file: verify/<name>.cypher
     order: int  # tie-break between equal scores: the more direct rule decides
+    predicates: frozenset[Predicate] = frozenset(Predicate)  # the predicates it serves
+
+    def serves(self, predicate: str) -> bool:
+        return Predicate(predicate) in self.predicates
 
     @property
     def query(self) -> str:
@@ -86,8 +90,13 @@ class Rule:
         return hashlib.sha256(material.encode()).hexdigest()[:12]
 
 
-RULES: tuple[Rule, ...] = tuple(
-    Rule(name, order) for order, name in enumerate(("direct", "ancestor", "ingredient"))
+DRUG_PREDICATES = frozenset({Predicate.TREATS, Predicate.CONTRAINDICATED_FOR})
+
+RULES: tuple[Rule, ...] = (
+    Rule("direct", 0),
+    Rule("ancestor", 1),
+    # Normalizing the subject to an ingredient means something only when it is a drug.
+    Rule("ingredient", 2, DRUG_PREDICATES),
 )
 """Every rule, in the order ties are broken."""
 

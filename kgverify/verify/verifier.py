@@ -155,14 +155,15 @@ class Verifier:
                 key = (lr.subject.concept_id, lr.object.concept_id, lr.relation.predicate.value)
                 triples.setdefault(key, []).append(at)
         keys = list(triples)
-        rows = [
+        rows: list[dict[str, Any]] = [
             {"rid": n, "subject": s, "object": o, "predicate": p}
             for n, (s, o, p) in enumerate(keys)
         ]
         per_triple: dict[int, list[EvidencePath]] = {}
-        if rows:
-            for rule in RULES:
-                for row in self.graph.read(rule.query, **self._rule_params(rule, rows)):
+        for rule in RULES:
+            served = [row for row in rows if rule.serves(row["predicate"])]
+            if served:
+                for row in self.graph.read(rule.query, **self._rule_params(rule, served)):
                     per_triple.setdefault(row["rid"], []).extend(
                         self._path(rule, p) for p in row["paths"]
                     )

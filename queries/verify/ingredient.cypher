@@ -4,8 +4,8 @@
 // CONSISTS_OF, HAS_INGREDIENT, HAS_PRECISE_INGREDIENT, FORM_OF; fixed here, not input) to an
 // ingredient, which may cross one MAPS_TO step to its CUI; the object may then be matched
 // directly or through non-hub is-a ancestors as in ancestor.cypher. Read-only.
-// Serves every predicate (treats, contraindicated_for, indicates, leads_to) through its edge
-// table in $specs: docs/verification.md lists which edges count for and against each.
+// Serves the drug predicates (treats, contraindicated_for; kgverify/verify/rules.py sends
+// only those rows) through their edge tables in $specs (docs/verification.md).
 // @param rows: list of {rid, subject, object, predicate}
 // @param specs: map predicate -> list of {type, forward, weight, stance}
 // @param hubs: map from the id of every general concept (hub) to true; `$hubs[id] IS NULL` is O(1)
