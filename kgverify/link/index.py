@@ -43,7 +43,7 @@ from kgverify.link.kb import KbEntry, KbStore, StoreKnowledgeBase, export_entrie
 
 log = logging.getLogger(__name__)
 
-INDEX_FORMAT = 1
+INDEX_FORMAT = 2
 """Bumped whenever the files of an index change meaning; part of the cache key."""
 
 

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict, Field
-from rapidfuzz.distance import OSA
+from rapidfuzz.distance import OSA, Levenshtein
 
 from kgverify.config import Settings
 from kgverify.graph.driver import Graph
@@ -112,6 +112,7 @@ class Linker:
         self.graph = graph
         self.abbreviations = abbreviations or AbbreviationExpander()
         self.stage_counts: dict[str, int] = {m.value: 0 for m in Method} | {"none": 0}
+        self._name_key_cache: dict[int, str] = {}
 
     def link(self, queries: Sequence[MentionQuery]) -> list[MentionLink]:
         """Link a batch; one result per query, in order."""
@@ -177,6 +178,16 @@ class Linker:
 
     # -- decision -------------------------------------------------------------------------
 
+    def _name_keys(self, ranked: list[_Hit], entries: dict[int, KbEntry]) -> dict[int, str]:
+        """Normalized preferred names, computed once per concept for the linker's life."""
+        cache = self._name_key_cache
+        for hit in ranked:
+            if hit.row not in cache:
+                if len(cache) > 200_000:
+                    cache.clear()
+                cache[hit.row] = normalized_key(entries[hit.row].name)
+        return {hit.row: cache[hit.row] for hit in ranked}
+
     def _fetch(self, work: Iterable[_Work], entries: dict[int, KbEntry]) -> None:
         missing = {row for w in work for row in w.hits if row not in entries}
         if missing:
@@ -194,7 +205,7 @@ class Linker:
             w.hits.values(),
             key=lambda h: (-h.score, _METHOD_ORDER[h.method], _vocab_rank(entries[h.row]), h.row),
         )[: self.params.k]
-        groups = _group(ranked, entries)
+        groups = _group(ranked, entries, self._name_keys(ranked, entries))
         plausible = {h.row for h in self._plausible(w, entries)}
         group_best: dict[int, float] = {}
         for hit in ranked:
@@ -249,44 +260,87 @@ _METHOD_ORDER = {method: order for order, method in enumerate(Method)}
 
 
 def _one_typo(key: str, alias: str) -> bool:
-    """One insertion, deletion, substitution or transposition apart (not equal)."""
-    return (
-        len(key) >= MIN_TYPO_LENGTH
-        and key != alias
-        and OSA.distance(key, alias, score_cutoff=1) <= 1
-    )
+    """One edit apart and the edit looks like a typo, not a different concept: no digit
+    touched ("HLD25" / "HLD2"), no vowel swapped for a vowel ("ethanal" / "ethanol",
+    "sulfate" / "sulfite"), nothing changed in a short or roman-numeral word ("5A" / "5B",
+    "XII" / "II")."""
+    if len(key) < MIN_TYPO_LENGTH or key == alias:
+        return False
+    if OSA.distance(key, alias, score_cutoff=1) > 1:
+        return False
+    ops = Levenshtein.editops(key, alias)
+    if len(ops) == 2:  # a transposition: two replacements of neighbours
+        start = min(op.src_pos for op in ops)
+        touched, where = key[start : start + 2], start
+    else:
+        [op] = ops
+        if op.tag == "replace":
+            touched, where = key[op.src_pos] + alias[op.dest_pos], op.src_pos
+            if all(ch in _VOWELS for ch in touched):
+                return False
+        elif op.tag == "delete":
+            touched, where = key[op.src_pos], op.src_pos
+        else:
+            touched, where = alias[op.dest_pos], min(op.src_pos, len(key) - 1)
+    if any(ch.isdigit() for ch in touched):
+        return False
+    word = _word_at(key, where)
+    return len(word) > 3 and word not in _ROMAN_WORDS
+
+
+_VOWELS = frozenset("aeiouy")
+_ROMAN_WORDS = frozenset({"i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi", "xii"})
+
+
+def _word_at(text: str, position: int) -> str:
+    start = text.rfind(" ", 0, position) + 1
+    end = text.find(" ", position)
+    return text[start : end if end >= 0 else len(text)]
 
 
 def _vocab_rank(entry: KbEntry) -> int:
     return VOCAB_PREFERENCE.index(entry.vocab) if entry.vocab in VOCAB_PREFERENCE else 99
 
 
-def _group(ranked: list[_Hit], entries: dict[int, KbEntry]) -> dict[int, int]:
-    """Group numbers for candidates (first-ranked group is 0): two candidates are one
-    concept when MAPS_TO joins them (directly or through a shared CUI) or their preferred
-    names normalize to the same key."""
-    keys_of: dict[int, set[str]] = {}
+def _group(
+    ranked: list[_Hit], entries: dict[int, KbEntry], names: dict[int, str]
+) -> dict[int, int]:
+    """Group numbers for candidates (the first-ranked group is 0). Two candidates are one
+    concept when MAPS_TO joins them (directly or through a shared CUI), or when they come
+    from *different* vocabularies and their preferred names normalize alike (metformin in
+    UMLS, SNOMED CT and RxNorm). Two concepts of one vocabulary are never merged by name:
+    the vocabulary keeps them apart for a reason. Union-find over keys: linear in the
+    candidates."""
+    parent: dict[int, int] = {}
+
+    def root(row: int) -> int:
+        while parent[row] != row:
+            parent[row] = parent[parent[row]]
+            row = parent[row]
+        return row
+
+    def union(a: int, b: int) -> None:
+        ra, rb = root(a), root(b)
+        if ra != rb:
+            # The earlier-ranked root stays the root, so group 0 is the best candidate's.
+            first, second = sorted((ra, rb), key=rank.__getitem__)
+            parent[second] = first
+
+    rank = {hit.row: at for at, hit in enumerate(ranked)}
+    owner_of_id: dict[str, int] = {}
+    by_name: dict[str, list[int]] = {}
     for hit in ranked:
-        entry = entries[hit.row]
-        keys_of[hit.row] = {entry.id, *entry.equivalents, "name:" + normalized_key(entry.name)}
-    group_of: dict[int, int] = {}
-    group_keys: list[set[str]] = []
-    for hit in ranked:
-        keys = keys_of[hit.row]
-        joined = [g for g, gk in enumerate(group_keys) if gk & keys]
-        if not joined:
-            group_keys.append(set(keys))
-            group_of[hit.row] = len(group_keys) - 1
-            continue
-        target = joined[0]
-        group_keys[target] |= keys
-        group_of[hit.row] = target
-        # A candidate that bridges two groups merges the later into the earlier.
-        for other in joined[1:]:
-            group_keys[target] |= group_keys[other]
-            group_keys[other] = set()
-            for row, g in group_of.items():
-                if g == other:
-                    group_of[row] = target
-    renumber = {g: n for n, g in enumerate(dict.fromkeys(group_of[h.row] for h in ranked))}
-    return {row: renumber[g] for row, g in group_of.items()}
+        row, entry = hit.row, entries[hit.row]
+        parent[row] = row
+        for key in (entry.id, *entry.equivalents):
+            if key in owner_of_id:
+                union(owner_of_id[key], row)
+            else:
+                owner_of_id[key] = row
+        same_name = by_name.setdefault(names[row], [])
+        for other in same_name:
+            if entries[other].vocab != entry.vocab:
+                union(other, row)
+        same_name.append(row)
+    renumber = {r: n for n, r in enumerate(dict.fromkeys(root(h.row) for h in ranked))}
+    return {hit.row: renumber[root(hit.row)] for hit in ranked}

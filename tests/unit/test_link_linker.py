@@ -53,6 +53,12 @@ ENTRIES = [
     entry("UMLS:C0018681", "Headache", kinds="finding"),
     entry("UMLS:C0004057", "Aspirin", "acetylsalicylic acid", kinds="ingredient"),
     entry("UMLS:C0149514", "Acute bronchitis"),
+    entry("UMLS:C0020877", "Ileitis"),
+    entry("UMLS:C0022081", "Iritis"),
+    entry("CHEBI:16236", "Ethanol", kinds="substance"),
+    entry("MONDO:0010602", "Hemophilia A"),
+    entry("MONDO:0000001", "Right-to-left shunt"),
+    entry("SNOMEDCT:0000002", "Metformin", kinds="substance"),
 ]
 
 
@@ -168,13 +174,49 @@ def test_normalized_and_typo_stages(linker: Linker) -> None:
     assert brand.concept_id == "RXNORM:202433"
 
 
-def test_one_typo_between_two_concepts_is_ambiguous(linker: Linker) -> None:
-    # "hypotnatremia"... both hyponatremia and hypernatremia are near; one edit reaches only
-    # "hyponatremia", so it links; "hypenatremia" is one edit from both.
-    assert one(linker, "hyponatremai").concept_id == "UMLS:C0020625"
-    both = one(linker, "hypenatremia")
+def test_typos_link_but_lookalike_concepts_do_not(linker: Linker) -> None:
+    assert one(linker, "hyponatremai").concept_id == "UMLS:C0020625"  # transposition
+    assert one(linker, "hypenatremia").concept_id == "UMLS:C0020598"  # a missing letter
+    # One edit from two concepts: ambiguous, both kept.
+    both = one(linker, "ilitis")
     assert both.status is LinkStatus.AMBIGUOUS
-    assert {c.concept_id for c in both.candidates[:2]} == {"UMLS:C0020625", "UMLS:C0020598"}
+    assert {c.concept_id for c in both.candidates[:2]} == {"UMLS:C0020877", "UMLS:C0022081"}
+    # A vowel for a vowel is another chemical, not a typo; so is a changed digit.
+    ethanal = one(linker, "ethanal")
+    assert ethanal.concept_id is None and all(
+        c.method is not Method.EDIT for c in ethanal.candidates
+    )
+
+
+def test_normalization_keeps_what_tells_concepts_apart(linker: Linker) -> None:
+    for text in ("left to right shunt", "hemophilia", "T2DM type 3"):
+        link = one(linker, text)
+        assert link.method is not Method.NORMALIZED, (text, link)
+    assert one(linker, "Hemophilia A.").concept_id == "MONDO:0010602"  # trailing period
+    for a, b in (
+        ("left to right shunt", "right-to-left shunt"),
+        ("reduced alpha/beta ratio", "reduced beta/alpha ratio"),
+        ("visual acuity 1.0 logmar", "visual acuity 0.1 logmar"),
+        ("T-B+ SCID", "T-B- SCID"),
+        ("complex 1 deficiency type 3", "complex III deficiency type 1"),
+        ("hemophilia", "hemophilia A"),
+    ):
+        assert normalized_key(a) != normalized_key(b), (a, b)
+
+
+def test_same_name_in_one_vocabulary_is_two_concepts(index_dir: Path) -> None:
+    # Two entries of one vocabulary with the same preferred name stay apart (ambiguous);
+    # across vocabularies they are one concept (see the metformin test above).
+    entries = [entry("MONDO:1", "Cardiac defect"), entry("MONDO:2", "Cardiac defect")]
+    directory = index_dir.parent / "same-name"
+    build_index(entries, directory, SETTINGS, key="same", source={})
+    index = LinkerIndex(directory, ef_search=50, threads=1)
+    try:
+        [link] = Linker(index, PARAMS).link([MentionQuery("cardiac defect")])
+    finally:
+        index.close()
+    assert link.status is LinkStatus.AMBIGUOUS
+    assert {c.group for c in link.candidates} == {0, 1}
 
 
 def test_nonsense_is_unlinked_and_results_keep_input_order(linker: Linker) -> None:
