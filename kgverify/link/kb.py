@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from scispacy.linking_utils import Entity, KnowledgeBase
 
 from kgverify.graph.driver import Graph
-from kgverify.link.normalize import exact_key, normalized_key
+from kgverify.link.normalize import bag_key, exact_key, normalized_key
 
 
 class KbEntry(BaseModel):
@@ -60,7 +60,7 @@ CREATE TABLE concepts (
 );
 CREATE TABLE names (key TEXT NOT NULL, stage INTEGER NOT NULL, idx INTEGER NOT NULL);
 """
-EXACT, NORMALIZED = 0, 1
+EXACT, NORMALIZED, REORDERED = 0, 1, 2
 
 
 class KbStore:
@@ -94,6 +94,7 @@ class KbStore:
             )
             keys = {(exact_key(a), EXACT) for a in entry.aliases()}
             keys |= {(normalized_key(a), NORMALIZED) for a in entry.aliases()}
+            keys |= {(bag_key(a), REORDERED) for a in entry.aliases()}
             names.extend((key, stage, count) for key, stage in keys if key)
             count += 1
             if len(concepts) >= batch:

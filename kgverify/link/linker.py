@@ -3,7 +3,8 @@
 1. **code**: a code the source gave, mapped through the graph (a stub code such as LOINC
    reaches the UMLS concept that contains it);
 2. **exact**: a concept name equal to the mention up to case and spacing;
-3. **normalized**: equal after punctuation, plurals, stop words and word order are removed;
+3. **normalized**: equal after inverted forms, punctuation, plurals and stop words are undone;
+   then **reordered**: the same words in another order, where order cannot matter;
 4. **tfidf**: scispaCy's char-3-gram TF-IDF nearest neighbours (variants); a neighbour one
    typo away from the mention scores as **edit**.
 
@@ -16,7 +17,7 @@ it contains never compete with each other.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -27,13 +28,16 @@ from kgverify.graph.driver import Graph
 from kgverify.graph.model import Kind, concept_id
 from kgverify.link.abbreviations import AbbreviationExpander
 from kgverify.link.index import LinkerIndex
-from kgverify.link.kb import EXACT, NORMALIZED, KbEntry
+from kgverify.link.kb import EXACT, NORMALIZED, REORDERED, KbEntry
 from kgverify.link.model import LinkCandidate, LinkStatus, MentionLink, Method
-from kgverify.link.normalize import exact_key, normalized_key
+from kgverify.link.normalize import bag_key, exact_key, normalized_key
 from kgverify.link.slots import fits
 
 NORMALIZED_SCORE = 0.95
 """Score of a normalized-name match: below an exact name, above any default threshold."""
+
+REORDERED_SCORE = 0.9
+"""Score of a match on the same words in another order."""
 
 VOCAB_PREFERENCE = ("UMLS", "SNOMEDCT", "RXNORM")
 """Which member of a group becomes ``concept_id`` when scores tie (the rest are equivalents)."""
@@ -119,7 +123,7 @@ class Linker:
         work = [self._prepare(q) for q in queries]
         entries: dict[int, KbEntry] = {}
         self._by_code(work)
-        for stage in (Method.EXACT, Method.NORMALIZED, Method.TFIDF):
+        for stage in (Method.EXACT, Method.NORMALIZED, Method.REORDERED, Method.TFIDF):
             self._fetch(work, entries)  # one store query per stage for the whole batch
             pending = [w for w in work if not self._plausible(w, entries)]
             if not pending:
@@ -155,10 +159,9 @@ class Linker:
                     w.add(_Hit(rows[target], 1.0, Method.CODE, code_id))
 
     def _by_name(self, work: list[_Work], stage: Method) -> None:
-        key_of = exact_key if stage is Method.EXACT else normalized_key
-        score = 1.0 if stage is Method.EXACT else NORMALIZED_SCORE
+        key_of, score, kind = _NAME_STAGES[stage]
         keys = [key_of(w.text) for w in work]
-        found = self.index.store.lookup(keys, EXACT if stage is Method.EXACT else NORMALIZED)
+        found = self.index.store.lookup(keys, kind)
         for w, key in zip(work, keys, strict=True):
             for row in found.get(key, []):
                 w.add(_Hit(row, score, stage, key))
@@ -257,6 +260,12 @@ class Linker:
 
 
 _METHOD_ORDER = {method: order for order, method in enumerate(Method)}
+
+_NAME_STAGES: dict[Method, tuple[Callable[[str], str], float, int]] = {
+    Method.EXACT: (exact_key, 1.0, EXACT),
+    Method.NORMALIZED: (normalized_key, NORMALIZED_SCORE, NORMALIZED),
+    Method.REORDERED: (bag_key, REORDERED_SCORE, REORDERED),
+}
 
 
 def _one_typo(key: str, alias: str) -> bool:

@@ -31,7 +31,8 @@ class Method(StrEnum):
 
     CODE = "code"  # the source's code, mapped through the graph
     EXACT = "exact"  # a name equal to the mention up to case and spacing
-    NORMALIZED = "normalized"  # equal after punctuation, plurals and word order are removed
+    NORMALIZED = "normalized"  # equal after inversion, punctuation and plurals are undone
+    REORDERED = "reordered"  # the same words in another order (when order cannot matter)
     EDIT = "edit"  # a TF-IDF neighbour one typo (edit) away from the mention
     TFIDF = "tfidf"  # scispaCy char-3-gram TF-IDF nearest neighbours
 

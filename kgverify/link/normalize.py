@@ -10,7 +10,8 @@ numerals after words like "type" ("type II" = "type 2"). It keeps what tells con
 apart: word order ("left to right shunt" is not "right to left shunt"), numbers with their
 decimal point ("0.1" is not "1.0"), signs ("T-B+" is not "T-B-") and single letters
 ("hemophilia A" is not "hemophilia"). Both are pure functions of the string, so the index
-and the linker always agree.
+and the linker always agree. ``bag_key`` (sorted words) serves a later, weaker stage, and
+only for names in which order cannot matter.
 """
 
 from __future__ import annotations
@@ -69,3 +70,44 @@ def normalized_key(text: str) -> str:
             continue
         words.append(singular(token))
     return " ".join(words)
+
+
+# Words whose order carries meaning ("left to right shunt", "alpha/beta ratio").
+_ORDERED = frozenset(
+    {
+        "left",
+        "right",
+        "upper",
+        "lower",
+        "anterior",
+        "posterior",
+        "superior",
+        "inferior",
+        "proximal",
+        "distal",
+        "medial",
+        "lateral",
+        "alpha",
+        "beta",
+        "gamma",
+        "delta",
+        "from",
+        "into",
+        "pre",
+        "post",
+        "donor",
+        "recipient",
+        "maternal",
+        "paternal",
+    }
+)
+
+
+def bag_key(text: str) -> str:
+    """The normalized words sorted, for word-order variants ("cancer of the esophagus" =
+    "esophagus cancer"); empty when order could matter: numbers, signs, single letters or
+    words of direction."""
+    words = normalized_key(text).split()
+    if any(w[0].isdigit() or len(w) == 1 or w in _ORDERED for w in words):
+        return ""
+    return " ".join(sorted(words))

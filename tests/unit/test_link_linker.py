@@ -59,6 +59,7 @@ ENTRIES = [
     entry("MONDO:0010602", "Hemophilia A"),
     entry("MONDO:0000001", "Right-to-left shunt"),
     entry("SNOMEDCT:0000002", "Metformin", kinds="substance"),
+    entry("UMLS:C0042029", "Urinary tract infection"),
 ]
 
 
@@ -202,6 +203,12 @@ def test_normalization_keeps_what_tells_concepts_apart(linker: Linker) -> None:
         ("hemophilia", "hemophilia A"),
     ):
         assert normalized_key(a) != normalized_key(b), (a, b)
+
+
+def test_word_order_variants_link_where_order_cannot_matter(linker: Linker) -> None:
+    link = one(linker, "infection of the urinary tract")
+    assert (link.method, link.concept_id) == (Method.REORDERED, "UMLS:C0042029")
+    assert one(linker, "shunt, left to right").method is not Method.REORDERED
 
 
 def test_same_name_in_one_vocabulary_is_two_concepts(index_dir: Path) -> None:
