@@ -23,6 +23,7 @@ import tempfile
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +44,7 @@ from kgverify.link.kb import KbEntry, KbStore, StoreKnowledgeBase, export_entrie
 
 log = logging.getLogger(__name__)
 
-INDEX_FORMAT = 2
+INDEX_FORMAT = 3
 """Bumped whenever the files of an index change meaning; part of the cache key."""
 
 
@@ -230,8 +231,23 @@ def _build_ann(
         },
         print_progress=False,
     )
-    index.saveIndex(paths.ann_index)
+    # save_data writes the vectors next to the graph (<index>.dat): kgverify reloads both in
+    # one step; scispaCy's loader ignores the file and re-adds the vectors from the npz.
+    index.saveIndex(paths.ann_index, save_data=True)
     return len(kept)
+
+
+def _load_ann(paths: LinkerPaths, ef_search: int) -> Any:
+    """The HNSW index with its vectors: from ``<index>.dat`` when the build saved them
+    (one read, no re-adding of a million vectors), else scispaCy's way."""
+    if not Path(paths.ann_index + ".dat").is_file():
+        return load_approximate_nearest_neighbours_index(paths, ef_search=ef_search)
+    index = nmslib.init(
+        method="hnsw", space="cosinesimil_sparse", data_type=nmslib.DataType.SPARSE_VECTOR
+    )
+    index.loadIndex(paths.ann_index, load_data=True)
+    index.setQueryTimeParams({"efSearch": ef_search})
+    return index
 
 
 class _AliasConcepts(Mapping[str, set[str]]):
@@ -270,10 +286,10 @@ class LinkerIndex:
         self.directory = directory
         self.threads = threads
         paths = files.scispacy
+        self._paths = paths
         # Local paths only: scispaCy's cached_path returns an existing local file unchanged.
-        self.indexed_aliases: list[str] = paths.get_concept_aliases()
         self.vectorizer: TfidfVectorizer = paths.get_tfidf_vectorizer()
-        self.ann = load_approximate_nearest_neighbours_index(paths, ef_search=ef_search)
+        self.ann = _load_ann(paths, ef_search)
         with open(files.all_aliases, encoding="utf-8") as src:
             self.aliases: list[str] = json.load(src)
         arrays = np.load(files.alias_concepts)
@@ -282,6 +298,12 @@ class LinkerIndex:
         self.positions: npt.NDArray[np.int64] = arrays["positions"]
         self.store = KbStore(files.store)
         self.kb = StoreKnowledgeBase(self.store, _AliasConcepts(self))
+
+    @cached_property
+    def indexed_aliases(self) -> list[str]:
+        """The aliases in ANN order (scispaCy's ``ann_concept_aliases_list``), read on use."""
+        aliases: list[str] = self._paths.get_concept_aliases()
+        return aliases
 
     def alias_position(self, alias: str) -> int | None:
         at = bisect.bisect_left(self.aliases, alias)

@@ -40,10 +40,13 @@ class GraphCandidateGenerator(CandidateGenerator):  # type: ignore[misc]  # scis
         self.index = index
         self.ann_index = index.ann
         self.vectorizer = index.vectorizer
-        self.ann_concept_aliases_list = index.indexed_aliases
         self.kb = index.kb
         self.umls = index.kb
         self.verbose = False
+
+    @property
+    def ann_concept_aliases_list(self) -> list[str]:
+        return self.index.indexed_aliases
 
     def __call__(self, mention_texts: list[str], k: int) -> list[list[MentionCandidate]]:
         neighbours = self.index.neighbours([exact_key(t) for t in mention_texts], k)

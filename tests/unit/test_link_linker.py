@@ -321,3 +321,20 @@ def test_the_whole_path_never_touches_the_network(
     with pytest.raises(Exception):  # noqa: B017  (requests wraps the refusal its own way)
         CandidateGenerator(name="not-registered")
     assert attempts
+
+
+def test_scispacy_reads_the_index_files_unchanged(index_dir: Path) -> None:
+    """The files are scispaCy's LinkerPaths layout: its own loader opens them and finds the
+    same neighbours as kgverify's loader (which reads the saved vectors in one step)."""
+    from scispacy.candidate_generation import LinkerPaths
+
+    paths = LinkerPaths.from_directory(index_dir)
+    aliases, vectorizer, ann = paths.load(ef_search=100)
+    [(ids, _)] = ann.knnQueryBatch(vectorizer.transform(["heart attack"]), k=1)
+    assert aliases[int(ids[0])] == "heart attack"
+    ours = LinkerIndex(index_dir, ef_search=100, threads=1)
+    try:
+        [[(position, similarity)]] = ours.neighbours(["heart attack"], 1)
+        assert ours.aliases[position] == "heart attack" and similarity == pytest.approx(1.0)
+    finally:
+        ours.close()
