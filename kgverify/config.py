@@ -67,8 +67,8 @@ class Settings(BaseSettings):
     )
     link_k: int = Field(default=30, ge=1, le=500, description="TF-IDF neighbours per mention")
     index_min_df: int = Field(default=1, ge=1)
-    index_m: int = Field(default=30, ge=2)
-    index_ef_construction: int = Field(default=200, ge=10)
+    index_m: int = Field(default=16, ge=2)
+    index_ef_construction: int = Field(default=100, ge=10)
     index_ef_search: int = Field(default=100, ge=1)
     index_threads: int = Field(default_factory=lambda: os.cpu_count() or 1, ge=1)
 
