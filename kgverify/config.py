@@ -90,6 +90,12 @@ class Settings(BaseSettings):
     verify_min_score: float = Field(default=0.5, ge=0.0, le=1.0)
     verify_min_confidence: float = Field(default=0.0, ge=0.0, le=1.0)
     verify_distractors: int = Field(default=10, ge=0, le=100)
+    verify_parallel: int = Field(
+        default_factory=lambda: os.cpu_count() or 1,
+        ge=1,
+        le=64,
+        description="rule reads sent at once (separate sessions)",
+    )
 
     pseudonym_salt: SecretStr | None = Field(
         default=None,
