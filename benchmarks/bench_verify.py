@@ -33,6 +33,7 @@ from typing import Any
 
 from benchmarks.synth_umls import write as write_synthetic
 from kgverify.api import (
+    SAMPLE_RELEASES,
     extract_relations,
     link_relations_file,
     load_vocabulary,
@@ -48,12 +49,6 @@ from kgverify.verify.verifier import Verifier
 
 REPEATS = 3
 """Timed runs per configuration after the warm-up; the median is reported."""
-
-SAMPLE = {
-    "umls": ("umls", "2025AA"),
-    "snomed": ("snomed", "SnomedCT_InternationalRF2_PRODUCTION_20250101T120000Z"),
-    "rxnorm": ("rxnorm", "RxNorm_full_01062025"),
-}
 
 
 def _timed(verifier: Verifier, relations: list[LinkedRelation], batch: int) -> float:
@@ -108,7 +103,7 @@ def linked(subject: str, obj: str, n: int) -> LinkedRelation:
 
 def sample_graph(settings: Settings, work: Path) -> tuple[list[LinkedRelation], dict[str, int]]:
     with Graph.connect(settings) as graph:
-        for name, parts in SAMPLE.items():
+        for name, parts in SAMPLE_RELEASES.items():
             load_vocabulary(name, sample_path(*parts), settings=settings, graph=graph)
         relations = work / "relations.jsonl"
         extract_relations(

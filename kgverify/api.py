@@ -316,21 +316,11 @@ def link_relations_file(
     from kgverify.extract.relation import read_relations
     from kgverify.link.model import write_linked
     from kgverify.link.relations import Contexts, LinkReport, link_relations
-    from loaders.report import RejectedRow
 
     settings = settings or Settings()
-    if not relations.is_file():
-        raise ConfigError(f"no such relations file: {relations}")
-    sink = RejectSink(rejects_path or out.with_suffix(".rejects.jsonl"))
     report = LinkReport(out=str(out))
     contexts = Contexts.from_file(trajectories) if trajectories is not None else None
-
-    def reject(line: int, reason: str) -> None:
-        sink.write(RejectedRow(file=str(relations), line=line, reason=reason, text=""))
-
-    out.parent.mkdir(parents=True, exist_ok=True)
-    partial = out.with_name(out.name + ".partial")
-    with _graph(settings, graph) as g:
+    with _file_run(relations, out, rejects_path) as run, _graph(settings, graph) as g:
         linker = open_linker(settings, g, rebuild=rebuild_index)
         try:
             linked = link_relations(
@@ -338,17 +328,14 @@ def link_relations_file(
                 linker,
                 report,
                 contexts=contexts,
-                on_reject=reject,
-                batch_size=max(1, min(settings.batch_size, 5_000)),
+                on_reject=run.reject,
+                batch_size=_relation_batch(settings),
                 progress=progress,
             )
-            write_linked(linked, partial)
-            partial.replace(out)
+            write_linked(linked, run.partial)
         finally:
-            sink.close()
             linker.index.close()
-            partial.unlink(missing_ok=True)
-    report.rejects = str(sink.path) if sink.count else None
+    report.rejects = run.rejects
     return report
 
 
@@ -397,40 +384,27 @@ def verify_relations_file(
     from kgverify.link.relations import Contexts
     from kgverify.verify.model import write_verdicts
     from kgverify.verify.report import VerifyReport, read_relations_any
-    from loaders.report import RejectedRow
 
     settings = settings or Settings()
-    if not relations.is_file():
-        raise ConfigError(f"no such relations file: {relations}")
-    sink = RejectSink(rejects_path or out.with_suffix(".rejects.jsonl"))
     report = VerifyReport(out=str(out))
     contexts = Contexts.from_file(trajectories) if trajectories is not None else None
     started = time.perf_counter()
+    with _file_run(relations, out, rejects_path) as run, _graph(settings, graph) as g:
 
-    def good() -> Iterator[Any]:
-        for item in read_relations_any(relations):
-            report.read += 1
-            if isinstance(item, tuple):
-                report.rejected += 1
-                line, reason = item
-                sink.write(RejectedRow(file=str(relations), line=line, reason=reason, text=""))
-                continue
-            yield item
-            if progress is not None:
-                progress(report.read)
+        def good() -> Iterator[Any]:
+            for item in read_relations_any(relations):
+                report.read += 1
+                if isinstance(item, tuple):
+                    report.rejected += 1
+                    run.reject(*item)
+                    continue
+                yield item
+                if progress is not None:
+                    progress(report.read)
 
-    out.parent.mkdir(parents=True, exist_ok=True)
-    partial = out.with_name(out.name + ".partial")
-    with _graph(settings, graph) as g:
-        verifier = open_verifier(settings, g, write=write, contexts=contexts)
-        try:
-            batch = max(1, min(settings.batch_size, 5_000))
-            write_verdicts(report.count(verifier.iter_verify(good(), batch)), partial)
-            partial.replace(out)
-        finally:
-            sink.close()
-            verifier.close()
-            partial.unlink(missing_ok=True)
+        with open_verifier(settings, g, write=write, contexts=contexts) as verifier:
+            verdicts = verifier.iter_verify(good(), _relation_batch(settings))
+            write_verdicts(report.count(verdicts), run.partial)
     report.written = verifier.written
     report.unknown_patients = verifier.unknown_patients
     report.unknown_encounters = verifier.unknown_encounters
@@ -438,8 +412,48 @@ def verify_relations_file(
     report.seconds = round(time.perf_counter() - started, 3)
     if report.seconds:
         report.relations_per_second = round(report.verified / report.seconds, 1)
-    report.rejects = str(sink.path) if sink.count else None
+    report.rejects = run.rejects
     return report
+
+
+def _relation_batch(settings: Settings) -> int:
+    """Relations per linking / verification round trip."""
+    return max(1, min(settings.batch_size, 5_000))
+
+
+class _FileRun:
+    """Where a relation-file run writes: rejects with their line, and the output under a
+    temporary name until the run completes."""
+
+    def __init__(self, relations: Path, out: Path, rejects_path: Path | None) -> None:
+        self.relations = relations
+        self.partial = out.with_name(out.name + ".partial")
+        self.sink = RejectSink(rejects_path or out.with_suffix(".rejects.jsonl"))
+
+    def reject(self, line: int, reason: str) -> None:
+        from loaders.report import RejectedRow
+
+        self.sink.write(RejectedRow(file=str(self.relations), line=line, reason=reason, text=""))
+
+    @property
+    def rejects(self) -> str | None:
+        return str(self.sink.path) if self.sink.count else None
+
+
+@contextmanager
+def _file_run(relations: Path, out: Path, rejects_path: Path | None) -> Iterator[_FileRun]:
+    """Check the input exists; on success rename the output into place, on any failure
+    remove it, so ``out`` is never half-written."""
+    if not relations.is_file():
+        raise ConfigError(f"no such relations file: {relations}")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    run = _FileRun(relations, out, rejects_path)
+    try:
+        yield run
+        run.partial.replace(out)
+    finally:
+        run.sink.close()
+        run.partial.unlink(missing_ok=True)
 
 
 @contextmanager

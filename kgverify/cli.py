@@ -49,6 +49,24 @@ class _Group(click.Group):
 
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
+rejects_option = click.option(
+    "--rejects", type=click.Path(path_type=Path), help="Rejected rows, with where and why (JSONL)."
+)
+relations_argument = click.argument(
+    "relations", type=click.Path(exists=True, dir_okay=False, path_type=Path)
+)
+trajectories_option = click.option(
+    "--trajectories",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Trajectories JSONL whose notes give context for abbreviations.",
+)
+
+
+def out_option(what: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The required ``-o/--out`` file of a command that writes JSONL."""
+    return click.option(
+        "-o", "--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help=what
+    )
 
 
 def emit(data: Any, as_json: bool, render: Callable[[], None]) -> None:
@@ -208,9 +226,7 @@ def neo4j_status(as_json: bool) -> None:
     type=click.FloatRange(0, 1),
     help="Fail (exit 3) when more than this share of rows is rejected.",
 )
-@click.option(
-    "--rejects", type=click.Path(path_type=Path), help="Write rejected rows here (JSONL)."
-)
+@rejects_option
 @click.option(
     "--bulk",
     is_flag=True,
@@ -292,7 +308,7 @@ ehr_path = click.argument("path", type=click.Path(exists=True, path_type=Path))
 @cli.command("ingest")
 @ehr_source
 @ehr_path
-@click.option("--rejects", type=click.Path(path_type=Path), help="Rejected rows (JSONL).")
+@rejects_option
 @json_option
 def ingest_command(source: str, path: Path, rejects: Path | None, as_json: bool) -> None:
     """Write an EHR source's patients, encounters and facts into Neo4j.
@@ -338,7 +354,7 @@ def ingest_command(source: str, path: Path, rejects: Path | None, as_json: bool)
     show_default=True,
     help="openai: requests in flight at once.",
 )
-@click.option("--rejects", type=click.Path(path_type=Path), help="Rejected rows (JSONL).")
+@rejects_option
 @json_option
 def extract_command(
     extractor: str,
@@ -390,23 +406,13 @@ def extract_command(
 
 
 @cli.command("link")
-@click.argument("relations", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option(
-    "-o",
-    "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    required=True,
-    help="Linked relations (JSONL, docs/linking.md).",
-)
-@click.option(
-    "--trajectories",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="Trajectories JSONL whose notes give context for abbreviations.",
-)
+@relations_argument
+@out_option("Linked relations (JSONL, docs/linking.md).")
+@trajectories_option
 @click.option("--threshold", type=click.FloatRange(0, 1), help="Lowest score to link.")
 @click.option("--margin", type=click.FloatRange(0, 1), help="Lead needed over the next concept.")
 @click.option("--rebuild-index", is_flag=True, help="Rebuild the linker index from the graph.")
-@click.option("--rejects", type=click.Path(path_type=Path), help="Rejected lines (JSONL).")
+@rejects_option
 @json_option
 def link_command(
     relations: Path,
@@ -489,23 +495,13 @@ def print_link_report(result: dict[str, Any]) -> None:
 
 
 @cli.command("verify")
-@click.argument("relations", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option(
-    "-o",
-    "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    required=True,
-    help="Verdicts (JSONL, docs/verification.md).",
-)
-@click.option(
-    "--trajectories",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="Trajectories JSONL whose notes give context for abbreviations when linking.",
-)
+@relations_argument
+@out_option("Verdicts (JSONL, docs/verification.md).")
+@trajectories_option
 @click.option(
     "--no-write", is_flag=True, help="Judge only; do not write assertions back to the graph."
 )
-@click.option("--rejects", type=click.Path(path_type=Path), help="Rejected lines (JSONL).")
+@rejects_option
 @json_option
 def verify_command(
     relations: Path,

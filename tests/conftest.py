@@ -61,6 +61,22 @@ def graph(settings: Settings) -> Iterator[Graph]:
         yield g
 
 
+@pytest.fixture(scope="module")
+def sample_settings(settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    """The session's server with a cache of the module's own (linker indexes, rejects)."""
+    return settings.model_copy(update={"cache_dir": tmp_path_factory.mktemp("cache")})
+
+
+@pytest.fixture(scope="module")
+def sample_graph(graph: Graph, sample_settings: Settings) -> Graph:
+    """The module's emptied database with the three shipped sample releases loaded."""
+    from kgverify.api import SAMPLE_RELEASES, load_vocabulary, sample_path
+
+    for name, parts in SAMPLE_RELEASES.items():
+        load_vocabulary(name, sample_path(*parts), settings=sample_settings, graph=graph)
+    return graph
+
+
 @pytest.fixture
 def fresh_graph(graph: Graph) -> Graph:
     """The module's connection, emptied before this test."""

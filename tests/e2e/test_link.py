@@ -19,25 +19,6 @@ from kgverify.link.model import LinkStatus, Method, read_linked
 
 pytestmark = pytest.mark.neo4j
 
-RELEASES = {
-    "umls": ("umls", "2025AA"),
-    "snomed": ("snomed", "SnomedCT_InternationalRF2_PRODUCTION_20250101T120000Z"),
-    "rxnorm": ("rxnorm", "RxNorm_full_01062025"),
-}
-
-
-@pytest.fixture(scope="module")
-def local(settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Settings:
-    """The session's server with a cache of this module's own (indexes are built here)."""
-    return settings.model_copy(update={"cache_dir": tmp_path_factory.mktemp("cache")})
-
-
-@pytest.fixture(scope="module")
-def loaded(graph: Graph, local: Settings) -> Graph:
-    for name, parts in RELEASES.items():
-        load_vocabulary(name, sample_path(*parts), settings=local, graph=graph)
-    return graph
-
 
 def test_no_release_loaded_is_one_clear_error(
     fresh_graph: Graph, cli_env: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -52,27 +33,32 @@ def test_no_release_loaded_is_one_clear_error(
     assert not (tmp_path / "o.jsonl").exists()
 
 
-def test_the_index_is_built_once_per_release_set(loaded: Graph, local: Settings) -> None:
-    first = build_linker_index(local, loaded)
+def test_the_index_is_built_once_per_release_set(
+    sample_graph: Graph, sample_settings: Settings
+) -> None:
+    first = build_linker_index(sample_settings, sample_graph)
     assert first.concepts > 1000 and first.aliases >= first.indexed_aliases > 0
     assert {r["id"] for r in first.source["releases"]} == {
         "UMLS@2025AA",
         "SNOMEDCT@20250101",
         "RXNORM@2025-01-06",
     }
-    meta = local.cache_dir / "linker" / first.key / "meta.json"
+    meta = sample_settings.cache_dir / "linker" / first.key / "meta.json"
     stamp = meta.stat().st_mtime_ns
-    again = build_linker_index(local, loaded)
+    again = build_linker_index(sample_settings, sample_graph)
     assert again == first and meta.stat().st_mtime_ns == stamp  # reused, not rebuilt
-    rebuilt = build_linker_index(local, loaded, rebuild=True)
+    rebuilt = build_linker_index(sample_settings, sample_graph, rebuild=True)
     assert rebuilt.key == first.key and meta.stat().st_mtime_ns != stamp
 
 
 def test_cli_index_reuses_the_cached_index(
-    loaded: Graph, cli_env: Settings, local: Settings, monkeypatch: pytest.MonkeyPatch
+    sample_graph: Graph,
+    cli_env: Settings,
+    sample_settings: Settings,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setenv("KGVERIFY_CACHE_DIR", str(local.cache_dir))
-    expected = build_linker_index(local, loaded)
+    monkeypatch.setenv("KGVERIFY_CACHE_DIR", str(sample_settings.cache_dir))
+    expected = build_linker_index(sample_settings, sample_graph)
     result = CliRunner().invoke(cli, ["index", "--json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout) == expected.model_dump()
@@ -80,8 +66,8 @@ def test_cli_index_reuses_the_cached_index(
     assert expected.key in table.output and "UMLS@2025AA" in table.output
 
 
-def test_codes_are_mapped_through_the_graph(loaded: Graph, local: Settings) -> None:
-    linker = open_linker(local, loaded)
+def test_codes_are_mapped_through_the_graph(sample_graph: Graph, sample_settings: Settings) -> None:
+    linker = open_linker(sample_settings, sample_graph)
     try:
         owned, stub, unknown, retired = linker.link(
             [
@@ -110,10 +96,13 @@ def test_codes_are_mapped_through_the_graph(loaded: Graph, local: Settings) -> N
 
 
 def test_cli_links_the_hard_cases(
-    loaded: Graph, cli_env: Settings, local: Settings, monkeypatch: pytest.MonkeyPatch
+    sample_graph: Graph,
+    cli_env: Settings,
+    sample_settings: Settings,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setenv("KGVERIFY_CACHE_DIR", str(local.cache_dir))
-    out = local.cache_dir / "linked.jsonl"
+    monkeypatch.setenv("KGVERIFY_CACHE_DIR", str(sample_settings.cache_dir))
+    out = sample_settings.cache_dir / "linked.jsonl"
     result = CliRunner().invoke(
         cli,
         [
@@ -165,23 +154,27 @@ def test_cli_links_the_hard_cases(
 
 
 def test_bad_lines_are_rejected_with_their_line(
-    loaded: Graph, local: Settings, tmp_path: Path
+    sample_graph: Graph, sample_settings: Settings, tmp_path: Path
 ) -> None:
     from kgverify.api import link_relations_file
 
     good = sample_path("relations", "llm_style.jsonl").read_text().splitlines()
     source = tmp_path / "in.jsonl"
     source.write_text("\n".join([good[0], "{not json", good[1], '{"patient_id": "p"}']) + "\n")
-    report = link_relations_file(source, tmp_path / "out.jsonl", settings=local, graph=loaded)
+    report = link_relations_file(
+        source, tmp_path / "out.jsonl", settings=sample_settings, graph=sample_graph
+    )
     assert (report.read, report.linked_relations, report.rejected) == (4, 2, 2)
     rejects = [json.loads(line) for line in Path(report.rejects or "").read_text().splitlines()]
     assert [r["line"] for r in rejects] == [2, 4]
     assert len((tmp_path / "out.jsonl").read_text().splitlines()) == 2
 
 
-def test_a_new_release_gets_a_new_index(loaded: Graph, local: Settings) -> None:
-    before = build_linker_index(local, loaded)
-    load_vocabulary("umls", sample_path("umls", "2025AB"), settings=local, graph=loaded)
-    after = build_linker_index(local, loaded)
+def test_a_new_release_gets_a_new_index(sample_graph: Graph, sample_settings: Settings) -> None:
+    before = build_linker_index(sample_settings, sample_graph)
+    load_vocabulary(
+        "umls", sample_path("umls", "2025AB"), settings=sample_settings, graph=sample_graph
+    )
+    after = build_linker_index(sample_settings, sample_graph)
     assert after.key != before.key
     assert "UMLS@2025AB" in {r["id"] for r in after.source["releases"]}

@@ -15,7 +15,6 @@ from click.testing import CliRunner
 from kgverify.api import (
     extract_relations,
     ingest_source,
-    load_vocabulary,
     open_verifier,
     sample_path,
     verify_relations_file,
@@ -30,29 +29,12 @@ from kgverify.verify.verifier import Verifier
 
 pytestmark = pytest.mark.neo4j
 
-RELEASES = {
-    "umls": ("umls", "2025AA"),
-    "snomed": ("snomed", "SnomedCT_InternationalRF2_PRODUCTION_20250101T120000Z"),
-    "rxnorm": ("rxnorm", "RxNorm_full_01062025"),
-}
 LLM = ExtractorInfo(name="openai", version="test", model="planted")
 
 
 @pytest.fixture(scope="module")
-def local(settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Settings:
-    return settings.model_copy(update={"cache_dir": tmp_path_factory.mktemp("cache")})
-
-
-@pytest.fixture(scope="module")
-def loaded(graph: Graph, local: Settings) -> Graph:
-    for name, parts in RELEASES.items():
-        load_vocabulary(name, sample_path(*parts), settings=local, graph=graph)
-    return graph
-
-
-@pytest.fixture(scope="module")
-def verifier(loaded: Graph, local: Settings) -> Iterator[Verifier]:
-    with open_verifier(local, loaded, write=False) as v:
+def verifier(sample_graph: Graph, sample_settings: Settings) -> Iterator[Verifier]:
+    with open_verifier(sample_settings, sample_graph, write=False) as v:
         yield v
 
 
@@ -129,13 +111,15 @@ def test_ancestor_rule_climbs_from_the_object_only(verifier: Verifier) -> None:
     assert parent.verdict is VerdictKind.UNSUPPORTED
 
 
-def test_hubs_never_count_as_evidence(loaded: Graph, local: Settings, verifier: Verifier) -> None:
+def test_hubs_never_count_as_evidence(
+    sample_graph: Graph, sample_settings: Settings, verifier: Verifier
+) -> None:
     for hub in ("SNOMEDCT:64572001", "SNOMEDCT:404684003", "UMLS:C0012634"):  # Disease, ...
         assert hub in verifier.hubs
     # Make "hypertensive disease" a hub: the ancestor path through it no longer counts,
     # though the vocabulary edge is still there.
-    strict = local.model_copy(update={"verify_hub_ids": ["UMLS:C0020538"]})
-    with open_verifier(strict, loaded, write=False) as v:
+    strict = sample_settings.model_copy(update={"verify_hub_ids": ["UMLS:C0020538"]})
+    with open_verifier(strict, sample_graph, write=False) as v:
         [child] = judge(v, rel("lisinopril", "treats", "essential hypertension"))
         [direct] = judge(v, rel("lisinopril", "treats", "hypertensive disease"))
     assert child.verdict is VerdictKind.UNSUPPORTED
@@ -231,8 +215,8 @@ def test_planted_hallucinations(verifier: Verifier) -> None:
     assert verdicts[-1].verdict is VerdictKind.CONTRADICTED
 
 
-def test_enrichment_of_passing_relations(loaded: Graph, local: Settings) -> None:
-    with open_verifier(local, loaded, write=False) as v:
+def test_enrichment_of_passing_relations(sample_graph: Graph, sample_settings: Settings) -> None:
+    with open_verifier(sample_settings, sample_graph, write=False) as v:
         [true, false] = v.verify(
             [
                 rel("Glucophage", "treats", "type 2 diabetes mellitus"),
@@ -248,7 +232,7 @@ def test_enrichment_of_passing_relations(loaded: Graph, local: Settings) -> None
     assert not {"Disease", "Clinical finding"} & set(e.object_ancestors)
     assert e.distractors and "UMLS:C0025598" not in e.distractors
     # Every distractor really has no support path to the object.
-    with open_verifier(local, loaded, write=False) as v:
+    with open_verifier(sample_settings, sample_graph, write=False) as v:
         checks = v.verify(
             [
                 rel(
@@ -266,10 +250,12 @@ def test_enrichment_of_passing_relations(loaded: Graph, local: Settings) -> None
 
 
 @pytest.fixture(scope="module")
-def ingested(loaded: Graph, local: Settings) -> Path:
-    ingest_source("omop", sample_path("omop", "eunomia_sample"), settings=local, graph=loaded)
-    out = local.cache_dir / "relations.jsonl"
-    extract_relations("omop", sample_path("omop", "eunomia_sample"), out, settings=local)
+def ingested(sample_graph: Graph, sample_settings: Settings) -> Path:
+    ingest_source(
+        "omop", sample_path("omop", "eunomia_sample"), settings=sample_settings, graph=sample_graph
+    )
+    out = sample_settings.cache_dir / "relations.jsonl"
+    extract_relations("omop", sample_path("omop", "eunomia_sample"), out, settings=sample_settings)
     return out
 
 
@@ -278,18 +264,18 @@ def count(graph: Graph, cypher: str) -> int:
 
 
 def test_assertions_are_written_back_idempotently(
-    loaded: Graph, local: Settings, ingested: Path
+    sample_graph: Graph, sample_settings: Settings, ingested: Path
 ) -> None:
     lines = ingested.read_text().splitlines()[:300]
-    source = local.cache_dir / "subset.jsonl"
+    source = sample_settings.cache_dir / "subset.jsonl"
     source.write_text("\n".join(lines) + "\n")
     first = verify_relations_file(
-        source, local.cache_dir / "v1.jsonl", settings=local, graph=loaded
+        source, sample_settings.cache_dir / "v1.jsonl", settings=sample_settings, graph=sample_graph
     )
     assert first.read == first.verified == first.written == 300
     assert first.unknown_patients == 0
     shape = {
-        q: count(loaded, q)
+        q: count(sample_graph, q)
         for q in (
             "MATCH (a:Assertion) RETURN count(a)",
             "MATCH (:Assertion)-[r]->() RETURN count(r)",
@@ -300,13 +286,13 @@ def test_assertions_are_written_back_idempotently(
         {json.loads(x)["relation_id"] for x in lines}
     )
     again = verify_relations_file(
-        source, local.cache_dir / "v2.jsonl", settings=local, graph=loaded
+        source, sample_settings.cache_dir / "v2.jsonl", settings=sample_settings, graph=sample_graph
     )
     assert again.written == 300
-    assert {q: count(loaded, q) for q in shape} == shape
+    assert {q: count(sample_graph, q) for q in shape} == shape
     # The provenance of a supported relation: facts, concepts, evidence, rule version.
-    supported = next(v for v in read_verdicts(local.cache_dir / "v1.jsonl") if v.passed)
-    rows = loaded._driver.execute_query(
+    supported = next(v for v in read_verdicts(sample_settings.cache_dir / "v1.jsonl") if v.passed)
+    rows = sample_graph._driver.execute_query(
         "MATCH (a:Assertion {id: $id}) "
         "RETURN a.verdict AS verdict, "
         "COUNT { (a)-[:FROM_FACT]->(:Fact) } AS facts, "
@@ -323,8 +309,8 @@ def test_assertions_are_written_back_idempotently(
     assert rows["subject"] == [supported.subject.concept_id]
 
 
-def test_hostile_text_is_only_ever_a_parameter(loaded: Graph, verifier: Verifier) -> None:
-    before = count(loaded, "MATCH (n) RETURN count(n)")
+def test_hostile_text_is_only_ever_a_parameter(sample_graph: Graph, verifier: Verifier) -> None:
+    before = count(sample_graph, "MATCH (n) RETURN count(n)")
     hostile = [
         "x'}) MATCH (n) DETACH DELETE n //",
         "`Concept` RETURN 1 UNION MATCH (n) DETACH DELETE n",
@@ -332,17 +318,17 @@ def test_hostile_text_is_only_ever_a_parameter(loaded: Graph, verifier: Verifier
     ]
     verdicts = judge(verifier, *(rel(text, "treats", text) for text in hostile))
     assert all(v.verdict in {VerdictKind.UNLINKED, VerdictKind.TYPE_MISMATCH} for v in verdicts)
-    assert count(loaded, "MATCH (n) RETURN count(n)") == before
+    assert count(sample_graph, "MATCH (n) RETURN count(n)") == before
 
 
 def test_cli_rejects_bad_lines_and_reports_unknown_patients(
-    loaded: Graph,
+    sample_graph: Graph,
     cli_env: Settings,
-    local: Settings,
+    sample_settings: Settings,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setenv("KGVERIFY_CACHE_DIR", str(local.cache_dir))
+    monkeypatch.setenv("KGVERIFY_CACHE_DIR", str(sample_settings.cache_dir))
     good = rel("metformin", "treats", "type 2 diabetes mellitus", patient="nobody")
     unknown_predicate: dict[str, Any] = json.loads(good.model_dump_json())
     unknown_predicate["predicate"] = "cures"
