@@ -26,6 +26,7 @@ from loaders.pipeline import ProgressFactory, load, no_progress
 from loaders.report import RejectSink
 
 if TYPE_CHECKING:
+    from kgverify.derive import DeriveReport, FactsReport
     from kgverify.ehr.model import Trajectory
     from kgverify.link.index import IndexInfo
     from kgverify.link.linker import Linker
@@ -416,6 +417,52 @@ def verify_relations_file(
     return report
 
 
+def derive_qa(
+    out: Path,
+    *,
+    settings: Settings | None = None,
+    graph: Graph | None = None,
+    tasks: Iterable[str] | None = None,
+    write: bool = True,
+    progress: Callable[[int], None] | None = None,
+) -> DeriveReport:
+    """QA items (diagnosis, treatment, prognosis, or the ``tasks`` named) from the passed
+    assertions in the graph, written to the folder ``out`` in a Hugging Face ``datasets``
+    layout (``out/<task>/<split>.jsonl``, README.md, schema.json) and, unless ``write`` is
+    false, into the graph as ``(:Item)`` provenance. Same graph and seed, same bytes.
+
+    >>> report = derive_qa(Path("qa"), settings=settings, graph=graph)
+    >>> report.items["treatment"]["train"], report.distractors_rejected
+    >>> datasets.load_dataset("qa", "treatment")
+    """
+    from kgverify.derive import Task, run_qa
+
+    settings = settings or Settings()
+    try:
+        chosen = {Task(t) for t in tasks} if tasks else None
+    except ValueError as exc:
+        known = ", ".join(t.value for t in Task)
+        raise ConfigError(f"unknown task ({exc}); known: {known}") from exc
+    with _graph(settings, graph) as g:
+        return run_qa(g, settings, out, tasks=chosen, write=write, progress=progress)
+
+
+def derive_facts(
+    out: Path,
+    *,
+    settings: Settings | None = None,
+    graph: Graph | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> FactsReport:
+    """Fact sheets for record-grounded simulated patients, one per patient, written to
+    ``out/sheets.jsonl`` with ``out/schema.json`` (docs/derivation.md)."""
+    from kgverify.derive import run_facts
+
+    settings = settings or Settings()
+    with _graph(settings, graph) as g:
+        return run_facts(g, settings, out, progress=progress)
+
+
 def _relation_batch(settings: Settings) -> int:
     """Relations per linking / verification round trip."""
     return max(1, min(settings.batch_size, 5_000))
@@ -484,7 +531,8 @@ def run_sample(
 ) -> dict[str, Any]:
     """The main job on the shipped sample: local Neo4j up, sample vocabularies loaded, the
     sample EHR ingested, candidate relations extracted to ``<cache_dir>/sample``, linked
-    (with the shipped LLM-style relations that hold the hard linking cases) and verified."""
+    (with the shipped LLM-style relations that hold the hard linking cases), verified, and
+    QA items and fact sheets derived to ``<cache_dir>/sample/qa`` and ``.../facts``."""
     from kgverify.server import LocalServer
 
     settings = settings or Settings()
@@ -533,11 +581,15 @@ def run_sample(
                 linked, ("verdicts.jsonl", "verdicts_llm_style.jsonl"), strict=True
             )
         ]
+        out = settings.cache_dir / "sample"
+        derived = derive_qa(out / "qa", settings=settings, graph=graph)
+        sheets = derive_facts(out / "facts", settings=settings, graph=graph)
         return {
             "loads": loads,
             "ingest": ingested,
             "extract": extracted,
             "link": linked,
             "verify": verified,
+            "derive": {"qa": derived.model_dump(), "facts": sheets.model_dump()},
             "summary": graph_summary(graph=graph),
         }

@@ -570,18 +570,125 @@ def print_verify_report(result: dict[str, Any]) -> None:
         console.print(f"rejected lines: {result['rejects']}")
 
 
+# -- derive -----------------------------------------------------------------------------------
+@cli.group()
+def derive() -> None:
+    """Derive the benchmark from the validated graph: QA items and patient fact sheets."""
+
+
+out_dir_option = click.option(
+    "-o",
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    required=True,
+    help="Output folder (replaced when the run completes).",
+)
+
+
+@derive.command("qa")
+@out_dir_option
+@click.option(
+    "--task",
+    "tasks",
+    multiple=True,
+    type=click.Choice(["diagnosis", "treatment", "prognosis"]),
+    help="Derive only this task (repeatable); default: all three.",
+)
+@click.option("--seed", type=int, help="Seed of splits and distractor choice (default 13).")
+@click.option("--options", type=click.IntRange(2, 10), help="Options per item (default 4).")
+@click.option("--no-write", is_flag=True, help="Write files only, no (:Item) nodes.")
+@json_option
+def derive_qa_command(
+    out: Path,
+    tasks: tuple[str, ...],
+    seed: int | None,
+    options: int | None,
+    no_write: bool,
+    as_json: bool,
+) -> None:
+    """QA items (diagnosis, treatment, prognosis) from the passed assertions.
+
+    Each item rests on assertions the rules supported, has exactly one correct option, and
+    distractors the graph shows to be wrong for the patient. Written to OUT/<task>/<split>.jsonl
+    (loadable with datasets.load_dataset(OUT, task)), with README.md and schema.json, and
+    into the graph as (:Item) nodes linked to their assertions, rules, facts and concepts.
+    """
+    from kgverify.api import derive_qa
+
+    given = {"derive_seed": seed, "derive_options": options}
+    overrides: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
+    settings = Settings(**overrides)  # over the environment, validated like it
+    with count_progress("Patients", total=None, enabled=not as_json) as step:
+        report = derive_qa(out, settings=settings, tasks=tasks, write=not no_write, progress=step)
+    result = report.model_dump()
+    emit(result, as_json, lambda: print_derive_report(result))
+
+
+@derive.command("facts")
+@out_dir_option
+@json_option
+def derive_facts_command(out: Path, as_json: bool) -> None:
+    """Fact sheets for record-grounded simulated patients (OUT/sheets.jsonl).
+
+    Per patient and encounter: what the patient can say (symptoms and history in lay words,
+    current drugs, allergies) apart from what only the record holds (the diagnosis to find,
+    lab values, codes), each fact with its source row, concept and verdict.
+    """
+    from kgverify.api import derive_facts
+
+    with count_progress("Patients", total=None, enabled=not as_json) as step:
+        report = derive_facts(out, settings=Settings(), progress=step)
+    result = report.model_dump()
+    emit(result, as_json, lambda: print_facts_report(result))
+
+
+def _counts(title: str, counts: dict[str, int], key: str) -> Table:
+    return table(title, [{key: k, "count": v} for k, v in counts.items()])
+
+
+def print_derive_report(result: dict[str, Any]) -> None:
+    console = _console("stdout")
+    total = sum(sum(s.values()) for s in result["items"].values())
+    console.print(
+        f"{total} items from {result['patients']} patients -> {result['out']}; "
+        f"{result['written']} written to the graph, {result['retired']} earlier ones retired"
+    )
+    rows = [
+        {"task": task, **{s: splits.get(s, 0) for s in ("train", "validation", "test")}}
+        for task, splits in result["items"].items()
+    ]
+    console.print(table("Items per task and split", rows))
+    console.print(_counts("Assertions read", result["assertions"], "verdict"))
+    console.print(_counts("Kept out of derivation", result["filtered"], "reason"))
+    console.print(_counts("Item candidates dropped", result["skipped"], "reason"))
+    console.print(_counts("Distractors rejected", result["distractors_rejected"], "reason"))
+
+
+def print_facts_report(result: dict[str, Any]) -> None:
+    console = _console("stdout")
+    console.print(
+        f"{result['sheets']} fact sheets, {result['encounters']} encounters -> {result['out']}"
+    )
+    console.print(_counts("Facts per section", result["facts"], "section"))
+    console.print(_counts("Facts left out", result["excluded"], "reason"))
+    console.print(_counts("Problems found", result["checks"], "kind"))
+
+
 def _count_lines(path: Path) -> int:
     with path.open("rb") as lines:
         return sum(1 for _ in lines)
 
 
 @contextmanager
-def count_progress(label: str, *, total: int, enabled: bool) -> Iterator[Callable[[int], None]]:
-    """A bar of records done out of ``total``, on stderr, shown only on a terminal."""
+def count_progress(
+    label: str, *, total: int | None, enabled: bool
+) -> Iterator[Callable[[int], None]]:
+    """A bar of records done out of ``total`` (None: a count), on stderr, shown only on a
+    terminal."""
     with Progress(
         TextColumn(label),
         BarColumn(),
-        TextColumn("{task.completed}/{task.total}"),
+        TextColumn("{task.completed}" + ("/{task.total}" if total is not None else "")),
         TimeRemainingColumn(),
         console=(console := _console("stderr")),
         disable=not enabled or not console.is_terminal,
@@ -683,8 +790,8 @@ def sample_command(as_json: bool) -> None:
     """The main job on the shipped sample: start the local Neo4j, load the sample
     vocabularies (UMLS, SNOMED CT, RxNorm), ingest the sample EHR (39 Eunomia patients,
     OMOP CSV), extract candidate relations, link them (and the shipped LLM-style relations
-    with the hard cases) to vocabulary concepts, verify them against the graph, print the
-    verdicts per predicate and a summary."""
+    with the hard cases) to vocabulary concepts, verify them against the graph, derive QA
+    items and patient fact sheets, and print what each step did."""
     from kgverify.api import run_sample
 
     result = run_sample(Settings(), progress=None if as_json else rich_progress)
@@ -703,6 +810,8 @@ def sample_command(as_json: bool) -> None:
             print_link_report(linked)
         for verified in result["verify"]:
             print_verify_report(verified)
+        print_derive_report(result["derive"]["qa"])
+        print_facts_report(result["derive"]["facts"])
         print_summary(result["summary"])
 
     emit(result, as_json, render)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pydantic import AliasChoices, Field, SecretStr
+from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -96,12 +96,37 @@ class Settings(BaseSettings):
         le=64,
         description="rule reads sent at once (separate sessions)",
     )
+    derive_seed: int = Field(default=13, description="seed of splits and distractor choice")
+    derive_options: int = Field(default=4, ge=2, le=10, description="options per QA item")
+    derive_splits: dict[str, float] = Field(
+        default_factory=lambda: {"train": 0.8, "validation": 0.1, "test": 0.1},
+        description="share of patients per split (train, validation, test)",
+    )
+    derive_history: int = Field(
+        default=10, ge=0, le=100, description="earlier conditions shown in a question"
+    )
+    derive_pool: int = Field(
+        default=50, ge=1, le=1000, description="is-a siblings read per answer as distractors"
+    )
+    facts_allergy_roots: list[str] = Field(
+        default_factory=lambda: ["SNOMEDCT:609328004", "SNOMEDCT:473011001"],
+        description="concepts whose is-a descendants are allergies (allergic disposition, "
+        "allergic condition)",
+    )
 
     pseudonym_salt: SecretStr | None = Field(
         default=None,
         description="Key of the patient/encounter pseudonyms; unset: generated once into "
         "<cache_dir>/pseudonym-salt (keep it to get the same pseudonyms on a rerun)",
     )
+
+    @field_validator("derive_splits")
+    @classmethod
+    def _splits(cls, value: dict[str, float]) -> dict[str, float]:
+        unknown = set(value) - {"train", "validation", "test"}
+        if unknown or any(v < 0 for v in value.values()) or sum(value.values()) <= 0:
+            raise ValueError("derive_splits: shares >= 0 for train, validation, test, not all zero")
+        return value
 
     def salt(self) -> str:
         """The pseudonym salt: the setting, else the generated owner-only file."""

@@ -35,6 +35,7 @@ from kgverify.verify.model import (
 from kgverify.verify.rules import RULES, SNOMED_ROOT, SUPPORT, Rule
 
 Relation = CandidateRelation | LinkedRelation
+Triple = tuple[str, str, str]  # (subject concept id, object concept id, predicate)
 
 
 class FilterPolicy(BaseModel):
@@ -147,15 +148,27 @@ class Verifier:
         )
         return [r if isinstance(r, LinkedRelation) else next(fresh) for r in relations]
 
+    def evidence_for(self, triples: Iterable[Triple]) -> dict[Triple, list[EvidencePath]]:
+        """Every rule's evidence paths for concept-level (subject id, object id, predicate)
+        triples, best first; no linking, no verdict, nothing written. Derivation uses it to
+        prove a distractor wrong with the same rules that validated the answer."""
+        keys = list(dict.fromkeys(triples))
+        found = self._rule_paths(keys)
+        return {key: self._ranked(found.get(n, [])) for n, key in enumerate(keys)}
+
     def _paths(self, linked: Sequence[LinkedRelation]) -> dict[int, list[EvidencePath]]:
         # Many relations share (subject, object, predicate): each distinct triple is
         # checked once per batch and its paths are shared.
-        triples: dict[tuple[str, str, str], list[int]] = {}
+        triples: dict[Triple, list[int]] = {}
         for at, lr in enumerate(linked):
             if lr.subject.concept_id is not None and lr.object.concept_id is not None:
                 key = (lr.subject.concept_id, lr.object.concept_id, lr.relation.predicate.value)
                 triples.setdefault(key, []).append(at)
         keys = list(triples)
+        per_triple = self._rule_paths(keys)
+        return {at: paths for n, paths in per_triple.items() for at in triples[keys[n]]}
+
+    def _rule_paths(self, keys: list[Triple]) -> dict[int, list[EvidencePath]]:
         rows: list[dict[str, Any]] = [
             {"rid": n, "subject": s, "object": o, "predicate": p}
             for n, (s, o, p) in enumerate(keys)
@@ -179,7 +192,7 @@ class Verifier:
                     per_triple.setdefault(row["rid"], []).extend(
                         self._path(rule, p) for p in row["paths"]
                     )
-        return {at: paths for n, paths in per_triple.items() for at in triples[keys[n]]}
+        return per_triple
 
     def _rule_params(self, rule: Rule, rows: list[dict[str, Any]]) -> dict[str, Any]:
         available = {
@@ -203,11 +216,13 @@ class Verifier:
             depth=int(raw["depth"]),
         )
 
-    def _decide(self, lr: LinkedRelation, evidence: list[EvidencePath]) -> Verdict:
+    def _ranked(self, evidence: list[EvidencePath]) -> list[EvidencePath]:
+        """Best first: score, then rule order (direct, ancestor, ingredient), then length."""
         order = {rule.name: rule.order for rule in RULES}
-        evidence = sorted(
-            evidence, key=lambda p: (-p.score, order[p.rule.split(".")[0]], len(p.edges))
-        )
+        return sorted(evidence, key=lambda p: (-p.score, order[p.rule.split(".")[0]], len(p.edges)))
+
+    def _decide(self, lr: LinkedRelation, evidence: list[EvidencePath]) -> Verdict:
+        evidence = self._ranked(evidence)
         support = [p for p in evidence if p.stance == "support"]
         against = [p for p in evidence if p.stance == "contradict"]
         kind, reason, deciding = self._judge(lr, support, against)
@@ -327,6 +342,7 @@ def _assertion_row(v: Verdict, now: str) -> dict[str, Any]:
         "items": sorted(set(r.evidence)),
         "evidence_nodes": sorted({n for p in v.evidence for n in p.nodes}),
         "evidence": [p.model_dump_json() for p in v.evidence],
+        "distractors": v.enrichment.distractors if v.enrichment is not None else [],
         "extractor": f"{r.extractor.name}@{r.extractor.version}",
         "confidence": r.confidence,
         "index": v.link_index,

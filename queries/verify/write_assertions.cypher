@@ -2,9 +2,10 @@
 // relation, its properties replaced on every run, linked to the patient (ABOUT), to the
 // patient facts it rests on (FROM_FACT: fact id = patient source + ":" + item id), to the
 // encounter (SEEN_IN), to the linked concepts (SUBJECT, OBJECT), to every concept on its evidence paths (EVIDENCE) and
-// to the rule version that decided it (DECIDED_BY a (:Rule {key: "<id>@<version>"})). Old
+// to the rule version that decided it (DECIDED_BY a (:Rule {key: "<id>@<version>"})), with
+// the enrichment's distractor pool (ids) kept on the assertion for derivation. Old
 // edges of a rerun are removed first, so a re-verification never leaves stale evidence.
-// @param rows: list of {id, patient_id, encounter_id, predicate, verdict, score, passed, rule, rule_version, reason, subject_id, object_id, subject_text, object_text, items, evidence_nodes, evidence, extractor, confidence, index, verified_at}
+// @param rows: list of {id, patient_id, encounter_id, predicate, verdict, score, passed, rule, rule_version, reason, subject_id, object_id, subject_text, object_text, items, evidence_nodes, evidence, distractors, extractor, confidence, index, verified_at}
 // @returns written, unknown_patients, unknown_encounters: rows written, and how many name a patient or an encounter the graph does not hold (reported, still written)
 UNWIND $rows AS row
 MERGE (a:Assertion {id: row.id})
@@ -13,7 +14,8 @@ SET a.patient_id = row.patient_id, a.encounter_id = row.encounter_id,
     a.passed = row.passed, a.rule = row.rule, a.rule_version = row.rule_version,
     a.reason = row.reason, a.subject_id = row.subject_id, a.object_id = row.object_id,
     a.subject_text = row.subject_text, a.object_text = row.object_text,
-    a.evidence = row.evidence, a.extractor = row.extractor, a.confidence = row.confidence,
+    a.evidence = row.evidence, a.distractors = row.distractors,
+    a.extractor = row.extractor, a.confidence = row.confidence,
     a.link_index = row.index, a.verified_at = datetime(row.verified_at)
 WITH a, row
 CALL (a) {

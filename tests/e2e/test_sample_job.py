@@ -49,6 +49,13 @@ def test_sample_job_loads_all_three_and_summarises(fresh_graph: Graph) -> None:
         "unsupported": 3,
     }
     assert llm_v["unknown_patients"] == 12  # hand-written relations of no ingested patient
+    # Derivation: items of every task from the validated graph, and a sheet per patient.
+    qa, facts = out["derive"]["qa"], out["derive"]["facts"]
+    assert set(qa["items"]) == {"diagnosis", "treatment", "prognosis"}, qa["skipped"]
+    assert all(sum(splits.values()) > 0 for splits in qa["items"].values())
+    assert qa["written"] == sum(sum(s.values()) for s in qa["items"].values())
+    assert qa["assertions"]["unsupported"] == qa["filtered"]["verdict unsupported"]
+    assert facts["sheets"] == 39 and facts["facts"]["diagnosis"] > 0
     vocabs = {row["vocab"]: row for row in out["summary"]["concepts"]}
     assert vocabs["UMLS"]["active"] == 400 and vocabs["SNOMEDCT"]["retired"] == 1
     # After all three, UMLS mappings point at owned (non-stub) SNOMED and RxNorm concepts.

@@ -1,0 +1,250 @@
+"""Patient records as derivation sees them, read from the graph a page of patients at a
+time: facts grouped into episodes (an encounter, or one day outside encounters, as the
+template extractor groups them) and the assertions about the patient, with the side each of
+their facts stands on."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from kgverify.graph.driver import Graph
+from kgverify.verify.model import EvidencePath
+
+UNDATED = "undated"
+
+
+@dataclass(frozen=True)
+class RecordFact:
+    """A patient fact with its episode and its concept."""
+
+    id: str
+    kind: str
+    display: str | None
+    code_system: str | None
+    code: str | None
+    start: str | None
+    end: str | None
+    value: float | str | None
+    unit: str | None
+    flag: str | None
+    source_table: str
+    source_row: str
+    episode: str
+    concept: str | None
+    concept_name: str | None
+    names: tuple[str, ...]
+    kinds: frozenset[str]
+    active: bool
+    stub: bool
+    group: frozenset[str]
+    allergy: bool
+
+    @property
+    def grounded(self) -> bool:
+        """Coded to an active concept a loaded vocabulary defines, or to a code one of them
+        maps to (a LOINC code inside a UMLS concept)."""
+        return self.concept is not None and self.active and (not self.stub or bool(self.group))
+
+    def names_concept(self, concept_id: str) -> bool:
+        """The fact's concept is ``concept_id`` or one MAPS_TO step from it."""
+        return concept_id == self.concept or concept_id in self.group
+
+    @property
+    def text(self) -> str:
+        return self.concept_name or self.display or f"{self.code_system}:{self.code}"
+
+    @property
+    def finding(self) -> bool:
+        """A condition that is a finding (a symptom or sign), not a disorder."""
+        return self.kind == "condition" and "finding" in self.kinds and "disorder" not in self.kinds
+
+
+@dataclass(frozen=True)
+class RecordAssertion:
+    """An assertion about the patient as written by the verifier."""
+
+    id: str
+    predicate: str
+    verdict: str
+    passed: bool
+    score: float
+    reason: str
+    rule: str | None
+    rule_version: str | None
+    subject_id: str | None
+    object_id: str | None
+    subject_name: str | None
+    object_name: str | None
+    encounter_id: str | None
+    confidence: float
+    evidence: tuple[EvidencePath, ...]
+    distractors: tuple[str, ...]
+    facts: tuple[tuple[str, str | None], ...]  # (fact id, "subject" | "object" | None)
+
+    @property
+    def rule_key(self) -> str | None:
+        return f"{self.rule}@{self.rule_version}" if self.rule else None
+
+    def side_facts(self, side: str) -> list[str]:
+        return [fact for fact, at in self.facts if at == side]
+
+
+@dataclass
+class Episode:
+    key: str
+    start: str | None
+    kind: str | None  # the encounter's kind; None for a day outside encounters
+    facts: list[RecordFact] = field(default_factory=list)
+
+
+@dataclass
+class PatientRecord:
+    patient_id: str
+    age_band: str | None
+    sex: str | None
+    episodes: list[Episode]
+    assertions: list[RecordAssertion]
+    facts: dict[str, RecordFact]
+
+    def episode_index(self, key: str) -> int | None:
+        for at, episode in enumerate(self.episodes):
+            if episode.key == key:
+                return at
+        return None
+
+    def history(self, before: int, limit: int, skip: str | None = None) -> list[RecordFact]:
+        """Distinct grounded conditions of the episodes before ``before``, most recent
+        first, at most ``limit`` (``skip``: leave out this concept)."""
+        out: dict[str, RecordFact] = {}
+        for episode in reversed(self.episodes[:before]):
+            for fact in episode.facts:
+                if (
+                    fact.kind == "condition"
+                    and fact.grounded
+                    and not fact.allergy
+                    and not (skip and fact.names_concept(skip))
+                ):
+                    out.setdefault(str(fact.concept), fact)
+        return list(out.values())[:limit]
+
+    def age_at(self, at: int) -> str | None:
+        """The age range at episode ``at``: the stored band is the age in the year of the
+        first encounter (else of the first fact), so the range moves by the years since."""
+        if not self.age_band or not self.episodes:
+            return self.age_band
+        encounters = [e.start for e in self.episodes if e.kind is not None and e.start]
+        first = min(encounters) if encounters else self.episodes[0].start
+        now = self.episodes[at].start
+        if self.age_band.endswith("+") or not first or not now:
+            return self.age_band
+        low, high = (int(x) for x in self.age_band.split("-"))
+        years = int(now[:4]) - int(first[:4])
+        if high + years < 0:
+            return None  # before birth: a record error, not an age
+        return f"{max(0, low + years)}-{high + years}"
+
+    def episode_of(self, assertion: RecordAssertion, side: str) -> str | None:
+        """The episode of the facts on one side of an assertion, else its encounter."""
+        episodes = sorted(
+            {self.facts[f].episode for f in assertion.side_facts(side) if f in self.facts}
+        )
+        if episodes:
+            return episodes[0]
+        if assertion.encounter_id and self.episode_index(assertion.encounter_id) is not None:
+            return assertion.encounter_id
+        return None
+
+
+def read_records(
+    graph: Graph, *, allergy_roots: list[str], page: int = 200
+) -> Iterator[PatientRecord]:
+    """Every patient's record in id order, ``page`` patients per round trip."""
+    after = ""
+    while True:
+        ids = [row["id"] for row in graph.read("derive/patients_page", after=after, limit=page)]
+        if not ids:
+            return
+        for row in graph.read("derive/patient_records", patients=ids, allergy_roots=allergy_roots):
+            yield _record(row)
+        after = ids[-1]
+
+
+def _record(row: dict[str, Any]) -> PatientRecord:
+    patient = row["patient"]
+    facts = [_fact(f) for f in row["facts"]]
+    episodes: dict[str, Episode] = {}
+    for raw, fact in zip(row["facts"], facts, strict=True):
+        episode = episodes.setdefault(
+            fact.episode,
+            Episode(fact.episode, _day(raw["encounter_start"]) or _day(fact.start), None),
+        )
+        episode.kind = episode.kind or raw["encounter_kind"]
+        episode.facts.append(fact)
+    ordered = sorted(
+        (e for e in episodes.values() if e.key != UNDATED),
+        key=lambda e: (e.start or "", e.key),
+    )
+    return PatientRecord(
+        patient_id=patient["id"],
+        age_band=patient.get("age_band"),
+        sex=patient.get("sex"),
+        episodes=ordered,
+        assertions=[_assertion(a) for a in row["assertions"]],
+        facts={f.id: f for f in facts},
+    )
+
+
+def _day(value: Any) -> str | None:
+    return str(value)[:10] if value else None
+
+
+def _fact(raw: dict[str, Any]) -> RecordFact:
+    day = _day(raw["start"])
+    episode = raw["encounter"] or (f"day:{day}" if day else UNDATED)
+    return RecordFact(
+        id=raw["id"],
+        kind=raw["kind"],
+        display=raw["display"],
+        code_system=raw["code_system"],
+        code=raw["code"],
+        start=str(raw["start"]) if raw["start"] else None,
+        end=str(raw["end"]) if raw["end"] else None,
+        value=raw["value"],
+        unit=raw["unit"],
+        flag=raw["flag"],
+        source_table=raw["source_table"] or "",
+        source_row=str(raw["source_row"] or ""),
+        episode=episode,
+        concept=raw["concept"],
+        concept_name=raw["concept_name"],
+        names=tuple(raw["concept_names"]),
+        kinds=frozenset(raw["concept_kinds"]),
+        active=bool(raw["concept_active"]),
+        stub=bool(raw["concept_stub"]),
+        group=frozenset(raw["concept_group"]),
+        allergy=bool(raw["allergy"]),
+    )
+
+
+def _assertion(raw: dict[str, Any]) -> RecordAssertion:
+    return RecordAssertion(
+        id=raw["id"],
+        predicate=raw["predicate"],
+        verdict=raw["verdict"],
+        passed=bool(raw["passed"]),
+        score=float(raw["score"] or 0.0),
+        reason=raw["reason"] or "",
+        rule=raw["rule"],
+        rule_version=raw["rule_version"],
+        subject_id=raw["subject_id"],
+        object_id=raw["object_id"],
+        subject_name=raw["subject_name"],
+        object_name=raw["object_name"],
+        encounter_id=raw["encounter_id"],
+        confidence=float(raw["confidence"] or 0.0),
+        evidence=tuple(EvidencePath.model_validate_json(e) for e in raw["evidence"]),
+        distractors=tuple(raw["distractors"]),
+        facts=tuple((f["id"], f["side"]) for f in raw["facts"]),
+    )

@@ -1,0 +1,91 @@
+"""Derivation runs: QA items and fact sheets from the graph, written to a folder (and, for
+items, back into the graph). The Python API (``kgverify.api.derive_qa`` /
+``derive_facts``) and ``kgverify derive`` call these."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from kgverify.config import Settings
+from kgverify.derive.export import QAWriter, partial_dir, retire, write_schema
+from kgverify.derive.facts import SheetBuilder
+from kgverify.derive.model import DeriveReport, FactSheet, FactsReport, Task
+from kgverify.derive.qa import DistractorScreen, ItemStore, derive_items, finished_items
+from kgverify.derive.records import read_records
+from kgverify.graph.driver import Graph
+from kgverify.graph.schema import ensure_schema
+from kgverify.jsonl import write_models
+from kgverify.verify.verifier import Verifier
+
+Progress = Callable[[int], None]
+
+
+def _verifier(graph: Graph, settings: Settings) -> Verifier:
+    # Judges (clue, candidate) pairs with the verification rules; writes and links nothing.
+    return Verifier(graph, settings, write=False, enrich=False)
+
+
+def run_qa(
+    graph: Graph,
+    settings: Settings,
+    out: Path,
+    *,
+    tasks: set[Task] | None = None,
+    write: bool = True,
+    progress: Progress | None = None,
+) -> DeriveReport:
+    started = time.perf_counter()
+    tasks = tasks or set(Task)
+    report = DeriveReport(out=str(out))
+    run = uuid.uuid4().hex
+    if write:
+        ensure_schema(graph)
+    with _verifier(graph, settings) as verifier, partial_dir(out) as folder:
+        screen = DistractorScreen(graph, verifier, settings)
+        store = ItemStore(folder / ".items.sqlite")
+        try:
+            derive_items(
+                read_records(graph, allergy_roots=settings.facts_allergy_roots),
+                screen,
+                store,
+                settings,
+                report,
+                tasks=tasks,
+                on_patient=progress,
+            )
+            writer = QAWriter(folder, graph if write else None, run, report, settings.batch_size)
+            writer.write(finished_items(store, settings.derive_options))
+        finally:
+            store.close()
+    if write:
+        report.retired = retire(graph, tasks, run)
+    report.items = {t: dict(sorted(s.items())) for t, s in sorted(report.items.items())}
+    report.positions = {t: dict(sorted(p.items())) for t, p in sorted(report.positions.items())}
+    report.seconds = round(time.perf_counter() - started, 3)
+    return report
+
+
+def run_facts(
+    graph: Graph, settings: Settings, out: Path, *, progress: Progress | None = None
+) -> FactsReport:
+    started = time.perf_counter()
+    with _verifier(graph, settings) as verifier, partial_dir(out) as folder:
+        builder = SheetBuilder(verifier, settings)
+
+        def sheets() -> Iterator[FactSheet]:
+            for n, sheet in enumerate(
+                builder.build(read_records(graph, allergy_roots=settings.facts_allergy_roots)), 1
+            ):
+                if progress is not None:
+                    progress(n)
+                yield sheet
+
+        write_models(sheets(), folder / "sheets.jsonl")
+        write_schema(FactSheet, folder / "schema.json")
+    report = builder.report
+    report.out = str(out)
+    report.seconds = round(time.perf_counter() - started, 3)
+    return report

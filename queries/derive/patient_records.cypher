@@ -1,0 +1,64 @@
+// Everything derivation reads about a page of patients, one row per patient: the patient,
+// every fact with its episode (the encounter it was recorded in, if any) and its concept
+// (name, names, kinds, active, the MAPS_TO neighbours as its group, whether it is an allergy:
+// an is-a descendant, within 6 steps and across MAPS_TO, of one of $allergy_roots), and every
+// assertion about the patient with the facts it rests on and the side (subject or object)
+// each fact stands on (the fact's concept is the side's concept or within two MAPS_TO steps).
+// Read-only; facts and assertions come ordered, so derivation is deterministic.
+// @param patients: list of patient ids
+// @param allergy_roots: concept ids whose is-a descendants count as allergies
+// @returns patient, facts, assertions
+UNWIND $patients AS pid
+MATCH (p:Patient {id: pid})
+CALL (p) {
+  OPTIONAL MATCH (p)-[:HAS_FACT]->(f:Fact)
+  OPTIONAL MATCH (f)-[:RECORDED_IN]->(e:Encounter)
+  OPTIONAL MATCH (f)-[:CODED_AS]->(c:Concept)
+  WITH f, e, c ORDER BY f.start, f.kind, f.id
+  WITH f, e, c WHERE f IS NOT NULL
+  RETURN collect({
+    id: f.id, kind: f.kind, display: f.display, code_system: f.code_system, code: f.code,
+    start: f.start, end: f.end, value: f.value, unit: f.unit, flag: f.flag,
+    ref_low: f.ref_low, ref_high: f.ref_high, source_table: f.source_table,
+    source_row: f.source_row, known: f.known,
+    encounter: e.id, encounter_start: e.start, encounter_kind: e.kind,
+    concept: c.id, concept_name: c.name, concept_names: coalesce(c.names, []),
+    concept_kinds: coalesce(c.kinds, []), concept_active: coalesce(c.active, true),
+    concept_stub: coalesce(c.stub, false),
+    concept_group: CASE WHEN c IS NULL THEN [] ELSE
+      COLLECT { MATCH (c)-[:MAPS_TO]-(g:Concept) RETURN DISTINCT g.id ORDER BY g.id } END,
+    allergy: c IS NOT NULL AND EXISTS {
+      MATCH (c)-[:MAPS_TO*0..1]-(:Concept)-[:IS_A*1..6]->(r:Concept) WHERE r.id IN $allergy_roots
+    }
+  }) AS facts
+}
+CALL (p) {
+  OPTIONAL MATCH (a:Assertion)-[:ABOUT]->(p)
+  WITH a ORDER BY a.id
+  WITH a WHERE a IS NOT NULL
+  OPTIONAL MATCH (s:Concept {id: a.subject_id})
+  OPTIONAL MATCH (o:Concept {id: a.object_id})
+  RETURN collect({
+    id: a.id, predicate: a.predicate, verdict: a.verdict, passed: a.passed, score: a.score,
+    reason: a.reason, rule: a.rule, rule_version: a.rule_version, subject_id: a.subject_id,
+    object_id: a.object_id, subject_name: s.name, object_name: o.name,
+    subject_names: coalesce(s.names, []), object_names: coalesce(o.names, []),
+    encounter_id: a.encounter_id, extractor: a.extractor, confidence: a.confidence,
+    evidence: coalesce(a.evidence, []), distractors: coalesce(a.distractors, []),
+    facts: COLLECT {
+      MATCH (a)-[:FROM_FACT]->(f:Fact)
+      OPTIONAL MATCH (f)-[:CODED_AS]->(fc:Concept)
+      RETURN {
+        id: f.id,
+        side: CASE
+          WHEN fc IS NULL THEN null
+          WHEN fc.id = a.subject_id OR EXISTS {
+            MATCH (fc)-[:MAPS_TO*1..2]-(:Concept {id: a.subject_id}) } THEN "subject"
+          WHEN fc.id = a.object_id OR EXISTS {
+            MATCH (fc)-[:MAPS_TO*1..2]-(:Concept {id: a.object_id}) } THEN "object"
+          ELSE null END
+      } AS fact ORDER BY fact.id
+    }
+  }) AS assertions
+}
+RETURN properties(p) AS patient, facts, assertions

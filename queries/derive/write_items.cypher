@@ -1,0 +1,51 @@
+// Writes derived QA items as provenance, idempotently: one (:Item {id}) per item, its
+// properties replaced on every run, linked to its patient (ABOUT), to the passed assertions
+// it rests on (RESTS_ON), to the rule versions that decided them (DECIDED_BY), to the facts
+// its question shows (FROM_FACT), to the correct concept (ANSWER) and to each distractor
+// (DISTRACTOR {label}). Old edges of a rerun are removed first. Items get current = true
+// and the run's token; retire_items.cypher marks the items a run no longer produced.
+// @param rows: list of {id, task, split, patient_id, episode, question, answer, answer_concept, options, template, seed, basis, rules, facts, distractors}
+// @param run: token of this derivation run
+// @returns written
+UNWIND $rows AS row
+MERGE (i:Item {id: row.id})
+SET i.task = row.task, i.split = row.split, i.patient_id = row.patient_id,
+    i.episode = row.episode, i.question = row.question, i.answer = row.answer,
+    i.answer_concept = row.answer_concept, i.options = row.options,
+    i.template = row.template, i.seed = row.seed, i.run = $run, i.current = true,
+    i.derived_at = datetime()
+WITH i, row
+CALL (i) {
+  MATCH (i)-[old:ABOUT|RESTS_ON|DECIDED_BY|FROM_FACT|ANSWER|DISTRACTOR]->()
+  DELETE old
+}
+CALL (i, row) {
+  MATCH (p:Patient {id: row.patient_id})
+  MERGE (i)-[:ABOUT]->(p)
+}
+CALL (i, row) {
+  UNWIND row.basis AS aid
+  MATCH (a:Assertion {id: aid})
+  MERGE (i)-[:RESTS_ON]->(a)
+}
+CALL (i, row) {
+  UNWIND row.rules AS key
+  MATCH (r:Rule {key: key})
+  MERGE (i)-[:DECIDED_BY]->(r)
+}
+CALL (i, row) {
+  UNWIND row.facts AS fid
+  MATCH (f:Fact {id: fid})
+  MERGE (i)-[:FROM_FACT]->(f)
+}
+CALL (i, row) {
+  MATCH (c:Concept {id: row.answer_concept})
+  MERGE (i)-[:ANSWER]->(c)
+}
+CALL (i, row) {
+  UNWIND row.distractors AS d
+  MATCH (c:Concept {id: d.concept})
+  MERGE (i)-[x:DISTRACTOR]->(c)
+  SET x.label = d.label
+}
+RETURN count(*) AS written

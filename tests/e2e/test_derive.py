@@ -1,0 +1,427 @@
+"""Derivation on the Eunomia sample and the sample vocabularies, in the real Neo4j: every
+item's answer is checked unique and every distractor wrong by querying the graph and
+re-running the rules, two runs give the same bytes, splits are by patient, answer positions
+are balanced, the export loads with Hugging Face datasets, items are linked to what they
+rest on, planted bad distractors are refused, and fact sheets keep the patient's words
+apart from the record's."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from kgverify.api import (
+    derive_facts,
+    derive_qa,
+    extract_relations,
+    ingest_source,
+    open_verifier,
+    sample_path,
+    verify_relations_file,
+)
+from kgverify.cli import cli
+from kgverify.config import Settings
+from kgverify.derive import FactSheet, QAItem, Task, read_items
+from kgverify.derive.qa import Candidate, DistractorScreen, candidates_for
+from kgverify.derive.records import PatientRecord, read_records
+from kgverify.graph import Graph
+from kgverify.verify.verifier import Verifier
+from tests.e2e.helpers import rows, value
+
+pytestmark = pytest.mark.neo4j
+
+
+@dataclass
+class Derived:
+    settings: Settings
+    graph: Graph
+    first: Path
+    second: Path
+    facts: Path
+    report: dict[str, Any]
+    items: list[QAItem]
+
+
+@pytest.fixture(scope="module")
+def derived(
+    sample_graph: Graph, sample_settings: Settings, tmp_path_factory: pytest.TempPathFactory
+) -> Derived:
+    tmp = tmp_path_factory.mktemp("derive")
+    eunomia = sample_path("omop", "eunomia_sample")
+    ingest_source("omop", eunomia, settings=sample_settings, graph=sample_graph)
+    extracted = extract_relations(
+        "omop", eunomia, tmp / "relations.jsonl", settings=sample_settings
+    )
+    verify_relations_file(
+        Path(extracted["out"]), tmp / "verdicts.jsonl", settings=sample_settings, graph=sample_graph
+    )
+    first = derive_qa(tmp / "qa1", settings=sample_settings, graph=sample_graph)
+    second = derive_qa(tmp / "qa2", settings=sample_settings, graph=sample_graph)
+    assert second.model_dump(exclude={"seconds", "out"}) == first.model_dump(
+        exclude={"seconds", "out", "retired"}
+    ) | {"retired": 0}
+    derive_facts(tmp / "facts", settings=sample_settings, graph=sample_graph)
+    return Derived(
+        sample_settings,
+        sample_graph,
+        tmp / "qa1",
+        tmp / "qa2",
+        tmp / "facts",
+        first.model_dump(),
+        list(read_items(tmp / "qa1")),
+    )
+
+
+@pytest.fixture(scope="module")
+def verifier(derived: Derived) -> Verifier:
+    return open_verifier(derived.settings, derived.graph, write=False)
+
+
+def supported(verifier: Verifier, triples: list[tuple[str, str, str]]) -> dict[Any, bool]:
+    found = verifier.evidence_for(triples)
+    return {t: any(p.stance == "support" for p in found[t]) for t in triples}
+
+
+CLUES = {"medication": "treats", "finding": "indicates", "test": "indicates"}
+
+
+def _basis(graph: Graph, item: QAItem) -> list[dict[str, Any]]:
+    return rows(
+        graph,
+        "MATCH (a:Assertion) WHERE a.id IN $ids "
+        "RETURN a.subject_id AS s, a.object_id AS o, a.passed AS passed, a.verdict AS verdict",
+        ids=item.basis,
+    )
+
+
+def test_items_of_every_task_from_the_sample(derived: Derived) -> None:
+    by_task = Counter(i.task for i in derived.items)
+    assert set(by_task) == set(Task), derived.report["skipped"]
+    assert sum(by_task.values()) == derived.report["written"]
+    assert derived.report["distractors_rejected"]["the patient has it"] > 0
+
+
+def test_every_answer_is_supported_and_every_distractor_wrong(
+    derived: Derived, verifier: Verifier
+) -> None:
+    """Per item, re-run the rules on the clues of its question: the answer is supported by
+    the assertions it rests on, and no rule supports any distractor."""
+    checked = 0
+    for item in derived.items:
+        basis = _basis(derived.graph, item)
+        assert basis and all(b["passed"] and b["verdict"] == "supported" for b in basis)
+        answer = item.answer_concept
+        distractors = [o.concept_id for o in item.options if o.label != item.answer]
+        assert [o.concept_id for o in item.options if o.label == item.answer] == [answer]
+        assert len(set(distractors)) == len(distractors) == len(item.options) - 1
+        if item.task is Task.TREATMENT:
+            condition = basis[0]["o"]
+            against = [(answer, condition, "treats")]
+            triples = [(d, condition, "treats") for d in distractors]
+        elif item.task is Task.PROGNOSIS:
+            cause = basis[0]["s"]
+            against = [(cause, answer, "leads_to")]
+            triples = [(cause, d, "leads_to") for d in distractors]
+        else:
+            clues = [(c.concept_id, CLUES[c.role]) for c in item.context if c.role in CLUES]
+            assert all(b["o"] == answer for b in basis)
+            against = [(str(c), answer, p) for c, p in clues]
+            triples = [(str(c), d, p) for c, p in clues for d in distractors]
+        assert any(supported(verifier, against).values()), item.item_id
+        wrong = supported(verifier, triples)
+        assert not any(wrong.values()), (item.item_id, [t for t, s in wrong.items() if s])
+        checked += len(distractors)
+    assert checked >= 3 * len(derived.items)
+
+
+def test_no_distractor_is_a_synonym_relative_or_fact_of_the_patient(derived: Derived) -> None:
+    """One graph query over every current item: a distractor is never the answer or one
+    MAPS_TO group with it, never an is-a ancestor or descendant of it, and never something
+    the patient has a fact of (directly, through MAPS_TO, or as a drug's ingredient)."""
+    bad = rows(
+        derived.graph,
+        """
+        MATCH (i:Item {current: true})-[:DISTRACTOR]->(d:Concept),
+              (i)-[:ANSWER]->(a:Concept), (i)-[:ABOUT]->(p:Patient)
+        WITH i, d, a, p,
+          EXISTS { (a)-[:MAPS_TO*0..2]-(d) } AS same,
+          EXISTS { (a)-[:MAPS_TO*0..1]-()-[:IS_A*1..8]->()-[:MAPS_TO*0..1]-(d) } AS ancestor,
+          EXISTS { (d)-[:MAPS_TO*0..1]-()-[:IS_A*1..8]->()-[:MAPS_TO*0..1]-(a) } AS descendant,
+          EXISTS { (p)-[:HAS_FACT]->(:Fact)-[:CODED_AS]->()-[:MAPS_TO*0..2]-(d) } AS has,
+          EXISTS { (p)-[:HAS_FACT]->(:Fact {kind: 'drug'})-[:CODED_AS]->()
+                   -[:CONSISTS_OF|HAS_INGREDIENT|TRADENAME_OF|HAS_PRECISE_INGREDIENT*1..3]->()
+                   -[:MAPS_TO*0..1]-(d) } AS takes
+        WHERE same OR ancestor OR descendant OR has OR takes
+        RETURN i.id AS item, d.id AS distractor, same, ancestor, descendant, has, takes
+        """,
+    )
+    assert bad == []
+    assert value(
+        derived.graph, "MATCH (:Item {current: true})-[:DISTRACTOR]->() RETURN count(*) AS n"
+    ) == sum(len(i.options) - 1 for i in derived.items)
+
+
+def test_two_runs_give_the_same_bytes(derived: Derived) -> None:
+    files = sorted(p.relative_to(derived.first) for p in derived.first.rglob("*") if p.is_file())
+    assert Path("README.md") in files and Path("schema.json") in files
+    assert files == sorted(
+        p.relative_to(derived.second) for p in derived.second.rglob("*") if p.is_file()
+    )
+    for name in files:
+        assert (derived.first / name).read_bytes() == (derived.second / name).read_bytes(), name
+
+
+def test_splits_by_patient_ids_unique_positions_balanced(derived: Derived) -> None:
+    splits: dict[str, set[str]] = {}
+    for item in derived.items:
+        splits.setdefault(item.patient_id, set()).add(item.split)
+    assert all(len(s) == 1 for s in splits.values())
+    assert len({i.item_id for i in derived.items}) == len(derived.items)
+    assert len({(i.task, i.question, i.answer_concept) for i in derived.items}) == len(
+        derived.items
+    )
+    groups: dict[tuple[str, str], Counter[str]] = {}
+    for item in derived.items:
+        groups.setdefault((item.task, item.split), Counter())[item.answer] += 1
+    for key, counts in groups.items():
+        full = [counts.get(label, 0) for label in "ABCD"]
+        assert max(full) - min(full) <= 1, (key, counts)
+
+
+def test_a_different_seed_changes_choices_not_validity(derived: Derived, tmp_path: Path) -> None:
+    other = derived.settings.model_copy(update={"derive_seed": 99})
+    report = derive_qa(tmp_path / "qa", settings=other, graph=derived.graph, write=False)
+    items = list(read_items(tmp_path / "qa"))
+    assert sum(sum(s.values()) for s in report.items.values()) == len(items) > 0
+    assert {i.split for i in items} <= {"train", "validation", "test"}
+    assert [i.item_id for i in items] != [i.item_id for i in derived.items]
+
+
+def test_export_loads_with_hugging_face_datasets(derived: Derived, tmp_path: Path) -> None:
+    datasets = pytest.importorskip("datasets")
+    treatment = datasets.load_dataset(str(derived.first), "treatment", cache_dir=str(tmp_path))
+    expected = Counter(i.split for i in derived.items if i.task is Task.TREATMENT)
+    assert {name: len(part) for name, part in treatment.items()} == dict(expected)
+    row = treatment["train"][0]
+    assert row["options"][0]["label"] == "A" and row["answer"] in "ABCD"
+    everything = datasets.load_dataset(str(derived.first), cache_dir=str(tmp_path / "all"))
+    assert sum(len(part) for part in everything.values()) == len(derived.items)
+
+
+def test_items_are_linked_to_assertions_rules_facts_and_concepts(derived: Derived) -> None:
+    found = {
+        r["id"]: r
+        for r in rows(
+            derived.graph,
+            """
+            MATCH (i:Item {current: true})
+            RETURN i.id AS id,
+              COLLECT { MATCH (i)-[:RESTS_ON]->(a:Assertion) RETURN a.id } AS basis,
+              COLLECT { MATCH (i)-[:DECIDED_BY]->(r:Rule) RETURN r.key } AS rules,
+              COLLECT { MATCH (i)-[:FROM_FACT]->(f:Fact) RETURN f.id } AS facts,
+              COLLECT { MATCH (i)-[:RESTS_ON]->(:Assertion)-[:EVIDENCE]->(c) RETURN c.id }
+                AS evidence,
+              [(i)-[:ANSWER]->(c) | c.id] AS answer,
+              [(i)-[:ABOUT]->(p) | p.id] AS patient
+            """,
+        )
+    }
+    assert set(found) == {i.item_id for i in derived.items}
+    for item in derived.items:
+        row = found[item.item_id]
+        assert sorted(row["basis"]) == item.basis
+        assert sorted(row["rules"]) == item.rules and item.rules
+        assert sorted(row["facts"]) == sorted(c.fact_id for c in item.context)
+        assert row["evidence"], item.item_id
+        assert row["answer"] == [item.answer_concept] and row["patient"] == [item.patient_id]
+
+
+def test_items_resting_on_a_relation_that_no_longer_passes_are_retired(
+    derived: Derived, tmp_path: Path
+) -> None:
+    item = next(i for i in derived.items if i.task is Task.TREATMENT)
+    graph = derived.graph
+    graph._driver.execute_query(
+        "MATCH (a:Assertion) WHERE a.id IN $ids SET a.passed = false", ids=item.basis
+    )
+    try:
+        report = derive_qa(tmp_path / "qa", settings=derived.settings, graph=graph)
+        assert report.retired >= 1
+        assert item.item_id not in {i.item_id for i in read_items(tmp_path / "qa")}
+        assert value(graph, "MATCH (i:Item {id: $id}) RETURN i.current", id=item.item_id) is False
+    finally:
+        graph._driver.execute_query(
+            "MATCH (a:Assertion) WHERE a.id IN $ids SET a.passed = true", ids=item.basis
+        )
+        derive_qa(tmp_path / "again", settings=derived.settings, graph=graph)
+    assert value(graph, "MATCH (i:Item {id: $id}) RETURN i.current", id=item.item_id) is True
+
+
+# -- planted distractors -------------------------------------------------------------------
+
+
+def _records(derived: Derived) -> list[PatientRecord]:
+    return list(read_records(derived.graph, allergy_roots=derived.settings.facts_allergy_roots))
+
+
+def _first(derived: Derived, task: Task, object_name: str | None = None) -> Candidate:
+    for record in _records(derived):
+        for candidate in candidates_for(record, derived.settings, Counter()):
+            if candidate.task is task and (
+                object_name is None or candidate.values.get("condition") == object_name
+            ):
+                return candidate
+    raise AssertionError(f"no {task} candidate")
+
+
+def test_planted_bad_distractors_are_refused_with_their_reason(
+    derived: Derived, verifier: Verifier
+) -> None:
+    graph = derived.graph
+    screen = DistractorScreen(graph, verifier, derived.settings)
+    # Treatment of osteoarthritis: another drug MED-RT says treats it is no distractor.
+    treat = _first(derived, Task.TREATMENT, "Osteoarthritis")
+    also = value(
+        graph,
+        "MATCH (u:UMLS)-[:MAY_TREAT]->(:UMLS)-[:MAPS_TO*0..1]-(:Concept {id: $condition}) "
+        "WHERE u.id <> $answer AND NOT EXISTS { (:Patient {id: $p})-[:HAS_FACT]->()"
+        "-[:CODED_AS]->()-[:CONSISTS_OF|HAS_INGREDIENT*0..2]->()<-[:MAPS_TO*0..1]-(u) } "
+        "RETURN u.id ORDER BY u.id LIMIT 1",
+        condition=treat.checks[0][1],
+        answer=treat.answer,
+        p=treat.patient.patient_id,
+    )
+    taken = value(
+        graph,
+        "MATCH (:Patient {id: $p})-[:HAS_FACT]->(:Fact {kind: 'drug'})-[:CODED_AS]->()"
+        "-[:CONSISTS_OF|HAS_INGREDIENT*1..2]->()<-[:MAPS_TO]-(u:UMLS) "
+        "WHERE u.id <> $answer RETURN u.id ORDER BY u.id LIMIT 1",
+        p=treat.patient.patient_id,
+        answer=treat.answer,
+    )
+    # Diagnosis: the answer's own is-a parent is no distractor either.
+    diag = _first(derived, Task.DIAGNOSIS)
+    parent = value(
+        graph,
+        "MATCH (:Concept {id: $id})-[:IS_A]->(p:Concept) RETURN p.id ORDER BY p.id LIMIT 1",
+        id=diag.answer,
+    )
+    treat.pool, diag.pool = [also, taken, treat.answer], [parent]
+    screen._pools = lambda candidates: None  # type: ignore[method-assign]  # planted pools only
+    treated, diagnosed = screen.screen([treat, diag])
+    assert treated.names == {} and diagnosed.names == {}
+    assert screen.rejected == Counter(
+        {
+            "a rule supports it (direct.support)": 1,
+            "the patient has it": 1,
+            "the answer or a synonym of it": 1,
+            "an ancestor of the answer": 1,
+        }
+    )
+
+
+# -- fact sheets ---------------------------------------------------------------------------
+
+
+def _sheets(derived: Derived) -> list[FactSheet]:
+    with (derived.facts / "sheets.jsonl").open() as lines:
+        return [FactSheet.model_validate_json(line) for line in lines]
+
+
+def test_fact_sheets_keep_the_patients_words_apart_from_the_record(derived: Derived) -> None:
+    sheets = _sheets(derived)
+    assert len(sheets) == 39 and (derived.facts / "schema.json").exists()
+    splits = {i.patient_id: i.split for i in derived.items}
+    sections: Counter[str] = Counter()
+    concept_ids: set[str] = set()
+    for sheet in sheets:
+        assert splits.get(sheet.patient_id, sheet.split) == sheet.split
+        starts = [e.start or "" for e in sheet.encounters]
+        assert starts == sorted(starts)
+        for encounter in sheet.encounters:
+            said = {f.fact_id for f in encounter.patient_can_say}
+            held = {f.fact_id for f in encounter.record_only}
+            assert not said & held
+            for fact in encounter.patient_can_say + encounter.record_only:
+                sections[fact.section] += 1
+                concept_ids.add(fact.concept_id)
+                assert fact.source_table and fact.source_row
+                if fact.section == "history":
+                    # Earlier episodes; a day outside encounters may share the date.
+                    assert (fact.start or "")[:10] <= (encounter.start or "~")
+                if fact.section == "diagnosis":
+                    assert fact.assertions and fact.verdict == "supported"
+                if fact.section in ("history", "symptom", "current_drug", "allergy"):
+                    assert fact.text == fact.text.lower()
+    assert {"history", "current_drug", "diagnosis", "condition", "lab"} <= set(sections)
+    # Only grounded facts: every concept is a loaded, active one or a code it maps to.
+    ungrounded = rows(
+        derived.graph,
+        "UNWIND $ids AS id MATCH (c:Concept {id: id}) "
+        "WHERE NOT coalesce(c.active, true) OR (c.stub AND NOT EXISTS { (c)-[:MAPS_TO]-() }) "
+        "RETURN c.id AS id",
+        ids=sorted(concept_ids),
+    )
+    assert ungrounded == []
+
+
+def test_a_contraindicated_current_drug_is_flagged(derived: Derived, verifier: Verifier) -> None:
+    from kgverify.derive.facts import SheetBuilder
+    from kgverify.derive.model import EncounterSheet, SheetFact
+
+    def fact(fid: str, section: str, concept: str) -> SheetFact:
+        return SheetFact(
+            fact_id=fid,
+            section=section,
+            text=concept,
+            concept_id=concept,
+            code=concept,
+            source_table="t",
+            source_row="1",
+            verdict="grounded",
+        )
+
+    ibuprofen = value(derived.graph, "MATCH (c:UMLS {name: 'Ibuprofen'}) RETURN c.id")
+    ulcer = value(derived.graph, "MATCH (c:UMLS {name: 'Peptic Ulcer'}) RETURN c.id")
+    sheet = EncounterSheet(
+        episode="e1",
+        start="2020-01-01",
+        kind=None,
+        patient_can_say=[fact("d1", "current_drug", ibuprofen)],
+        record_only=[fact("c1", "condition", ulcer)],
+    )
+    builder = SheetBuilder(verifier, derived.settings)
+    record = _records(derived)[0]
+    [found] = builder._contraindications([(record, [sheet], [])])
+    assert [(c.kind, c.facts) for c in found] == [("contradiction", ["d1", "c1"])]
+
+
+# -- the command line ----------------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("cli_env")
+def test_cli_derive_reports_json_and_reads_well(derived: Derived, tmp_path: Path) -> None:
+    runner = CliRunner()
+    helped = runner.invoke(cli, ["derive", "--help"])
+    assert helped.exit_code == 0 and "qa" in helped.output and "facts" in helped.output
+    env = {"KGVERIFY_CACHE_DIR": str(derived.settings.cache_dir)}
+    result = runner.invoke(
+        cli,
+        ["derive", "qa", "-o", str(tmp_path / "qa"), "--task", "treatment", "--no-write", "--json"],
+        env=env,
+    )
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert list(report["items"]) == ["treatment"] and report["written"] == 0
+    assert report["items"]["treatment"] == derived.report["items"]["treatment"]
+    table = runner.invoke(cli, ["derive", "facts", "-o", str(tmp_path / "facts")], env=env)
+    assert table.exit_code == 0, table.output
+    assert "39 fact sheets" in table.output and "Facts per section" in table.output
+    bad = runner.invoke(cli, ["derive", "qa", "-o", str(tmp_path / "x"), "--task", "nope"])
+    assert bad.exit_code == 2 and "nope" in bad.output
