@@ -305,42 +305,42 @@ class DistractorScreen:
     def screen(self, candidates: list[Candidate]) -> list[Screened]:
         self._pools(candidates)
         out = [Screened() for _ in candidates]
-        pairs: list[tuple[int, str, str]] = []
-        for n, c in enumerate(candidates):
-            for d in c.pool:
+        pools: list[list[str]] = []
+        for c in candidates:
+            keep = []
+            for d in dict.fromkeys(c.pool):
                 if d == c.answer:
                     self.rejected[GUARD_REASONS["same"]] += 1
-                    continue
                 # Options in one vocabulary only: mixed naming styles would give the
                 # answer away ("Heart Valve Diseases" beside SNOMED CT's wording).
-                if _namespace(d) == _namespace(c.answer):
-                    pairs.append((n, c.answer, d))
-                else:
+                elif _namespace(d) != _namespace(c.answer):
                     self.rejected["another vocabulary than the answer's"] += 1
-        pairs += [(n, c.answer, c.answer) for n, c in enumerate(candidates)]  # the answer's name
-        guarded: dict[tuple[int, str], str] = {}
-        for part in batched(pairs, 5_000):
-            rows = [
-                {
-                    "rid": at,
-                    "answer": answer,
-                    "candidate": d,
-                    "patient_id": candidates[n].patient.patient_id,
-                }
-                for at, (n, answer, d) in enumerate(part)
-            ]
-            for row in self.graph.read("derive/distractor_guard", rows=rows):
-                n, answer, d = part[row["rid"]]
-                if d == answer:
-                    out[n].answer_name = row["name"] or answer
-                    continue
-                reason = next(
-                    (k for k in ("same", "ancestor", "descendant", "patient_has") if row[k]), None
-                )
-                if reason:
-                    self.rejected[GUARD_REASONS[reason]] += 1
                 else:
-                    guarded[(n, d)] = row["name"] or d
+                    keep.append(d)
+            pools.append(keep)
+        guarded: dict[tuple[int, str], str] = {}
+        rows = [
+            {
+                "rid": n,
+                "answer": c.answer,
+                "patient_id": c.patient.patient_id,
+                "candidates": pools[n],
+            }
+            for n, c in enumerate(candidates)
+        ]
+        for part in batched(rows, 500):
+            for row in self.graph.read("derive/distractor_guard", rows=part):
+                n = row["rid"]
+                out[n].answer_name = row["answer_name"] or candidates[n].answer
+                for check in row["checked"]:
+                    reason = next(
+                        (k for k in ("same", "ancestor", "descendant", "patient_has") if check[k]),
+                        None,
+                    )
+                    if reason:
+                        self.rejected[GUARD_REASONS[reason]] += 1
+                    else:
+                        guarded[(n, check["id"])] = check["name"] or check["id"]
         triples: dict[Triple, list[tuple[int, str]]] = {}
         for (n, d), _name in guarded.items():
             for subject, obj, predicate in candidates[n].checks:

@@ -1,31 +1,59 @@
-// Graph checks of distractor candidates against an item's answer and patient: is the
-// candidate the answer itself or a synonym of it (the same concept, within two MAPS_TO steps,
-// or sharing a name, case-insensitively), an is-a ancestor or descendant of it (6 steps,
-// crossing MAPS_TO), or something the patient has a fact of (the concept, a descendant of it
-// within 3 is-a steps, or, for drugs, a product containing it: brand, component,
-// ingredient, precise ingredient and form steps, up to 3). Read-only.
-// @param rows: list of {rid, answer, candidate, patient_id}
-// @returns rid, name, same, ancestor, descendant, patient_has
+// Graph checks of distractor candidates against an item's answer and patient: is a
+// candidate the answer itself or a synonym of it (the same concept, within two MAPS_TO
+// steps, or sharing a name, case-insensitively), an is-a ancestor or descendant of it (6
+// steps, crossing MAPS_TO), or something the patient has a fact of (the concept, a
+// descendant of it within 3 is-a steps, or, for drugs, a product containing it: brand,
+// component, ingredient, precise ingredient and form steps, up to 3). The answer's and the
+// patient's sets are computed once per row, then every candidate is looked up in them.
+// Also returns the answer's name. Read-only.
+// @param rows: list of {rid, answer, patient_id, candidates}
+// @returns rid, answer_name, checked (list of {id, name, same, ancestor, descendant, patient_has})
 UNWIND $rows AS row
 MATCH (a:Concept {id: row.answer})
-MATCH (c:Concept {id: row.candidate})
-WITH row, a, c,
+CALL (a) {
+  MATCH (a)-[:MAPS_TO*0..2]-(x:Concept)
+  RETURN collect(DISTINCT x.id) AS group
+}
+CALL (a) {
+  OPTIONAL MATCH (a)-[:MAPS_TO*0..1]-(:Concept)-[:IS_A*1..6]->(:Concept)
+                 -[:MAPS_TO*0..1]-(u:Concept)
+  RETURN collect(DISTINCT u.id) AS ups
+}
+CALL (a) {
+  OPTIONAL MATCH (a)-[:MAPS_TO*0..1]-(:Concept)<-[:IS_A*1..6]-(:Concept)
+                 -[:MAPS_TO*0..1]-(d:Concept)
+  RETURN collect(DISTINCT d.id) AS downs
+}
+CALL (row) {
+  OPTIONAL MATCH (:Patient {id: row.patient_id})-[:HAS_FACT]->(:Fact)-[:CODED_AS]->(fc:Concept)
+  WITH collect(DISTINCT fc) AS coded
+  CALL (coded) {
+    UNWIND coded AS fc
+    MATCH (fc)-[:MAPS_TO*0..2]-(x:Concept)
+    RETURN x.id AS id
+    UNION
+    UNWIND coded AS fc
+    MATCH (fc)-[:MAPS_TO*0..1]-(:Concept)-[:IS_A*1..3]->(:Concept)-[:MAPS_TO*0..1]-(x:Concept)
+    RETURN x.id AS id
+    UNION
+    UNWIND coded AS fc
+    MATCH (fc)-[:MAPS_TO*0..1]-(:Concept)
+          -[:TRADENAME_OF|CONSISTS_OF|HAS_INGREDIENT|HAS_PRECISE_INGREDIENT|FORM_OF*1..3]->
+          (:Concept)-[:MAPS_TO*0..1]-(x:Concept)
+    RETURN x.id AS id
+  }
+  RETURN collect(DISTINCT id) AS has
+}
+WITH row, a, group, ups, downs, has,
      [n IN coalesce(a.names, []) + [a.name] WHERE n IS NOT NULL | toLower(n)] AS answer_names
-RETURN row.rid AS rid, c.name AS name,
-       a = c OR EXISTS { (a)-[:MAPS_TO*1..2]-(c) }
-         OR any(n IN coalesce(c.names, []) + [c.name] WHERE toLower(n) IN answer_names)
-         AS same,
-       EXISTS { (a)-[:MAPS_TO*0..1]-(:Concept)-[:IS_A*1..6]->(:Concept)-[:MAPS_TO*0..1]-(c) }
-         AS ancestor,
-       EXISTS { (c)-[:MAPS_TO*0..1]-(:Concept)-[:IS_A*1..6]->(:Concept)-[:MAPS_TO*0..1]-(a) }
-         AS descendant,
-       EXISTS {
-         MATCH (:Patient {id: row.patient_id})-[:HAS_FACT]->(:Fact)-[:CODED_AS]->(fc:Concept)
-         WHERE fc = c
-            OR EXISTS { (fc)-[:MAPS_TO*1..2]-(c) }
-            OR EXISTS { (fc)-[:MAPS_TO*0..1]-(:Concept)-[:IS_A*1..3]->(:Concept)
-                        -[:MAPS_TO*0..1]-(c) }
-            OR EXISTS { (fc)-[:MAPS_TO*0..1]-(:Concept)
-                        -[:TRADENAME_OF|CONSISTS_OF|HAS_INGREDIENT|HAS_PRECISE_INGREDIENT|FORM_OF*1..3]->
-                        (:Concept)-[:MAPS_TO*0..1]-(c) }
-       } AS patient_has
+CALL (row, group, ups, downs, has, answer_names) {
+  UNWIND row.candidates AS cid
+  MATCH (c:Concept {id: cid})
+  RETURN collect({
+    id: c.id, name: c.name,
+    same: c.id IN group
+      OR any(n IN coalesce(c.names, []) + [c.name] WHERE toLower(n) IN answer_names),
+    ancestor: c.id IN ups, descendant: c.id IN downs, patient_has: c.id IN has
+  }) AS checked
+}
+RETURN row.rid AS rid, a.name AS answer_name, checked
