@@ -219,7 +219,9 @@ class Verifier:
     def _ranked(self, evidence: list[EvidencePath]) -> list[EvidencePath]:
         """Best first: score, then rule order (direct, ancestor, ingredient), then length."""
         order = {rule.name: rule.order for rule in RULES}
-        return sorted(evidence, key=lambda p: (-p.score, order[p.rule.split(".")[0]], len(p.edges)))
+        # The same path can come back twice (once per parallel MAPS_TO edge): keep one.
+        distinct = list({p.model_dump_json(): p for p in evidence}.values())
+        return sorted(distinct, key=lambda p: (-p.score, order[p.rule.split(".")[0]], len(p.edges)))
 
     def _decide(self, lr: LinkedRelation, evidence: list[EvidencePath]) -> Verdict:
         evidence = self._ranked(evidence)
