@@ -164,9 +164,6 @@ class SheetBuilder:
                     record_only=record_only,
                 )
             )
-        starts = [e.start or "" for e in encounters]
-        if starts != sorted(starts):  # pragma: no cover - episodes are sorted when read
-            checks.append(SheetCheck(kind="date_order", detail="encounters out of order", facts=[]))
         return record, encounters, checks
 
     def _contraindications(

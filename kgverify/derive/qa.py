@@ -105,8 +105,11 @@ def _history(record: PatientRecord, before: int, limit: int, skip: str) -> list[
     return [_context_fact(f, "history") for f in record.history(before, limit, skip)]
 
 
-def _visit(record: PatientRecord, at: int, *, drugs: bool, conditions: bool) -> list[ContextFact]:
-    """Grounded facts of one episode in their roles."""
+def _visit(
+    record: PatientRecord, at: int, *, drugs: bool, conditions: bool, omit: str | None = None
+) -> list[ContextFact]:
+    """Grounded facts of one episode in their roles; ``omit``: a condition the question
+    already names."""
     out = []
     for fact in record.episodes[at].facts:
         if not fact.grounded:
@@ -114,7 +117,7 @@ def _visit(record: PatientRecord, at: int, *, drugs: bool, conditions: bool) -> 
         if fact.kind == "condition":
             if fact.finding:
                 out.append(_context_fact(fact, "finding"))
-            elif conditions:
+            elif conditions and not (omit and fact.names_concept(omit)):
                 out.append(_context_fact(fact, "condition"))
         elif fact.kind in ("measurement", "procedure"):
             out.append(_context_fact(fact, "test"))
@@ -136,7 +139,7 @@ def _values(record: PatientRecord, at: int) -> dict[str, str]:
     }
 
 
-def treatment_answer(assertion: RecordAssertion) -> str | None:
+def treatment_answer(assertion: RecordAssertion) -> str:
     """The drug a treats-assertion's best support path starts its treats edge from (the
     ingredient, for a product supported through its ingredient), else its subject."""
     types = {e.type.value for e in SUPPORT[Predicate.TREATS]}
@@ -145,7 +148,7 @@ def treatment_answer(assertion: RecordAssertion) -> str | None:
             for edge in path.edges:
                 if edge.type in types:
                     return edge.start
-    return assertion.subject_id
+    return str(assertion.subject_id)
 
 
 def candidates_for(
@@ -165,7 +168,7 @@ def candidates_for(
         if a.predicate in ("treats", "indicates"):
             diagnoses.setdefault((at, str(a.object_id)), []).append(a)
         if a.predicate == "treats":
-            yield from _treatment(record, a, at, settings, skipped)
+            yield from _treatment(record, a, at, settings)
         if a.predicate == "leads_to":
             yield from _prognosis(record, a, at, settings, skipped)
     for (at, answer), basis in sorted(diagnoses.items()):
@@ -210,17 +213,10 @@ def _treatment(
     a: RecordAssertion,
     at: int,
     settings: Settings,
-    skipped: Counter[str],
 ) -> Iterator[Candidate]:
     drug = treatment_answer(a)
-    if drug is None:  # pragma: no cover - a passed treats assertion has a subject
-        return
     condition = str(a.object_id)
-    context = [
-        c
-        for c in _visit(record, at, drugs=False, conditions=True)
-        if not (c.role == "condition" and record.facts[c.fact_id].names_concept(condition))
-    ]
+    context = _visit(record, at, drugs=False, conditions=True, omit=condition)
     context += _history(record, at, settings.derive_history, condition)
     yield Candidate(
         task=Task.TREATMENT,
@@ -258,11 +254,7 @@ def _prognosis(
         skipped["prognosis: the outcome was already recorded"] += 1
         return
     cause = str(a.subject_id)
-    context = [
-        c
-        for c in _visit(record, at, drugs=True, conditions=True)
-        if not (c.role == "condition" and record.facts[c.fact_id].names_concept(cause))
-    ]
+    context = _visit(record, at, drugs=True, conditions=True, omit=cause)
     context += _history(record, at, settings.derive_history, outcome)
     causes = [cause] + [
         f.concept_id for f in context if f.role in ("condition", "history") and f.concept_id

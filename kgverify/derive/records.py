@@ -108,11 +108,11 @@ class PatientRecord:
     assertions: list[RecordAssertion]
     facts: dict[str, RecordFact]
 
+    def __post_init__(self) -> None:
+        self._at = {episode.key: at for at, episode in enumerate(self.episodes)}
+
     def episode_index(self, key: str) -> int | None:
-        for at, episode in enumerate(self.episodes):
-            if episode.key == key:
-                return at
-        return None
+        return self._at.get(key)
 
     def history(self, before: int, limit: int, skip: str | None = None) -> list[RecordFact]:
         """Distinct grounded conditions of the episodes before ``before``, most recent
