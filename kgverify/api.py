@@ -26,13 +26,15 @@ from loaders.pipeline import ProgressFactory, load, no_progress
 from loaders.report import RejectSink
 
 if TYPE_CHECKING:
+    from kgverify.audit import Audit, Lineage
     from kgverify.derive import DeriveReport, FactsReport
     from kgverify.ehr.model import Trajectory
     from kgverify.link.index import IndexInfo
     from kgverify.link.linker import Linker
     from kgverify.link.relations import Contexts, LinkReport
     from kgverify.verify.report import VerifyReport
-    from kgverify.verify.verifier import Verifier
+    from kgverify.verify.reverify import ReverifyReport
+    from kgverify.verify.verifier import FilterPolicy, Verifier
 
 
 def load_vocabulary(
@@ -425,11 +427,13 @@ def derive_qa(
     tasks: Iterable[str] | None = None,
     write: bool = True,
     progress: Callable[[int], None] | None = None,
+    policy: FilterPolicy | None = None,
 ) -> DeriveReport:
     """QA items (diagnosis, treatment, prognosis, or the ``tasks`` named) from the passed
     assertions in the graph, written to the folder ``out`` in a Hugging Face ``datasets``
     layout (``out/<task>/<split>.jsonl``, README.md, schema.json) and, unless ``write`` is
-    false, into the graph as ``(:Item)`` provenance. Same graph and seed, same bytes.
+    false, into the graph as ``(:Item)`` provenance. Same graph and seed, same bytes. A
+    ``policy`` decides which assertions pass instead of the verdicts' stored ``passed``.
 
     >>> report = derive_qa(Path("qa"), settings=settings, graph=graph)
     >>> report.items["treatment"]["train"], report.distractors_rejected
@@ -444,7 +448,7 @@ def derive_qa(
         known = ", ".join(t.value for t in Task)
         raise ConfigError(f"unknown task ({exc}); known: {known}") from exc
     with _graph(settings, graph) as g:
-        return run_qa(g, settings, out, tasks=chosen, write=write, progress=progress)
+        return run_qa(g, settings, out, tasks=chosen, write=write, progress=progress, policy=policy)
 
 
 def derive_facts(
@@ -461,6 +465,126 @@ def derive_facts(
     settings = settings or Settings()
     with _graph(settings, graph) as g:
         return run_facts(g, settings, out, progress=progress)
+
+
+def filter_sweep(
+    policies: Iterable[FilterPolicy],
+    *,
+    settings: Settings | None = None,
+    graph: Graph | None = None,
+) -> list[dict[str, Any]]:
+    """How the benchmark changes with the filter policy: for each policy, a derivation
+    (nothing written to the graph, files in a temporary folder) and what it gives: the
+    assertions kept out, the items per task and in all.
+
+    >>> from kgverify.verify.verifier import FilterPolicy
+    >>> strict = FilterPolicy(accept={"supported"}, min_score=0.9, min_confidence=0.0)
+    >>> filter_sweep([strict])[0]["items"]
+    """
+    import tempfile
+
+    settings = settings or Settings()
+    out = []
+    with _graph(settings, graph) as g, tempfile.TemporaryDirectory() as tmp:
+        for n, policy in enumerate(policies):
+            report = derive_qa(
+                Path(tmp) / str(n), settings=settings, graph=g, write=False, policy=policy
+            )
+            per_task = {task: sum(splits.values()) for task, splits in report.items.items()}
+            out.append(
+                {
+                    "accept": sorted(v.value for v in policy.accept),
+                    "min_score": policy.min_score,
+                    "min_confidence": policy.min_confidence,
+                    "filtered": sum(report.filtered.values()),
+                    "items": per_task,
+                    "total": sum(per_task.values()),
+                }
+            )
+    return out
+
+
+def audit(
+    name: str,
+    params: dict[str, Any] | None = None,
+    *,
+    settings: Settings | None = None,
+    graph: Graph | None = None,
+) -> list[dict[str, Any]]:
+    """Run an audit query from ``queries/audit/`` (read-only) and return its rows; values
+    are checked and converted against the query's declared parameters.
+
+    >>> audit("items_on_concept", {"concept": "SNOMEDCT:43878008"})[0]["role"]
+    'answer'
+    >>> audit("rejected_relations", {"verdict": "unsupported", "limit": 5})
+    """
+    from kgverify.audit import run_audit
+
+    with _graph(settings or Settings(), graph) as g:
+        return run_audit(g, name, **(params or {}))
+
+
+def audits() -> list[Audit]:
+    """Every audit query with what it does and its parameters (``kgverify audit --list``)."""
+    from kgverify.audit import list_audits
+
+    return list_audits()
+
+
+def lineage(
+    item_id: str, *, settings: Settings | None = None, graph: Graph | None = None
+) -> Lineage:
+    """Why an item exists: its assertions, their evidence paths, concepts, source rows and
+    extractors (``kgverify audit item_lineage --param item=ID``), as one model.
+
+    >>> lin = lineage("8fa4f73c707f9c1d1d75")
+    >>> lin.assertions[0].rule, lin.assertions[0].facts[0].table
+    """
+    from kgverify.audit import item_lineage
+
+    with _graph(settings or Settings(), graph) as g:
+        return item_lineage(g, item_id)
+
+
+def export_prov(
+    item_id: str,
+    fmt: str = "turtle",
+    *,
+    settings: Settings | None = None,
+    graph: Graph | None = None,
+) -> str:
+    """An item's lineage as W3C PROV-O, serialized as Turtle or JSON-LD (``fmt``)."""
+    from kgverify.audit import serialize_prov
+
+    return serialize_prov(lineage(item_id, settings=settings, graph=graph), fmt)
+
+
+def reverify(
+    releases: Iterable[str] | None = None,
+    *,
+    settings: Settings | None = None,
+    graph: Graph | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> ReverifyReport:
+    """After a newer vocabulary release is loaded: re-run the rules for the assertions whose
+    evidence could touch what the ``releases`` changed (default: every current release some
+    assertion was not judged against), record the new verdicts beside the old, and flag the
+    items that no longer stand (docs/audit.md).
+
+    >>> load_vocabulary("umls", "path/to/2025AB")
+    >>> report = reverify()
+    >>> report.rechecked, report.items_flagged, report.flags
+    """
+    from kgverify.verify.reverify import Reverifier
+
+    settings = settings or Settings()
+    with _graph(settings, graph) as g, open_verifier(settings, g, write=False) as verifier:
+        from kgverify.graph.schema import ensure_schema
+
+        ensure_schema(g)
+        return Reverifier(verifier, progress=progress).run(
+            list(releases) if releases is not None else None
+        )
 
 
 def _relation_batch(settings: Settings) -> int:
@@ -538,58 +662,63 @@ def run_sample(
     settings = settings or Settings()
     if settings.neo4j_uri is None:
         LocalServer(settings).start()
-    kind, parts = SAMPLE_EHR
     with Graph.connect(settings) as graph:
-        loads = [
-            load_vocabulary(
-                name, sample_path(*folders), settings=settings, graph=graph, progress=progress
-            ).model_dump()
-            for name, folders in SAMPLE_RELEASES.items()
-        ]
-        ingested = ingest_source(kind, sample_path(*parts), settings=settings, graph=graph)
-        extracted = extract_relations(
-            kind,
-            sample_path(*parts),
-            settings.cache_dir / "sample" / "relations.jsonl",
+        return sample_pipeline(graph, settings, progress)
+
+
+def sample_pipeline(
+    graph: Graph, settings: Settings, progress: ProgressFactory | None = None
+) -> dict[str, Any]:
+    """The steps of :func:`run_sample` on an open graph (the tests and notebooks use it)."""
+    kind, parts = SAMPLE_EHR
+    loads = [
+        load_vocabulary(
+            name, sample_path(*folders), settings=settings, graph=graph, progress=progress
+        ).model_dump()
+        for name, folders in SAMPLE_RELEASES.items()
+    ]
+    ingested = ingest_source(kind, sample_path(*parts), settings=settings, graph=graph)
+    extracted = extract_relations(
+        kind,
+        sample_path(*parts),
+        settings.cache_dir / "sample" / "relations.jsonl",
+        settings=settings,
+    )
+    linked = [
+        link_relations_file(
+            source,
+            settings.cache_dir / "sample" / name,
             settings=settings,
+            graph=graph,
+            trajectories=notes,
+        ).model_dump()
+        for source, name, notes in (
+            (Path(extracted["out"]), "linked.jsonl", None),
+            (
+                sample_path("relations", "llm_style.jsonl"),
+                "linked_llm_style.jsonl",
+                sample_path("relations", "llm_style_trajectories.jsonl"),
+            ),
         )
-        linked = [
-            link_relations_file(
-                source,
-                settings.cache_dir / "sample" / name,
-                settings=settings,
-                graph=graph,
-                trajectories=notes,
-            ).model_dump()
-            for source, name, notes in (
-                (Path(extracted["out"]), "linked.jsonl", None),
-                (
-                    sample_path("relations", "llm_style.jsonl"),
-                    "linked_llm_style.jsonl",
-                    sample_path("relations", "llm_style_trajectories.jsonl"),
-                ),
-            )
-        ]
-        verified = [
-            verify_relations_file(
-                Path(report["out"]),
-                settings.cache_dir / "sample" / name,
-                settings=settings,
-                graph=graph,
-            ).model_dump()
-            for report, name in zip(
-                linked, ("verdicts.jsonl", "verdicts_llm_style.jsonl"), strict=True
-            )
-        ]
-        out = settings.cache_dir / "sample"
-        derived = derive_qa(out / "qa", settings=settings, graph=graph)
-        sheets = derive_facts(out / "facts", settings=settings, graph=graph)
-        return {
-            "loads": loads,
-            "ingest": ingested,
-            "extract": extracted,
-            "link": linked,
-            "verify": verified,
-            "derive": {"qa": derived.model_dump(), "facts": sheets.model_dump()},
-            "summary": graph_summary(graph=graph),
-        }
+    ]
+    verified = [
+        verify_relations_file(
+            Path(report["out"]),
+            settings.cache_dir / "sample" / name,
+            settings=settings,
+            graph=graph,
+        ).model_dump()
+        for report, name in zip(linked, ("verdicts.jsonl", "verdicts_llm_style.jsonl"), strict=True)
+    ]
+    out = settings.cache_dir / "sample"
+    derived = derive_qa(out / "qa", settings=settings, graph=graph)
+    sheets = derive_facts(out / "facts", settings=settings, graph=graph)
+    return {
+        "loads": loads,
+        "ingest": ingested,
+        "extract": extracted,
+        "link": linked,
+        "verify": verified,
+        "derive": {"qa": derived.model_dump(), "facts": sheets.model_dump()},
+        "summary": graph_summary(graph=graph),
+    }

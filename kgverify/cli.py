@@ -708,6 +708,170 @@ def print_source_result(title: str, counts: dict[str, Any], result: dict[str, An
         console.print(f"rejected rows: {result['rejects']}")
 
 
+# -- audit ------------------------------------------------------------------------------------
+@cli.command("audit")
+@click.argument("name", required=False)
+@click.option(
+    "--param",
+    "-p",
+    "params",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="A parameter of the query (repeatable); see `kgverify audit --list`.",
+)
+@click.option("--list", "show_list", is_flag=True, help="Describe every audit query.")
+@json_option
+def audit_command(
+    name: str | None, params: tuple[str, ...], show_list: bool, as_json: bool
+) -> None:
+    """Run an audit query from queries/audit/ and print its rows.
+
+    \b
+    kgverify audit --list
+    kgverify audit item_lineage --param item=8fa4f73c707f9c1d1d75
+    kgverify audit items_on_concept -p concept=SNOMEDCT:43878008
+    kgverify audit rejected_relations -p verdict=unsupported -p limit=10 --json
+    """
+    from kgverify.api import audit, audits
+
+    if show_list or name is None:
+        listed = [a.model_dump() for a in audits()]
+        emit(listed, as_json, lambda: print_audits(listed))
+        return
+    given: dict[str, str] = {}
+    for text in params:
+        key, sep, value = text.partition("=")
+        if not sep or not key:
+            raise click.UsageError(f"--param takes KEY=VALUE, got {text!r}")
+        given[key.strip()] = value
+    rows = audit(name, given, settings=Settings())
+    emit(rows, as_json, lambda: print_rows(f"{name}: {len(rows)} rows", rows))
+
+
+_WIDE = 7  # more columns than this print as one block per row
+
+
+def print_rows(title: str, rows: list[dict[str, Any]]) -> None:
+    """Rows as a table, or, when they have many columns, one field/value block per row."""
+    console = _console("stdout")
+    cells = [{k: _cell(v) for k, v in row.items()} for row in rows]
+    if not rows or len(rows[0]) <= _WIDE:
+        console.print(table(title, cells))
+        return
+    console.print(title)
+    for n, row in enumerate(cells, 1):
+        block = Table(title=f"row {n}", title_justify="left", show_header=False)
+        block.add_column("field", style="bold")
+        block.add_column("value", overflow="fold")
+        for key, value in row.items():
+            block.add_row(key, "" if value is None else str(value))
+        console.print(block)
+
+
+def _cell(value: Any) -> Any:
+    """A table cell: lists one entry per line, maps as their values."""
+    if isinstance(value, list):
+        return "\n".join(str(_cell(v)) for v in value)
+    if isinstance(value, dict):
+        return " ".join(str(v) for v in value.values() if v is not None)
+    return value
+
+
+def print_audits(listed: list[dict[str, Any]]) -> None:
+    console = _console("stdout")
+    for a in listed:
+        params = ", ".join(
+            p["name"]
+            + ("" if p["required"] else f"={p['default'] if p['default'] is not None else 'null'}")
+            for p in a["params"]
+        )
+        console.print(f"[bold]{a['name']}[/bold]({params})")
+        console.print(f"  {a['description']}", highlight=False)
+        for p in a["params"]:
+            console.print(
+                f"  --param {p['name']}=<{p['type']}>  {p['description']}", highlight=False
+            )
+        console.print(f"  returns: {a['returns']}", highlight=False)
+
+
+@cli.command("reverify")
+@click.option(
+    "--release",
+    "releases",
+    multiple=True,
+    metavar="ID",
+    help="Re-check what this release changed, e.g. UMLS@2025AB (repeatable); default: every "
+    "current release some assertion was not judged against.",
+)
+@json_option
+def reverify_command(releases: tuple[str, ...], as_json: bool) -> None:
+    """Re-verify after loading a newer vocabulary release.
+
+    Re-runs the rules only for the assertions whose evidence could touch what the release
+    changed, records the new verdicts beside the old ((:Recheck) nodes), and flags the items
+    that no longer stand: an assertion they rest on fails now, their answer or a distractor
+    was retired, or a rule now supports a distractor. See them with
+    `kgverify audit flagged_items` and `kgverify audit changed_evidence`.
+    """
+    from kgverify.api import reverify
+
+    with count_progress("Assertions", total=None, enabled=not as_json) as step:
+        report = reverify(releases or None, settings=Settings(), progress=step)
+    result = report.model_dump()
+    emit(result, as_json, lambda: print_reverify_report(result))
+
+
+ITEM_KEYS = ("items", "distractor_checks", "items_flagged", "items_restored")
+
+
+def print_reverify_report(result: dict[str, Any]) -> None:
+    console = _console("stdout")
+    against = ", ".join(result["releases"]) or "no new release"
+    console.print(
+        f"run {result['run']} against {against}: {result['concepts_changed']} concepts and "
+        f"{result['edges_changed']} relationships changed"
+    )
+    keys = (
+        "assertions",
+        "judged_by_links",
+        "rechecked",
+        "verdicts_changed",
+        "no_longer_passing",
+        "now_passing",
+    )
+    console.print(table("Assertions", [{k: result[k] for k in keys}]))
+    console.print(table("Items", [{k: result[k] for k in ITEM_KEYS}]))
+    console.print(_counts("Items not standing, by flag", result["flags"], "flag"))
+
+
+@cli.command("prov")
+@click.argument("item")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["turtle", "json-ld"]),
+    default="turtle",
+    show_default=True,
+    help="RDF serialization.",
+)
+@click.option(
+    "-o", "--out", type=click.Path(dir_okay=False, path_type=Path), help="Write here, not stdout."
+)
+def prov_command(item: str, fmt: str, out: Path | None) -> None:
+    """An item's lineage as W3C PROV-O (Turtle or JSON-LD), to publish with the benchmark."""
+    from kgverify.api import export_prov
+
+    text = export_prov(item, fmt, settings=Settings())
+    if out is None:
+        click.echo(text)
+        return
+    out.parent.mkdir(parents=True, exist_ok=True)
+    partial = out.with_name(out.name + ".partial")
+    partial.write_text(text, encoding="utf-8")
+    partial.replace(out)
+    click.echo(f"PROV of item {item} ({fmt}) -> {out}", err=True)
+
+
 # -- graph ------------------------------------------------------------------------------------
 @cli.command("summary")
 @json_option

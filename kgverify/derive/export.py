@@ -133,6 +133,7 @@ def _item_row(item: QAItem) -> dict[str, Any]:
         "seed": item.seed,
         "basis": item.basis,
         "rules": item.rules,
+        "checks": json.dumps([c.model_dump() for c in item.checks]),
         "facts": [c.fact_id for c in item.context],
         "distractors": [
             {"label": o.label, "concept": o.concept_id}

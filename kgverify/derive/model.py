@@ -35,6 +35,16 @@ class Option(_Frozen):
     text: str
 
 
+class DistractorCheck(_Frozen):
+    """A rule check every distractor failed: the distractor fills the empty slot (a
+    treatment item checks (distractor, condition, "treats")). Re-verification repeats them
+    on a new release."""
+
+    subject: str | None = Field(description="concept id, or null for the distractor's place")
+    object: str | None = Field(description="concept id, or null for the distractor's place")
+    predicate: str
+
+
 class QAItem(_Frozen):
     """One multiple-choice item with exactly one correct option."""
 
@@ -50,6 +60,9 @@ class QAItem(_Frozen):
     answer_concept: str
     basis: list[str] = Field(description="ids of the passed assertions the item rests on")
     rules: list[str] = Field(description="'<rule>@<version>' of every basis assertion")
+    checks: list[DistractorCheck] = Field(
+        default_factory=list, description="rule checks that found no support for any distractor"
+    )
     template: str = Field(description="'<task>@<hash of the template file>'")
     seed: int
 

@@ -444,6 +444,7 @@ def draft(
         "answer_concept": candidate.answer,
         "basis": candidate.basis,
         "rules": candidate.rules,
+        "checks": [{"subject": s, "object": o, "predicate": p} for s, o, p in candidate.checks],
         "template": qt.version,
         "seed": seed,
     }

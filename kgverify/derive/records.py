@@ -7,10 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kgverify.graph.driver import Graph
-from kgverify.verify.model import EvidencePath
+from kgverify.verify.model import EvidencePath, VerdictKind
+
+if TYPE_CHECKING:
+    from kgverify.verify.verifier import FilterPolicy
 
 UNDATED = "undated"
 
@@ -158,20 +161,25 @@ class PatientRecord:
 
 
 def read_records(
-    graph: Graph, *, allergy_roots: list[str], page: int = 200
+    graph: Graph,
+    *,
+    allergy_roots: list[str],
+    page: int = 200,
+    policy: FilterPolicy | None = None,
 ) -> Iterator[PatientRecord]:
-    """Every patient's record in id order, ``page`` patients per round trip."""
+    """Every patient's record in id order, ``page`` patients per round trip. With a
+    ``policy``, whether an assertion passes is decided by it, not read from the graph."""
     after = ""
     while True:
         ids = [row["id"] for row in graph.read("derive/patients_page", after=after, limit=page)]
         if not ids:
             return
         for row in graph.read("derive/patient_records", patients=ids, allergy_roots=allergy_roots):
-            yield _record(row)
+            yield _record(row, policy)
         after = ids[-1]
 
 
-def _record(row: dict[str, Any]) -> PatientRecord:
+def _record(row: dict[str, Any], policy: FilterPolicy | None) -> PatientRecord:
     patient = row["patient"]
     facts = [_fact(f) for f in row["facts"]]
     episodes: dict[str, Episode] = {}
@@ -191,7 +199,7 @@ def _record(row: dict[str, Any]) -> PatientRecord:
         age_band=patient.get("age_band"),
         sex=patient.get("sex"),
         episodes=ordered,
-        assertions=[_assertion(a) for a in row["assertions"]],
+        assertions=[_assertion(a, policy) for a in row["assertions"]],
         facts={f.id: f for f in facts},
     )
 
@@ -228,13 +236,20 @@ def _fact(raw: dict[str, Any]) -> RecordFact:
     )
 
 
-def _assertion(raw: dict[str, Any]) -> RecordAssertion:
+def _assertion(raw: dict[str, Any], policy: FilterPolicy | None) -> RecordAssertion:
+    score = float(raw["score"] or 0.0)
+    confidence = float(raw["confidence"] or 0.0)
+    passed = (
+        bool(raw["passed"])
+        if policy is None
+        else policy.passes(VerdictKind(raw["verdict"]), score, confidence)
+    )
     return RecordAssertion(
         id=raw["id"],
         predicate=raw["predicate"],
         verdict=raw["verdict"],
-        passed=bool(raw["passed"]),
-        score=float(raw["score"] or 0.0),
+        passed=passed,
+        score=score,
         reason=raw["reason"] or "",
         rule=raw["rule"],
         rule_version=raw["rule_version"],
@@ -243,7 +258,7 @@ def _assertion(raw: dict[str, Any]) -> RecordAssertion:
         subject_name=raw["subject_name"],
         object_name=raw["object_name"],
         encounter_id=raw["encounter_id"],
-        confidence=float(raw["confidence"] or 0.0),
+        confidence=confidence,
         evidence=tuple(EvidencePath.model_validate_json(e) for e in raw["evidence"]),
         distractors=tuple(raw["distractors"]),
         facts=tuple((f["id"], f["side"]) for f in raw["facts"]),

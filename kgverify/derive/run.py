@@ -18,7 +18,7 @@ from kgverify.derive.records import read_records
 from kgverify.graph.driver import Graph
 from kgverify.graph.schema import ensure_schema
 from kgverify.jsonl import write_models
-from kgverify.verify.verifier import Verifier
+from kgverify.verify.verifier import FilterPolicy, Verifier
 
 Progress = Callable[[int], None]
 
@@ -36,6 +36,7 @@ def run_qa(
     tasks: set[Task] | None = None,
     write: bool = True,
     progress: Progress | None = None,
+    policy: FilterPolicy | None = None,
 ) -> DeriveReport:
     started = time.perf_counter()
     tasks = tasks or set(Task)
@@ -48,7 +49,7 @@ def run_qa(
         store = ItemStore(folder / ".items.sqlite")
         try:
             derive_items(
-                read_records(graph, allergy_roots=settings.facts_allergy_roots),
+                read_records(graph, allergy_roots=settings.facts_allergy_roots, policy=policy),
                 screen,
                 store,
                 settings,

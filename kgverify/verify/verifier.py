@@ -98,6 +98,7 @@ class Verifier:
             )
         }
         self.rule_versions = {rule.name: rule.version for rule in RULES}
+        self._releases: list[str] | None = None
 
     @property
     def linker(self) -> Linker:
@@ -154,7 +155,7 @@ class Verifier:
         prove a distractor wrong with the same rules that validated the answer."""
         keys = list(dict.fromkeys(triples))
         found = self._rule_paths(keys)
-        return {key: self._ranked(found.get(n, [])) for n, key in enumerate(keys)}
+        return {key: self.ranked(found.get(n, [])) for n, key in enumerate(keys)}
 
     def _paths(self, linked: Sequence[LinkedRelation]) -> dict[int, list[EvidencePath]]:
         # Many relations share (subject, object, predicate): each distinct triple is
@@ -216,7 +217,7 @@ class Verifier:
             depth=int(raw["depth"]),
         )
 
-    def _ranked(self, evidence: list[EvidencePath]) -> list[EvidencePath]:
+    def ranked(self, evidence: list[EvidencePath]) -> list[EvidencePath]:
         """Best first: score, then rule order (direct, ancestor, ingredient), then length."""
         order = {rule.name: rule.order for rule in RULES}
         # The same path can come back twice (once per parallel MAPS_TO edge): keep one.
@@ -224,7 +225,7 @@ class Verifier:
         return sorted(distinct, key=lambda p: (-p.score, order[p.rule.split(".")[0]], len(p.edges)))
 
     def _decide(self, lr: LinkedRelation, evidence: list[EvidencePath]) -> Verdict:
-        evidence = self._ranked(evidence)
+        evidence = self.ranked(evidence)
         support = [p for p in evidence if p.stance == "support"]
         against = [p for p in evidence if p.stance == "contradict"]
         kind, reason, deciding = self._judge(lr, support, against)
@@ -255,21 +256,7 @@ class Verifier:
                     slot = f"{lr.relation.predicate.value} {side}"
                     return VerdictKind.TYPE_MISMATCH, f"the {side} names no {slot} concept", None
                 return VerdictKind.UNLINKED, f"the {side} names no concept", None
-        if support and against:
-            return (
-                VerdictKind.AMBIGUOUS,
-                f"evidence both ways: {_say(support[0])}; against: {_say(against[0])}",
-                support[0],
-            )
-        if support:
-            return VerdictKind.SUPPORTED, _say(support[0]), support[0]
-        if against:
-            return VerdictKind.CONTRADICTED, _say(against[0]), against[0]
-        return (
-            VerdictKind.UNSUPPORTED,
-            "no rule found evidence between the linked concepts",
-            None,
-        )
+        return judge_evidence(support, against)
 
     def _wrong_kind(self, link: MentionLink) -> bool:
         """Unlinked only because every good enough candidate is of the wrong kind."""
@@ -318,7 +305,11 @@ class Verifier:
     def _write_back(self, verdicts: list[Verdict]) -> None:
         now = datetime.now(UTC).isoformat()
         rows = [_assertion_row(v, now) for v in verdicts]
-        for result in self.graph.write("verify/write_assertions", rows=rows):
+        if self._releases is None:
+            self._releases = [r["id"] for r in self.graph.read("verify/current_releases")]
+        for result in self.graph.write(
+            "verify/write_assertions", rows=rows, releases=self._releases
+        ):
             self.written += int(result["written"])
             self.unknown_patients += int(result["unknown_patients"])
             self.unknown_encounters += int(result["unknown_encounters"])
@@ -349,7 +340,36 @@ def _assertion_row(v: Verdict, now: str) -> dict[str, Any]:
         "confidence": r.confidence,
         "index": v.link_index,
         "verified_at": now,
+        "evidence_edges": edge_keys(v.evidence),
+        "judged": "evidence" if _linked(v.subject) and _linked(v.object) else "links",
     }
+
+
+def _linked(link: MentionLink) -> bool:
+    return link.status is LinkStatus.LINKED and link.concept_id is not None
+
+
+def judge_evidence(
+    support: list[EvidencePath], against: list[EvidencePath]
+) -> tuple[VerdictKind, str, EvidencePath | None]:
+    """The verdict of two linked concepts from ranked evidence: the deciding path and a
+    reason. Verification and re-verification both decide through this."""
+    if support and against:
+        return (
+            VerdictKind.AMBIGUOUS,
+            f"evidence both ways: {_say(support[0])}; against: {_say(against[0])}",
+            support[0],
+        )
+    if support:
+        return VerdictKind.SUPPORTED, _say(support[0]), support[0]
+    if against:
+        return VerdictKind.CONTRADICTED, _say(against[0]), against[0]
+    return VerdictKind.UNSUPPORTED, "no rule found evidence between the linked concepts", None
+
+
+def edge_keys(evidence: Iterable[EvidencePath]) -> list[str]:
+    """The distinct edges of evidence paths as "start|TYPE|end" keys, sorted."""
+    return sorted({f"{e.start}|{e.type}|{e.end}" for p in evidence for e in p.edges})
 
 
 def _dedupe_consecutive(nodes: list[str]) -> list[str]:

@@ -4,6 +4,8 @@
 // an is-a descendant, within 6 steps and across MAPS_TO, of one of $allergy_roots), and every
 // assertion about the patient with the facts it rests on and the side (subject or object)
 // each fact stands on (the fact's concept is the side's concept or within two MAPS_TO steps).
+// An assertion's verdict and passed are its standing ones (after `kgverify reverify`, the
+// re-checked verdict), so a derivation after a new release leaves out what no longer passes.
 // Read-only; facts and assertions come ordered, so derivation is deterministic.
 // @param patients: list of patient ids
 // @param allergy_roots: concept ids whose is-a descendants count as allergies
@@ -39,7 +41,8 @@ CALL (p) {
   OPTIONAL MATCH (s:Concept {id: a.subject_id})
   OPTIONAL MATCH (o:Concept {id: a.object_id})
   RETURN collect({
-    id: a.id, predicate: a.predicate, verdict: a.verdict, passed: a.passed, score: a.score,
+    id: a.id, predicate: a.predicate, verdict: coalesce(a.standing_verdict, a.verdict),
+    passed: coalesce(a.standing_passed, a.passed), score: a.score,
     reason: a.reason, rule: a.rule, rule_version: a.rule_version, subject_id: a.subject_id,
     object_id: a.object_id, subject_name: s.name, object_name: o.name,
     subject_names: coalesce(s.names, []), object_names: coalesce(o.names, []),

@@ -3,8 +3,10 @@
 // it rests on (RESTS_ON), to the rule versions that decided them (DECIDED_BY), to the facts
 // its question shows (FROM_FACT), to the correct concept (ANSWER) and to each distractor
 // (DISTRACTOR {label}). Old edges of a rerun are removed first. Items get current = true
-// and the run's token; retire_items.cypher marks the items a run no longer produced.
-// @param rows: list of {id, task, split, patient_id, episode, question, answer, answer_concept, options, template, seed, basis, rules, facts, distractors}
+// and the run's token; retire_items.cypher marks the items a run no longer produced. A new
+// item stands (standing = true, no flags) until `kgverify reverify` finds otherwise; its
+// distractor checks (JSON) are kept for that.
+// @param rows: list of {id, task, split, patient_id, episode, question, answer, answer_concept, options, template, seed, basis, rules, checks, facts, distractors}
 // @param run: token of this derivation run
 // @returns written
 UNWIND $rows AS row
@@ -13,6 +15,7 @@ SET i.task = row.task, i.split = row.split, i.patient_id = row.patient_id,
     i.episode = row.episode, i.question = row.question, i.answer = row.answer,
     i.answer_concept = row.answer_concept, i.options = row.options,
     i.template = row.template, i.seed = row.seed, i.run = $run, i.current = true,
+    i.checks = row.checks, i.standing = true, i.flags = [], i.flagged_in = null,
     i.derived_at = datetime()
 WITH i, row
 CALL (i) {

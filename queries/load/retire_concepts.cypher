@@ -7,6 +7,6 @@
 MATCH (c:Concept {owner: $vocab})
 WHERE c.release <> $release AND c.active
 CALL (c) {
-  SET c.active = false, c.retired_in = $release
+  SET c.active = false, c.retired_in = $release, c.changed_in = $release
 } IN TRANSACTIONS OF 10000 ROWS
 RETURN count(c) AS retired

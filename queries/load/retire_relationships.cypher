@@ -6,6 +6,6 @@
 MATCH ()-[r]->()
 WHERE r.source = $vocab AND r.release <> $release AND r.active
 CALL (r) {
-  SET r.active = false, r.retired_in = $release
+  SET r.active = false, r.retired_in = $release, r.changed_in = $release
 } IN TRANSACTIONS OF 10000 ROWS
 RETURN count(r) AS retired

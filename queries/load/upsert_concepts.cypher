@@ -2,7 +2,8 @@
 // part of a concept when its source lines are not contiguous: names and kinds are merged
 // within a release and replaced by a newer release). Sets the vocabulary label, clears the
 // stub flag of a concept that an earlier load only knew as a mapping target, and records
-// the release that last contained the concept.
+// the release that last contained the concept; a concept whose active flag flips records
+// the release in changed_in (re-verification reads what a release changed from it).
 // @param rows: list of {id, code, name (or null), names, kinds, semantic_types, active, effective_time}
 // @param vocab: owning vocabulary, a kgverify.graph.model.Vocab value (UMLS, SNOMEDCT, RXNORM)
 // @param release: id of the release being loaded, e.g. "UMLS@2025AA"
@@ -13,6 +14,8 @@ MERGE (c:Concept {id: row.id})
 // All right-hand sides see the values before this SET; a later row of the same batch for
 // the same concept sees this row's values, so split concepts merge correctly.
 SET c:$($vocab),
+    c.changed_in = CASE WHEN c.active IS NOT NULL AND c.active <> row.active
+      THEN $release ELSE c.changed_in END,
     c.vocab = $vocab,
     c.owner = $vocab,
     c.code = row.code,

@@ -15,7 +15,8 @@ SET code.names = CASE WHEN code.stub AND NOT m.name IN code.names
       THEN code.names + [m.name] ELSE code.names END
 MERGE (c)-[r:MAPS_TO {sab: m.sab}]->(code)
   ON CREATE SET r.first_release = $release
-SET r.ttys = CASE WHEN r.release = $release THEN coalesce(r.ttys, []) + [x IN [m.tty] WHERE NOT x IN coalesce(r.ttys, [])] ELSE [m.tty] END,
+SET r.changed_in = CASE WHEN r.active = false THEN $release ELSE r.changed_in END,
+    r.ttys = CASE WHEN r.release = $release THEN coalesce(r.ttys, []) + [x IN [m.tty] WHERE NOT x IN coalesce(r.ttys, [])] ELSE [m.tty] END,
     r.source = $vocab,
     r.source_rel = "atom",
     r.group = 0,

@@ -2,7 +2,9 @@
 // (start, type, end, asserting source, role group). The type is a dynamic relationship type
 // whose value the loader has checked against kgverify.graph.model.RelType. Rows whose start
 // or end concept does not exist are not written (the pipeline then asks
-// load/missing_concepts which ones dangle).
+// load/missing_concepts which ones dangle). An edge whose active flag flips records the
+// release in changed_in (a new edge has first_release): re-verification reads what a
+// release changed from these two.
 // @param rows: list of {start, end, type, source_rel, sab, group, active, effective_time, line}
 // @param vocab: vocabulary doing the load, kept as the edge's source
 // @param release: id of the release being loaded
@@ -12,7 +14,9 @@ MATCH (a:Concept {id: row.start})
 MATCH (b:Concept {id: row.end})
 MERGE (a)-[r:$(row.type) {sab: row.sab, group: row.group}]->(b)
   ON CREATE SET r.first_release = $release
-SET r.source_rel = row.source_rel,
+SET r.changed_in = CASE WHEN r.active IS NOT NULL AND r.active <> row.active
+      THEN $release ELSE r.changed_in END,
+    r.source_rel = row.source_rel,
     r.source = $vocab,
     r.active = row.active,
     r.effective_time = row.effective_time,

@@ -3,9 +3,14 @@
 // patient facts it rests on (FROM_FACT: fact id = patient source + ":" + item id), to the
 // encounter (SEEN_IN), to the linked concepts (SUBJECT, OBJECT), to every concept on its evidence paths (EVIDENCE) and
 // to the rule version that decided it (DECIDED_BY a (:Rule {key: "<id>@<version>"})), with
-// the enrichment's distractor pool (ids) kept on the assertion for derivation. Old
+// the enrichment's distractor pool (ids) kept on the assertion for derivation. The edges of
+// its evidence paths are kept as "start|TYPE|end" keys (audit and re-verification look them
+// up), with the current releases it was judged against and whether the rules decided it
+// (judged = "evidence") or its links did ("links"); standing_verdict and standing_passed
+// start equal to verdict and passed and are what `kgverify reverify` updates. Old
 // edges of a rerun are removed first, so a re-verification never leaves stale evidence.
-// @param rows: list of {id, patient_id, encounter_id, predicate, verdict, score, passed, rule, rule_version, reason, subject_id, object_id, subject_text, object_text, items, evidence_nodes, evidence, distractors, extractor, confidence, index, verified_at}
+// @param rows: list of {id, patient_id, encounter_id, predicate, verdict, score, passed, rule, rule_version, reason, subject_id, object_id, subject_text, object_text, items, evidence_nodes, evidence, distractors, extractor, confidence, index, verified_at, evidence_edges, judged}
+// @param releases: ids of the current vocabulary releases
 // @returns written, unknown_patients, unknown_encounters: rows written, and how many name a patient or an encounter the graph does not hold (reported, still written)
 UNWIND $rows AS row
 MERGE (a:Assertion {id: row.id})
@@ -16,7 +21,9 @@ SET a.patient_id = row.patient_id, a.encounter_id = row.encounter_id,
     a.subject_text = row.subject_text, a.object_text = row.object_text,
     a.evidence = row.evidence, a.distractors = row.distractors,
     a.extractor = row.extractor, a.confidence = row.confidence,
-    a.link_index = row.index, a.verified_at = datetime(row.verified_at)
+    a.link_index = row.index, a.verified_at = datetime(row.verified_at),
+    a.evidence_edges = row.evidence_edges, a.judged = row.judged, a.releases = $releases,
+    a.standing_verdict = row.verdict, a.standing_passed = row.passed, a.rechecked_in = null
 WITH a, row
 CALL (a) {
   MATCH (a)-[old:ABOUT|SEEN_IN|FROM_FACT|SUBJECT|OBJECT|EVIDENCE|DECIDED_BY]->()

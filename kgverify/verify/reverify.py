@@ -1,0 +1,257 @@
+"""Re-verification after a newer vocabulary release: a living benchmark.
+
+A release changes a few concepts and relationships. Only the assertions whose rules could
+read something that changed are judged again (``reverify/touched.cypher`` says which), by
+the same rules and the same decision as the first verification; the new verdicts are
+recorded beside the old ones as ``(:Recheck)`` nodes. Then every current item is checked:
+it no longer stands when an assertion it rests on no longer passes, when its answer or a
+distractor concept was retired, or when a rule now supports one of its distractors (the
+item would have two right answers). Flags say which. Nothing is deleted.
+
+    from kgverify.api import reverify
+    report = reverify()          # against every release loaded since the last judgement
+    report.items_flagged, report.flags
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections import Counter
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from kgverify.errors import ConfigError
+from kgverify.graph.driver import Graph, batched
+from kgverify.verify.verifier import Triple, Verifier, edge_keys, judge_evidence
+
+_PAGE = 2_000
+# Why an item no longer stands (keys of ReverifyReport.flags).
+FLAG_BASIS = "an assertion it rests on no longer passes"
+FLAG_RETIRED = "its answer or a distractor concept was retired"
+FLAG_DISTRACTOR = "a rule now supports a distractor"
+
+
+class ReverifyReport(BaseModel):
+    """What a re-verification run did (also stored on its ``(:Reverification)`` node)."""
+
+    run: str
+    releases: list[str] = Field(description="releases whose changes were re-checked")
+    concepts_changed: int = Field(0, description="concepts the releases added, retired or revived")
+    edges_changed: int = Field(0, description="relationships they added, retired or revived")
+    assertions: int = Field(0, description="assertions in the graph")
+    judged_by_links: int = Field(0, description="decided by link status: no rule to re-run")
+    rechecked: int = Field(0, description="assertions whose rules could read a change")
+    verdicts_changed: int = 0
+    no_longer_passing: int = 0
+    now_passing: int = 0
+    items: int = Field(0, description="current items checked")
+    distractor_checks: int = Field(0, description="(item, distractor) checks re-run")
+    items_flagged: int = Field(0, description="items that no longer stand")
+    items_restored: int = Field(0, description="items flagged before that stand again")
+    flags: dict[str, int] = Field(
+        default_factory=dict, description="items not standing after the run, per kind of flag"
+    )
+    seconds: float = 0.0
+
+
+def pending_releases(graph: Graph) -> list[str]:
+    """Current releases some assertion has not been judged against."""
+    return [r["id"] for r in graph.read("reverify/pending_releases")]
+
+
+class Reverifier:
+    """Re-checks what a set of releases changed; see the module docstring."""
+
+    def __init__(self, verifier: Verifier, *, progress: Callable[[int], None] | None = None):
+        self.verifier = verifier
+        self.graph = verifier.graph
+        self.settings = verifier.settings
+        self.progress = progress
+
+    def run(self, releases: list[str] | None = None) -> ReverifyReport:
+        started = time.perf_counter()
+        known = {r["id"] for r in self.graph.read("summary/releases")}
+        chosen = sorted(set(releases)) if releases else pending_releases(self.graph)
+        unknown = [r for r in chosen if r not in known]
+        if unknown:
+            raise ConfigError(
+                f"no such release in the graph: {', '.join(unknown)}; "
+                f"loaded: {', '.join(sorted(known)) or 'none'}"
+            )
+        current = [r["id"] for r in self.graph.read("verify/current_releases")]
+        report = ReverifyReport(run=uuid.uuid4().hex[:16], releases=chosen)
+        changed = self._changes(chosen, report)
+        self.graph.write("reverify/begin_run", run=report.run, releases=chosen, current=current)
+        if changed:
+            self._recheck_assertions(changed, report)
+        else:
+            report.assertions = self._count_assertions()
+        flags = self._check_items(changed, report)
+        self.graph.write_autocommit("reverify/mark_judged", releases=current)
+        report.flags = dict(sorted(flags.items()))
+        report.seconds = round(time.perf_counter() - started, 3)
+        self.graph.write(
+            "reverify/finish_run",
+            run=report.run,
+            report=report.model_dump_json(),
+            flagged=report.items_flagged,
+        )
+        return report
+
+    # -- what changed ---------------------------------------------------------------------
+
+    def _changes(self, releases: list[str], report: ReverifyReport) -> dict[str, bool]:
+        if not releases:
+            return {}
+        changed: dict[str, bool] = {}
+        for row in self.graph.read("reverify/changes", releases=releases):
+            if row["kind"] == "concepts":
+                report.concepts_changed = int(row["n"])
+            else:
+                report.edges_changed = int(row["n"])
+            changed.update(dict.fromkeys(row["ids"], True))
+        return changed
+
+    def _touched(self, rows: list[dict[str, Any]], changed: dict[str, bool]) -> set[int]:
+        found = self.graph.read(
+            "reverify/touched",
+            rows=rows,
+            changed=changed,
+            hubs=self.verifier.hubs,
+            max_depth=self.settings.verify_max_depth,
+        )
+        return {int(r["rid"]) for r in found}
+
+    # -- assertions -----------------------------------------------------------------------
+
+    def _pages(self, name: str) -> Iterator[list[dict[str, Any]]]:
+        after = ""
+        while page := self.graph.read(name, after=after, limit=_PAGE):
+            yield page
+            after = page[-1]["id"]
+
+    def _count_assertions(self) -> int:
+        return sum(len(page) for page in self._pages("reverify/assertions_page"))
+
+    def _recheck_assertions(self, changed: dict[str, bool], report: ReverifyReport) -> None:
+        for page in self._pages("reverify/assertions_page"):
+            report.assertions += len(page)
+            ruled = []
+            for row in page:
+                if row["judged"] == "links" or row["subject"] is None or row["object"] is None:
+                    report.judged_by_links += 1
+                else:
+                    ruled.append(row)
+            rows = [
+                {"rid": n, "subject": a["subject"], "object": a["object"], "nodes": a["nodes"]}
+                for n, a in enumerate(ruled)
+            ]
+            touched = [ruled[n] for n in sorted(self._touched(rows, changed))] if rows else []
+            if touched:
+                self._recheck(touched, report)
+            if self.progress is not None:
+                self.progress(report.assertions)
+
+    def _recheck(self, assertions: list[dict[str, Any]], report: ReverifyReport) -> None:
+        triples: list[Triple] = [(a["subject"], a["object"], a["predicate"]) for a in assertions]
+        evidence = self.verifier.evidence_for(triples)
+        rows = []
+        for a, triple in zip(assertions, triples, strict=True):
+            paths = evidence[triple]
+            support = [p for p in paths if p.stance == "support"]
+            against = [p for p in paths if p.stance == "contradict"]
+            kind, reason, deciding = judge_evidence(support, against)
+            score = deciding.score if deciding is not None else 0.0
+            passed = self.verifier.policy.passes(kind, score, float(a["confidence"] or 0.0))
+            edges = edge_keys(paths)
+            changed = kind.value != a["verdict"] or passed != a["passed"]
+            changed = changed or edges != sorted(a["evidence_edges"])
+            report.rechecked += 1
+            report.verdicts_changed += kind.value != a["verdict"]
+            report.no_longer_passing += bool(a["passed"]) and not passed
+            report.now_passing += passed and not a["passed"]
+            rows.append(
+                {
+                    "id": a["id"],
+                    "verdict": kind.value,
+                    "score": score,
+                    "passed": passed,
+                    "rule": deciding.rule if deciding is not None else None,
+                    "rule_version": deciding.rule_version if deciding is not None else None,
+                    "reason": reason,
+                    "evidence": [p.model_dump_json() for p in paths],
+                    "evidence_edges": edges,
+                    "changed": changed,
+                }
+            )
+        for part in batched(rows, 1_000):
+            self.graph.write("reverify/write_rechecks", rows=part, run=report.run)
+
+    # -- items ----------------------------------------------------------------------------
+
+    def _check_items(self, changed: dict[str, bool], report: ReverifyReport) -> Counter[str]:
+        flags: Counter[str] = Counter()
+        for page in self._pages("reverify/items_page"):
+            report.items += len(page)
+            supported = self._supported_distractors(page, changed, report)
+            rows = []
+            for item in page:
+                found = [
+                    (FLAG_BASIS, f"rests on assertion {b['id']}, now {b['verdict']}")
+                    for b in item["basis"]
+                    if not b["passed"]
+                ]
+                found += [(FLAG_RETIRED, f"concept {c} retired") for c in sorted(item["retired"])]
+                found += [
+                    (FLAG_DISTRACTOR, f"distractor {d} now supported ({rule})")
+                    for d, rule in sorted(supported.get(item["id"], {}).items())
+                ]
+                flags.update({kind for kind, _ in found})
+                reasons = [text for _, text in found]
+                standing = not reasons
+                if standing == item["standing"] and reasons == list(item["flags"]):
+                    continue
+                if not standing and item["standing"]:
+                    report.items_flagged += 1
+                if standing and not item["standing"]:
+                    report.items_restored += 1
+                rows.append({"id": item["id"], "standing": standing, "flags": reasons})
+            if rows:
+                self.graph.write("reverify/flag_items", rows=rows, run=report.run)
+        return flags
+
+    def _supported_distractors(
+        self, items: list[dict[str, Any]], changed: dict[str, bool], report: ReverifyReport
+    ) -> dict[str, dict[str, str]]:
+        """Per item, the distractors a rule now supports, with the rule. Only the checks a
+        change touched are re-run, and every check of an item flagged before (so a flag
+        lifts when the evidence goes again)."""
+        checks: list[tuple[str, str, Triple]] = []  # (item, distractor, filled triple)
+        for item in items:
+            for spec in json.loads(item["checks"]):
+                for d in item["distractors"]:
+                    triple = (spec["subject"] or d, spec["object"] or d, spec["predicate"])
+                    checks.append((item["id"], d, triple))
+        if not checks:
+            return {}
+        flagged = {item["id"] for item in items if not item["standing"]}
+        rows = [
+            {"rid": n, "subject": t[0], "object": t[1], "nodes": []}
+            for n, (_, _, t) in enumerate(checks)
+        ]
+        touched = self._touched(rows, changed) if changed else set()
+        todo = [c for n, c in enumerate(checks) if n in touched or c[0] in flagged]
+        report.distractor_checks += len(todo)
+        out: dict[str, dict[str, str]] = {}
+        if not todo:
+            return out
+        evidence = self.verifier.evidence_for(t for _, _, t in todo)
+        for item_id, d, triple in todo:
+            support = [p for p in evidence[triple] if p.stance == "support"]
+            if support:
+                out.setdefault(item_id, {}).setdefault(d, support[0].rule)
+        return out

@@ -1,0 +1,22 @@
+// The relations the filter kept out of derivation (their standing verdict fails the policy),
+// optionally only one verdict, predicate, rule (id or family: "direct" matches
+// direct.contradict) or extractor (name or name@version), with the reason and the evidence.
+// @param verdict: str = null: supported, contradicted, unsupported, ambiguous, unlinked or type_mismatch (null: all)
+// @param predicate: str = null: treats, contraindicated_for, indicates or leads_to (null: all)
+// @param rule: str = null: deciding rule id or family (null: all)
+// @param extractor: str = null: extractor name or name@version (null: all)
+// @param limit: int = 50: at most this many rows
+// @returns assertion, predicate, subject_text, object_text, subject, object, verdict, rule, extractor, confidence, reason, evidence
+MATCH (a:Assertion)
+WHERE NOT coalesce(a.standing_passed, a.passed)
+  AND ($verdict IS NULL OR coalesce(a.standing_verdict, a.verdict) = $verdict)
+  AND ($predicate IS NULL OR a.predicate = $predicate)
+  AND ($rule IS NULL OR a.rule = $rule OR a.rule STARTS WITH $rule + ".")
+  AND ($extractor IS NULL OR a.extractor = $extractor OR a.extractor STARTS WITH $extractor + "@")
+RETURN a.id AS assertion, a.predicate AS predicate, a.subject_text AS subject_text,
+       a.object_text AS object_text, a.subject_id AS subject, a.object_id AS object,
+       coalesce(a.standing_verdict, a.verdict) AS verdict, a.rule AS rule,
+       a.extractor AS extractor, a.confidence AS confidence, a.reason AS reason,
+       a.evidence AS evidence
+ORDER BY verdict, predicate, assertion
+LIMIT $limit

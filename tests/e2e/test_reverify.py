@@ -1,0 +1,280 @@
+"""Re-verification on a newer vocabulary release, in the real Neo4j: the sample pipeline runs
+on the first sample releases, then a UMLS release with two changed relations is loaded (the
+sample's 2025AA with "amoxicillin may treat acute bacterial sinusitis" taken out and
+"terfenadine may treat streptococcal sore throat" put in, written as real RRF files), and
+`reverify` must flag exactly the items a brute-force re-judgement of every assertion and
+every distractor finds no longer standing, while re-checking only some of the assertions.
+Then the shipped second releases of all three vocabularies are checked the same way, and a
+derivation afterwards must leave out what no longer stands.
+
+The tests share the module's graph and run in file order (each builds on the previous)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from kgverify.api import (
+    SAMPLE_RELEASES,
+    audit,
+    derive_qa,
+    load_vocabulary,
+    open_verifier,
+    reverify,
+    sample_path,
+    sample_pipeline,
+)
+from kgverify.cli import cli
+from kgverify.config import Settings
+from kgverify.graph import Graph
+from kgverify.verify.model import VerdictKind
+from kgverify.verify.verifier import judge_evidence
+from tests.e2e.helpers import rows, value
+
+pytestmark = pytest.mark.neo4j
+
+AMOXICILLIN, BACTERIAL_SINUSITIS = "UMLS:C0002645", "UMLS:C9900024"
+TERFENADINE, STREP_THROAT = "UMLS:C9900101", "SNOMEDCT:43878008"
+DROPPED_EDGE = f"{AMOXICILLIN}|MAY_TREAT|{BACTERIAL_SINUSITIS}"
+# MRREL rows of the changed relations (both directions, as NLM ships them). The dropped pair
+# is R900000881/882 of the sample; the new one states terfenadine (CUI C9900101, its MED-RT
+# atom) may treat streptococcal sore throat (CUI C0036689, its SNOMEDCT_US atom).
+DROPPED_RUIS = {"R900000881", "R900000882"}
+ADDED_ROWS = [
+    "C0036689|A90000260|SCUI|RO|C9900101|A90001052|SCUI|may_treat|R900009001||MED-RT|MED-RT||Y|N||",
+    "C9900101|A90001052|SCUI|RO|C0036689|A90000260|SCUI|may_be_treated_by|R900009002||MED-RT|MED-RT||N|N||",
+]
+
+
+def umls_release(dest: Path, name: str, date: str) -> Path:
+    """The sample's UMLS 2025AA with the changed relations, as release ``name``."""
+    meta = dest / name / "META"
+    shutil.copytree(sample_path("umls", "2025AA", "META"), meta)
+    rel = meta / "MRREL.RRF"
+    kept = [
+        line
+        for line in rel.read_text(encoding="utf-8").splitlines()
+        if line.split("|")[8] not in DROPPED_RUIS
+    ]
+    assert len(kept) == len(rel.read_text(encoding="utf-8").splitlines()) - len(DROPPED_RUIS)
+    rel.write_text("\n".join(kept + ADDED_ROWS) + "\n", encoding="utf-8")
+    (meta / "release.dat").write_text(
+        f"umls.release.name={name}\numls.release.date={date}\n", encoding="utf-8"
+    )
+    return dest / name
+
+
+@dataclass
+class Pipeline:
+    settings: Settings
+    graph: Graph
+    tmp: Path
+
+
+@pytest.fixture(scope="module")
+def pipeline(
+    graph: Graph, sample_settings: Settings, tmp_path_factory: pytest.TempPathFactory
+) -> Pipeline:
+    sample_pipeline(graph, sample_settings)
+    assert value(graph, "MATCH (i:Item) RETURN count(i)") > 0
+    return Pipeline(sample_settings, graph, tmp_path_factory.mktemp("reverify"))
+
+
+def oracle(p: Pipeline) -> tuple[set[str], set[str]]:
+    """Brute force, the naive way: judge every rule-decided assertion again and every
+    distractor of every current item; return (assertions that no longer pass, items that
+    no longer stand)."""
+    assertions = rows(
+        p.graph,
+        "MATCH (a:Assertion) WHERE a.judged = 'evidence' "
+        "RETURN a.id AS id, a.subject_id AS s, a.object_id AS o, a.predicate AS p, "
+        "a.confidence AS c, a.passed AS passed",
+    )
+    items = rows(
+        p.graph,
+        "MATCH (i:Item) WHERE i.current "
+        "RETURN i.id AS id, i.checks AS checks, "
+        "[(i)-[:RESTS_ON]->(a) | a.id] AS basis, [(i)-[:DISTRACTOR]->(d) | d.id] AS ds, "
+        "[(i)-[:ANSWER|DISTRACTOR]->(c) WHERE c.active = false | c.id] AS retired",
+    )
+    with open_verifier(p.settings, p.graph, write=False) as verifier:
+        triples = [(a["s"], a["o"], a["p"]) for a in assertions]
+        found = verifier.evidence_for(triples)
+        failing = set()
+        passing_now = {}
+        for a, t in zip(assertions, triples, strict=True):
+            support = [x for x in found[t] if x.stance == "support"]
+            against = [x for x in found[t] if x.stance == "contradict"]
+            kind, _, deciding = judge_evidence(support, against)
+            ok = verifier.policy.passes(kind, deciding.score if deciding else 0.0, a["c"])
+            passing_now[a["id"]] = ok
+            if a["passed"] and not ok:
+                failing.add(a["id"])
+        checks = {
+            (i["id"], (c["subject"] or d, c["object"] or d, c["predicate"]))
+            for i in items
+            for c in json.loads(i["checks"])
+            for d in i["ds"]
+        }
+        proven = verifier.evidence_for(t for _, t in checks)
+    wrong_distractor = {item for item, t in checks if any(x.stance == "support" for x in proven[t])}
+    flagged = {
+        i["id"]
+        for i in items
+        if i["retired"]
+        or i["id"] in wrong_distractor
+        or any(not passing_now.get(b, True) for b in i["basis"])
+    }
+    return failing, flagged
+
+
+def flagged_items(p: Pipeline) -> set[str]:
+    return {r["item"] for r in audit("flagged_items", settings=p.settings, graph=p.graph)}
+
+
+def test_a_changed_relation_flags_exactly_the_affected_items(pipeline: Pipeline) -> None:
+    p = pipeline
+    resting = {
+        r["item"]
+        for r in audit(
+            "items_on_edge",
+            {"start": AMOXICILLIN, "type": "MAY_TREAT", "end": BACTERIAL_SINUSITIS},
+            settings=p.settings,
+            graph=p.graph,
+        )
+    }
+    with_terfenadine = {
+        r["item"]
+        for r in audit(
+            "items_on_concept", {"concept": TERFENADINE}, settings=p.settings, graph=p.graph
+        )
+        if r["role"] == "distractor"
+    }
+    strep_items = {
+        r["item"]
+        for r in audit(
+            "items_on_concept", {"concept": STREP_THROAT}, settings=p.settings, graph=p.graph
+        )
+    }
+    assert resting and with_terfenadine & strep_items  # the change will matter
+    total = value(p.graph, "MATCH (a:Assertion) RETURN count(a)")
+
+    load_vocabulary(
+        "umls", umls_release(p.tmp, "2025AC", "20260505"), settings=p.settings, graph=p.graph
+    )
+    report = reverify(settings=p.settings, graph=p.graph)
+
+    assert report.releases == ["UMLS@2025AC"]
+    assert report.edges_changed == 2 and report.concepts_changed == 0
+    assert 0 < report.rechecked < total - report.judged_by_links  # only what it touches
+    failing, expected = oracle(p)
+    assert failing and report.no_longer_passing == len(failing)
+    assert flagged_items(p) == expected
+    assert report.items_flagged == len(expected)
+    # Both kinds of change are among them: items resting on the dropped edge whose
+    # assertions found no other path, and terfenadine distractors of strep throat items.
+    assert expected & resting and expected & with_terfenadine
+    assert set(report.flags) == {
+        "an assertion it rests on no longer passes",
+        "a rule now supports a distractor",
+    }
+    # Old verdicts stay; new ones are recorded beside them.
+    for a in rows(
+        p.graph,
+        "MATCH (a:Assertion)-[:RECHECKED]->(c:Recheck) WHERE a.id IN $ids "
+        "RETURN a.verdict AS was, a.standing_verdict AS now, c.verdict AS rechecked, "
+        "c.previous_verdict AS previous, c.changed AS changed",
+        ids=sorted(failing),
+    ):
+        assert a["was"] == a["previous"] == VerdictKind.SUPPORTED
+        assert a["now"] == a["rechecked"] != VerdictKind.SUPPORTED and a["changed"]
+    changed = audit("changed_evidence", settings=p.settings, graph=p.graph)
+    assert {r["item"] for r in changed} >= expected & resting
+    assert all(DROPPED_EDGE in r["lost"] for r in changed if r["item"] in resting)
+    # Nothing flagged outside the oracle's set keeps flags; everything else stands.
+    standing = value(p.graph, "MATCH (i:Item) WHERE i.current AND i.standing RETURN count(i)")
+    assert standing == value(p.graph, "MATCH (i:Item) WHERE i.current RETURN count(i)") - len(
+        expected
+    )
+
+
+def test_a_rerun_without_a_new_release_changes_nothing(pipeline: Pipeline) -> None:
+    before = flagged_items(pipeline)
+    result = CliRunner().invoke(
+        cli, ["reverify", "--json"], env=_env(pipeline.settings), catch_exceptions=False
+    )
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["releases"] == [] and report["rechecked"] == 0
+    assert report["items_flagged"] == report["items_restored"] == 0
+    assert flagged_items(pipeline) == before
+
+
+def test_the_shipped_second_releases(pipeline: Pipeline) -> None:
+    """SNOMED CT 20250601 and RxNorm 02032025 as shipped: an inactivated concept with its
+    relationships, a removed drug and a changed dose form. (UMLS 2025AB is older than the
+    test's 2025AC, so it is not loaded here.)"""
+    p = pipeline
+    second = {
+        "snomed": ("snomed", "SnomedCT_InternationalRF2_PRODUCTION_20250601T120000Z"),
+        "rxnorm": ("rxnorm", "RxNorm_full_02032025"),
+    }
+    assert set(second) < set(SAMPLE_RELEASES)
+    for name, parts in second.items():
+        load_vocabulary(name, sample_path(*parts), settings=p.settings, graph=p.graph)
+    report = reverify(settings=p.settings, graph=p.graph)
+    assert report.releases == ["RXNORM@2025-02-03", "SNOMEDCT@20250601"]
+    assert report.concepts_changed == 2 and report.edges_changed > 0
+    assert 0 < report.rechecked < report.assertions
+    _, expected = oracle(p)
+    assert flagged_items(p) == expected
+
+
+def test_derivation_after_reverify_leaves_out_what_no_longer_stands(pipeline: Pipeline) -> None:
+    p = pipeline
+    flagged = flagged_items(p)
+    derive_qa(p.tmp / "qa-after", settings=p.settings, graph=p.graph)
+    assert flagged
+    # Items resting on assertions that fail now are not produced again; items whose
+    # distractor became right are re-derived with other distractors (a new id), so no
+    # current item is flagged.
+    assert not flagged_items(p)
+    failing = {
+        r["id"]
+        for r in rows(p.graph, "MATCH (a:Assertion) WHERE NOT a.standing_passed RETURN a.id AS id")
+    }
+    basis = rows(
+        p.graph,
+        "MATCH (i:Item)-[:RESTS_ON]->(a:Assertion) WHERE i.current RETURN DISTINCT a.id AS id",
+    )
+    assert failing.isdisjoint(r["id"] for r in basis)
+    for row in rows(
+        p.graph,
+        "MATCH (i:Item)-[:DISTRACTOR]->(:Concept {id: $d}) WHERE i.current "
+        "MATCH (i)-[:RESTS_ON]->(:Assertion)-[:OBJECT]->(o:Concept) RETURN o.id AS o",
+        d=TERFENADINE,
+    ):
+        assert row["o"] != STREP_THROAT
+
+
+def test_bad_release_names_are_refused(pipeline: Pipeline) -> None:
+    result = CliRunner().invoke(
+        cli, ["reverify", "--release", "UMLS@1999AA"], env=_env(pipeline.settings)
+    )
+    assert result.exit_code == 2
+    assert result.output.startswith("error: no such release in the graph: UMLS@1999AA")
+    assert "Traceback" not in result.output
+
+
+def _env(settings: Settings) -> dict[str, Any]:
+    return {
+        "KGVERIFY_NEO4J_HOME": str(settings.local_home),
+        "KGVERIFY_BOLT_PORT": str(settings.bolt_port),
+        "KGVERIFY_CACHE_DIR": str(settings.cache_dir),
+    }
