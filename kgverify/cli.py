@@ -748,14 +748,16 @@ def audit_command(
     emit(rows, as_json, lambda: print_rows(f"{name}: {len(rows)} rows", rows))
 
 
-_WIDE = 7  # more columns than this print as one block per row
-
-
 def print_rows(title: str, rows: list[dict[str, Any]]) -> None:
-    """Rows as a table, or, when they have many columns, one field/value block per row."""
+    """Rows as a table, or, when a table would not fit the console, one field/value block
+    per row."""
     console = _console("stdout")
     cells = [{k: _cell(v) for k, v in row.items()} for row in rows]
-    if not rows or len(rows[0]) <= _WIDE:
+    widths = [
+        max(len(key), *(max(map(len, str(c[key]).splitlines() or [""])) for c in cells))
+        for key in (cells[0] if cells else {})
+    ]
+    if sum(widths) + 3 * len(widths) <= console.width:
         console.print(table(title, cells))
         return
     console.print(title)

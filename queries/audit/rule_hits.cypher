@@ -1,5 +1,5 @@
-// How often each rule version decided: assertions it decided, how many of those passed the
-// policy, and the items resting on them.
+// How often each rule version decided, as first verified (re-checks are in changed_evidence):
+// assertions it decided, how many of those passed the policy, and the items resting on them.
 // @returns rule, id, version, assertions, passed, items
 MATCH (r:Rule)
 RETURN r.key AS rule, r.id AS id, r.version AS version,

@@ -28,3 +28,11 @@ def test_every_query_folder_is_described_in_the_architecture() -> None:
     assert {"schema", "load", "link", "verify"} <= set(folders)
     for folder in folders:
         assert f"`{folder}/`" in text, folder
+
+
+def test_every_audit_query_is_in_the_audit_guide() -> None:
+    text = (DOCS / "audit.md").read_text()
+    names = sorted(p.stem for p in (DOCS.parent / "queries" / "audit").glob("*.cypher"))
+    assert len(names) >= 10
+    for name in names:
+        assert f"| `{name}` |" in text, name
