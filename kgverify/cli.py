@@ -728,7 +728,7 @@ def audit_command(
 
     \b
     kgverify audit --list
-    kgverify audit item_lineage --param item=8fa4f73c707f9c1d1d75
+    kgverify audit item_lineage --param item=ITEM_ID
     kgverify audit items_on_concept -p concept=SNOMEDCT:43878008
     kgverify audit rejected_relations -p verdict=unsupported -p limit=10 --json
     """

@@ -16,6 +16,7 @@ item would have two right answers). Flags say which. Nothing is deleted.
 from __future__ import annotations
 
 import json
+import logging
 import time
 import uuid
 from collections import Counter
@@ -28,6 +29,7 @@ from kgverify.errors import ConfigError
 from kgverify.graph.driver import Graph, batched
 from kgverify.verify.verifier import Triple, Verifier, edge_keys, judge_evidence
 
+log = logging.getLogger(__name__)
 _PAGE = 2_000
 # Why an item no longer stands (keys of ReverifyReport.flags).
 FLAG_BASIS = "an assertion it rests on no longer passes"
@@ -85,13 +87,33 @@ class Reverifier:
         current = [r["id"] for r in self.graph.read("verify/current_releases")]
         report = ReverifyReport(run=uuid.uuid4().hex[:16], releases=chosen)
         changed = self._changes(chosen, report)
+        log.info(
+            "reverify %s against %s: %d concepts, %d relationships changed",
+            report.run,
+            ", ".join(chosen) or "no release",
+            report.concepts_changed,
+            report.edges_changed,
+        )
         self.graph.write("reverify/begin_run", run=report.run, releases=chosen, current=current)
         if changed:
             self._recheck_assertions(changed, report)
         else:
             report.assertions = self._count_assertions()
+        log.info(
+            "re-checked %d of %d assertions: %d verdicts changed, %d no longer pass",
+            report.rechecked,
+            report.assertions,
+            report.verdicts_changed,
+            report.no_longer_passing,
+        )
         flags = self._check_items(changed, report)
-        self.graph.write_autocommit("reverify/mark_judged", releases=current)
+        log.info(
+            "items: %d checked, %d flagged, %d restored",
+            report.items,
+            report.items_flagged,
+            report.items_restored,
+        )
+        self.graph.write_autocommit("reverify/mark_judged", current=current, checked=chosen)
         report.flags = dict(sorted(flags.items()))
         report.seconds = round(time.perf_counter() - started, 3)
         self.graph.write(
