@@ -86,7 +86,7 @@ class Reverifier:
             )
         current = [r["id"] for r in self.graph.read("verify/current_releases")]
         report = ReverifyReport(run=uuid.uuid4().hex[:16], releases=chosen)
-        changed = self._changes(chosen, report)
+        changed = self._mark_changes(chosen, report)
         log.info(
             "reverify %s against %s: %d concepts, %d relationships changed",
             report.run,
@@ -95,10 +95,7 @@ class Reverifier:
             report.edges_changed,
         )
         self.graph.write("reverify/begin_run", run=report.run, releases=chosen, current=current)
-        if changed:
-            self._recheck_assertions(changed, report)
-        else:
-            report.assertions = self._count_assertions()
+        self._recheck_assertions(changed, report)
         log.info(
             "re-checked %d of %d assertions: %d verdicts changed, %d no longer pass",
             report.rechecked,
@@ -126,23 +123,22 @@ class Reverifier:
 
     # -- what changed ---------------------------------------------------------------------
 
-    def _changes(self, releases: list[str], report: ReverifyReport) -> dict[str, bool]:
+    def _mark_changes(self, releases: list[str], report: ReverifyReport) -> bool:
+        """Mark what the releases changed in the graph (the set can be large: it stays
+        there); True when anything changed."""
         if not releases:
-            return {}
-        changed: dict[str, bool] = {}
-        for row in self.graph.read("reverify/changes", releases=releases):
-            if row["kind"] == "concepts":
-                report.concepts_changed = int(row["n"])
-            else:
-                report.edges_changed = int(row["n"])
-            changed.update(dict.fromkeys(row["ids"], True))
-        return changed
+            return False
+        params = {"releases": releases, "run": report.run}
+        [concepts] = self.graph.write_autocommit("reverify/mark_changed_concepts", **params)
+        [edges] = self.graph.write_autocommit("reverify/mark_changed_edges", **params)
+        report.concepts_changed, report.edges_changed = int(concepts["n"]), int(edges["n"])
+        return bool(report.concepts_changed or report.edges_changed)
 
-    def _touched(self, rows: list[dict[str, Any]], changed: dict[str, bool]) -> set[int]:
+    def _touched(self, rows: list[dict[str, Any]], run: str) -> set[int]:
         found = self.graph.read(
             "reverify/touched",
             rows=rows,
-            changed=changed,
+            run=run,
             hubs=self.verifier.hubs,
             max_depth=self.settings.verify_max_depth,
         )
@@ -156,10 +152,7 @@ class Reverifier:
             yield page
             after = page[-1]["id"]
 
-    def _count_assertions(self) -> int:
-        return sum(len(page) for page in self._pages("reverify/assertions_page"))
-
-    def _recheck_assertions(self, changed: dict[str, bool], report: ReverifyReport) -> None:
+    def _recheck_assertions(self, changed: bool, report: ReverifyReport) -> None:
         for page in self._pages("reverify/assertions_page"):
             report.assertions += len(page)
             ruled = []
@@ -168,11 +161,13 @@ class Reverifier:
                     report.judged_by_links += 1
                 else:
                     ruled.append(row)
+            if not changed:
+                continue
             rows = [
                 {"rid": n, "subject": a["subject"], "object": a["object"], "nodes": a["nodes"]}
                 for n, a in enumerate(ruled)
             ]
-            touched = [ruled[n] for n in sorted(self._touched(rows, changed))] if rows else []
+            touched = [ruled[n] for n in sorted(self._touched(rows, report.run))] if rows else []
             if touched:
                 self._recheck(touched, report)
             if self.progress is not None:
@@ -215,7 +210,7 @@ class Reverifier:
 
     # -- items ----------------------------------------------------------------------------
 
-    def _check_items(self, changed: dict[str, bool], report: ReverifyReport) -> Counter[str]:
+    def _check_items(self, changed: bool, report: ReverifyReport) -> Counter[str]:
         flags: Counter[str] = Counter()
         for page in self._pages("reverify/items_page"):
             report.items += len(page)
@@ -247,7 +242,7 @@ class Reverifier:
         return flags
 
     def _supported_distractors(
-        self, items: list[dict[str, Any]], changed: dict[str, bool], report: ReverifyReport
+        self, items: list[dict[str, Any]], changed: bool, report: ReverifyReport
     ) -> dict[str, dict[str, str]]:
         """Per item, the distractors a rule now supports, with the rule. Only the checks a
         change touched are re-run, and every check of an item flagged before (so a flag
@@ -265,7 +260,7 @@ class Reverifier:
             {"rid": n, "subject": t[0], "object": t[1], "nodes": []}
             for n, (_, _, t) in enumerate(checks)
         ]
-        touched = self._touched(rows, changed) if changed else set()
+        touched = self._touched(rows, report.run) if changed else set()
         todo = [c for n, c in enumerate(checks) if n in touched or c[0] in flagged]
         report.distractor_checks += len(todo)
         out: dict[str, dict[str, str]] = {}
