@@ -85,11 +85,7 @@ def lineage_prov(lineage: Lineage) -> Graph:
         if a.verified_at:
             g.add((verification, PROV.endedAtTime, Literal(a.verified_at, datatype=XSD.dateTime)))
         if a.rule:
-            rule = _iri("rule", a.rule)
-            g.add((rule, RDF.type, PROV.SoftwareAgent))
-            g.add((rule, RDFS.label, Literal(a.rule)))
-            g.add((verification, PROV.wasAssociatedWith, rule))
-            g.add((assertion, PROV.wasAttributedTo, rule))
+            _agent(g, "rule", a.rule, verification, assertion)
         for n, path in enumerate(a.evidence):
             node = _iri("evidence", f"{a.id}/{n}")
             g.add((node, RDF.type, PROV.Entity))
@@ -116,11 +112,7 @@ def lineage_prov(lineage: Lineage) -> Graph:
         g.add((relation, PROV.wasGeneratedBy, extraction))
         g.add((extraction, RDF.type, PROV.Activity))
         if a.extractor:
-            extractor = _iri("extractor", a.extractor)
-            g.add((extractor, RDF.type, PROV.SoftwareAgent))
-            g.add((extractor, RDFS.label, Literal(a.extractor)))
-            g.add((extraction, PROV.wasAssociatedWith, extractor))
-            g.add((relation, PROV.wasAttributedTo, extractor))
+            _agent(g, "extractor", a.extractor, extraction, relation)
         for f in a.facts:
             fact = _iri("fact", f.id)
             g.add((fact, RDF.type, PROV.Entity))
@@ -136,6 +128,16 @@ def lineage_prov(lineage: Lineage) -> Graph:
             g.add((extraction, PROV.used, fact))
             g.add((relation, PROV.wasDerivedFrom, fact))
     return g
+
+
+def _agent(g: Graph, kind: str, key: str, activity: URIRef, entity: URIRef) -> None:
+    """A software agent (a rule or extractor version) that ran ``activity`` and to which
+    ``entity`` is attributed."""
+    agent = _iri(kind, key)
+    g.add((agent, RDF.type, PROV.SoftwareAgent))
+    g.add((agent, RDFS.label, Literal(key)))
+    g.add((activity, PROV.wasAssociatedWith, agent))
+    g.add((entity, PROV.wasAttributedTo, agent))
 
 
 def _concept(g: Graph, concept_id: str, name: str | None) -> None:

@@ -222,7 +222,10 @@ class Reverifier:
                     for b in item["basis"]
                     if not b["passed"]
                 ]
-                found += [(FLAG_RETIRED, f"concept {c} retired") for c in sorted(item["retired"])]
+                found += [
+                    (FLAG_RETIRED, f"concept {c['id']} retired in {c['release']}")
+                    for c in sorted(item["retired"], key=lambda c: str(c["id"]))
+                ]
                 found += [
                     (FLAG_DISTRACTOR, f"distractor {d} now supported ({rule})")
                     for d, rule in sorted(supported.get(item["id"], {}).items())

@@ -3,7 +3,7 @@
 // concepts are retired, their distractors and distractor checks (JSON), and their flags.
 // @param after: the last id of the previous page ("" for the first)
 // @param limit: page size
-// @returns id, basis (list of {id, passed, verdict}), retired (concept ids), distractors (concept ids), checks, standing, flags
+// @returns id, basis (list of {id, passed, verdict}), retired (list of {id, release}: inactive answer or distractor concepts), distractors (concept ids), checks, standing, flags
 MATCH (i:Item)
 WHERE i.current AND i.id > $after
 WITH i ORDER BY i.id LIMIT $limit
@@ -11,7 +11,8 @@ RETURN i.id AS id,
        [(i)-[:RESTS_ON]->(a:Assertion) |
         {id: a.id, passed: coalesce(a.standing_passed, a.passed),
          verdict: coalesce(a.standing_verdict, a.verdict)}] AS basis,
-       [(i)-[:ANSWER|DISTRACTOR]->(c:Concept) WHERE c.active = false | c.id] AS retired,
+       [(i)-[:ANSWER|DISTRACTOR]->(c:Concept) WHERE c.active = false |
+        {id: c.id, release: c.retired_in}] AS retired,
        [(i)-[:DISTRACTOR]->(d:Concept) | d.id] AS distractors,
        coalesce(i.checks, "[]") AS checks, coalesce(i.standing, true) AS standing,
        coalesce(i.flags, []) AS flags

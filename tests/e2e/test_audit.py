@@ -26,7 +26,7 @@ from kgverify.cli import cli
 from kgverify.config import Settings
 from kgverify.derive import QAItem, read_items
 from kgverify.graph import Graph
-from kgverify.verify.model import Verdict, read_verdicts
+from kgverify.verify.model import Verdict, VerdictKind, read_verdicts
 from tests.e2e.helpers import rows
 
 pytestmark = pytest.mark.neo4j
@@ -187,15 +187,7 @@ def test_rejected_relations_and_filter_rates_reconcile_with_the_verdict_files(ru
     )
     assert {(r["predicate"], r["extractor"]): r["relations"] for r in rates} == dict(expected)
     for r in rates:
-        verdicts = (
-            "supported",
-            "contradicted",
-            "unsupported",
-            "ambiguous",
-            "unlinked",
-            "type_mismatch",
-        )
-        assert sum(r[v] for v in verdicts) == r["relations"]
+        assert sum(r[v.value] for v in VerdictKind) == r["relations"]
         assert r["passed"] + r["filtered"] == r["relations"]
     hits = {r["rule"]: r["assertions"] for r in ask(run, "rule_hits")}
     decided = Counter(f"{v.rule}@{v.rule_version}" for v in run.verdicts.values() if v.rule)

@@ -1,7 +1,8 @@
 """Re-verification on a newer vocabulary release, in the real Neo4j: the sample pipeline runs
 on the first sample releases, then a UMLS release with two changed relations is loaded (the
 sample's 2025AA with "amoxicillin may treat acute bacterial sinusitis" taken out and
-"terfenadine may treat streptococcal sore throat" put in, written as real RRF files), and
+"terfenadine may treat streptococcal sore throat" put in and the fexofenadine CUI retired,
+written as real RRF files), and
 `reverify` must flag exactly the items a brute-force re-judgement of every assertion and
 every distractor finds no longer standing, while re-checking only some of the assertions.
 Then the shipped second releases of all three vocabularies are checked the same way, and a
@@ -41,6 +42,7 @@ pytestmark = pytest.mark.neo4j
 
 AMOXICILLIN, BACTERIAL_SINUSITIS = "UMLS:C0002645", "UMLS:C9900024"
 TERFENADINE, STREP_THROAT = "UMLS:C9900101", "SNOMEDCT:43878008"
+FEXOFENADINE = "C9900099"  # a distractor of treatment items; retired by the test release
 DROPPED_EDGE = f"{AMOXICILLIN}|MAY_TREAT|{BACTERIAL_SINUSITIS}"
 # MRREL rows of the changed relations (both directions, as NLM ships them). The dropped pair
 # is R900000881/882 of the sample; the new one states terfenadine (CUI C9900101, its MED-RT
@@ -53,9 +55,16 @@ ADDED_ROWS = [
 
 
 def umls_release(dest: Path, name: str, date: str) -> Path:
-    """The sample's UMLS 2025AA with the changed relations, as release ``name``."""
+    """The sample's UMLS 2025AA with the changed relations and without the fexofenadine
+    CUI (every row of it, in every file), as release ``name``."""
     meta = dest / name / "META"
     shutil.copytree(sample_path("umls", "2025AA", "META"), meta)
+    for table, columns in (("MRCONSO", (0,)), ("MRSTY", (0,)), ("MRDEF", (0,)), ("MRREL", (0, 4))):
+        path = meta / f"{table}.RRF"
+        lines = path.read_text(encoding="utf-8").splitlines()
+        kept = [ln for ln in lines if all(ln.split("|")[c] != FEXOFENADINE for c in columns)]
+        assert len(kept) < len(lines) or table == "MRDEF", table
+        path.write_text("\n".join(kept) + "\n", encoding="utf-8")
     rel = meta / "MRREL.RRF"
     kept = [
         line
@@ -156,6 +165,15 @@ def test_a_changed_relation_flags_exactly_the_affected_items(pipeline: Pipeline)
         )
         if r["role"] == "distractor"
     }
+    with_fexofenadine = {
+        r["item"]
+        for r in audit(
+            "items_on_concept",
+            {"concept": f"UMLS:{FEXOFENADINE}"},
+            settings=p.settings,
+            graph=p.graph,
+        )
+    }
     strep_items = {
         r["item"]
         for r in audit(
@@ -171,7 +189,7 @@ def test_a_changed_relation_flags_exactly_the_affected_items(pipeline: Pipeline)
     report = reverify(settings=p.settings, graph=p.graph)
 
     assert report.releases == ["UMLS@2025AC"]
-    assert report.edges_changed == 2 and report.concepts_changed == 0
+    assert report.concepts_changed == 1 and report.edges_changed > 2  # its edges retire too
     assert 0 < report.rechecked < total - report.judged_by_links  # only what it touches
     failing, expected = oracle(p)
     assert failing and report.no_longer_passing == len(failing)
@@ -179,10 +197,11 @@ def test_a_changed_relation_flags_exactly_the_affected_items(pipeline: Pipeline)
     assert report.items_flagged == len(expected)
     # Both kinds of change are among them: items resting on the dropped edge whose
     # assertions found no other path, and terfenadine distractors of strep throat items.
-    assert expected & resting and expected & with_terfenadine
+    assert expected & resting and expected & with_terfenadine and expected & with_fexofenadine
     assert set(report.flags) == {
         "an assertion it rests on no longer passes",
         "a rule now supports a distractor",
+        "its answer or a distractor concept was retired",
     }
     # Old verdicts stay; new ones are recorded beside them.
     for a in rows(
