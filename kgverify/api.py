@@ -567,8 +567,9 @@ def reverify(
     progress: Callable[[int], None] | None = None,
 ) -> ReverifyReport:
     """After a newer vocabulary release is loaded: re-run the rules for the assertions whose
-    evidence could touch what the ``releases`` changed (default: every current release some
-    assertion was not judged against), record the new verdicts beside the old, and flag the
+    evidence could touch what the ``releases`` changed (default: every current release not
+    re-verified yet that some assertion was judged before), record the new verdicts beside
+    the old, and flag the
     items that no longer stand (docs/audit.md).
 
     >>> load_vocabulary("umls", "path/to/2025AB")

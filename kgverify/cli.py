@@ -803,7 +803,7 @@ def print_audits(listed: list[dict[str, Any]]) -> None:
     multiple=True,
     metavar="ID",
     help="Re-check what this release changed, e.g. UMLS@2025AB (repeatable); default: every "
-    "current release some assertion was not judged against.",
+    "current release not re-verified yet that some assertion was judged before.",
 )
 @json_option
 def reverify_command(releases: tuple[str, ...], as_json: bool) -> None:

@@ -61,7 +61,7 @@ class ReverifyReport(BaseModel):
 
 
 def pending_releases(graph: Graph) -> list[str]:
-    """Current releases some assertion has not been judged against."""
+    """Current releases not re-verified yet that some assertion was judged before."""
     return [r["id"] for r in graph.read("reverify/pending_releases")]
 
 
@@ -110,12 +110,12 @@ class Reverifier:
             report.items_flagged,
             report.items_restored,
         )
-        self.graph.write_autocommit("reverify/mark_judged", current=current, checked=chosen)
         report.flags = dict(sorted(flags.items()))
         report.seconds = round(time.perf_counter() - started, 3)
         self.graph.write(
             "reverify/finish_run",
             run=report.run,
+            releases=chosen,
             report=report.model_dump_json(),
             flagged=report.items_flagged,
         )
@@ -132,16 +132,20 @@ class Reverifier:
         [concepts] = self.graph.write_autocommit("reverify/mark_changed_concepts", **params)
         [edges] = self.graph.write_autocommit("reverify/mark_changed_edges", **params)
         report.concepts_changed, report.edges_changed = int(concepts["n"]), int(edges["n"])
-        return bool(report.concepts_changed or report.edges_changed)
-
-    def _touched(self, rows: list[dict[str, Any]], run: str) -> set[int]:
-        found = self.graph.read(
-            "reverify/touched",
-            rows=rows,
-            run=run,
+        if not (report.concepts_changed or report.edges_changed):
+            return False
+        # What the rules' walks from a subject or an object could reach of the change.
+        self.graph.write_autocommit("reverify/mark_reach_subject", run=report.run)
+        self.graph.write_autocommit(
+            "reverify/mark_reach_object",
+            run=report.run,
             hubs=self.verifier.hubs,
             max_depth=self.settings.verify_max_depth,
         )
+        return True
+
+    def _touched(self, rows: list[dict[str, Any]], run: str) -> set[int]:
+        found = self.graph.read("reverify/touched", rows=rows, run=run)
         return {int(r["rid"]) for r in found}
 
     # -- assertions -----------------------------------------------------------------------
