@@ -817,7 +817,7 @@ def reverify_command(releases: tuple[str, ...], as_json: bool) -> None:
     """
     from kgverify.api import reverify
 
-    with count_progress("Assertions", total=None, enabled=not as_json) as step:
+    with count_progress("Re-checked", total=None, enabled=not as_json) as step:
         report = reverify(releases or None, settings=Settings(), progress=step)
     result = report.model_dump()
     emit(result, as_json, lambda: print_reverify_report(result))

@@ -142,6 +142,7 @@ class Reverifier:
             hubs=self.verifier.hubs,
             max_depth=self.settings.verify_max_depth,
         )
+        self.graph.write_autocommit("reverify/mark_evidence", run=report.run)
         return True
 
     def _touched(self, rows: list[dict[str, Any]], run: str) -> set[int]:
@@ -150,32 +151,28 @@ class Reverifier:
 
     # -- assertions -----------------------------------------------------------------------
 
-    def _pages(self, name: str) -> Iterator[list[dict[str, Any]]]:
+    def _pages(self, name: str, **params: Any) -> Iterator[list[dict[str, Any]]]:
         after = ""
-        while page := self.graph.read(name, after=after, limit=_PAGE):
+        while page := self.graph.read(name, after=after, limit=_PAGE, **params):
             yield page
             after = page[-1]["id"]
 
     def _recheck_assertions(self, changed: bool, report: ReverifyReport) -> None:
-        for page in self._pages("reverify/assertions_page"):
-            report.assertions += len(page)
-            ruled = []
-            for row in page:
-                if row["judged"] == "links" or row["subject"] is None or row["object"] is None:
-                    report.judged_by_links += 1
-                else:
-                    ruled.append(row)
-            if not changed:
-                continue
-            rows = [
-                {"rid": n, "subject": a["subject"], "object": a["object"], "nodes": a["nodes"]}
-                for n, a in enumerate(ruled)
+        [counts] = self.graph.read("reverify/assertion_counts")
+        report.assertions = int(counts["assertions"])
+        report.judged_by_links = int(counts["judged_by_links"])
+        if not changed:
+            return
+        for page in self._pages("reverify/touched_page", run=report.run):
+            ruled = [
+                a
+                for a in page
+                if a["judged"] != "links" and a["subject"] is not None and a["object"] is not None
             ]
-            touched = [ruled[n] for n in sorted(self._touched(rows, report.run))] if rows else []
-            if touched:
-                self._recheck(touched, report)
+            if ruled:
+                self._recheck(ruled, report)
             if self.progress is not None:
-                self.progress(report.assertions)
+                self.progress(report.rechecked)
 
     def _recheck(self, assertions: list[dict[str, Any]], report: ReverifyReport) -> None:
         triples: list[Triple] = [(a["subject"], a["object"], a["predicate"]) for a in assertions]
@@ -263,10 +260,7 @@ class Reverifier:
         if not checks:
             return {}
         flagged = {item["id"] for item in items if not item["standing"]}
-        rows = [
-            {"rid": n, "subject": t[0], "object": t[1], "nodes": []}
-            for n, (_, _, t) in enumerate(checks)
-        ]
+        rows = [{"rid": n, "subject": t[0], "object": t[1]} for n, (_, _, t) in enumerate(checks)]
         touched = self._touched(rows, report.run) if changed else set()
         todo = [c for n, c in enumerate(checks) if n in touched or c[0] in flagged]
         report.distractor_checks += len(todo)

@@ -1,6 +1,6 @@
 // Walks back from every concept the run marked changed to the concepts whose is-a climb
 // reaches it, and marks them touched_as_object: a relation whose object is one of them may
-// be judged differently. The rules climb from the object one MAPS_TO step, up to
+// be judged differently, so its assertions are marked touched_by too. The rules climb from the object one MAPS_TO step, up to
 // $max_depth IS_A steps through no hub, and one MAPS_TO step (queries/verify/*.cypher);
 // this is that climb reversed (every node above the object must be a non-hub, as there),
 // over retired edges too. Batched in their own transactions (needs an auto-commit
@@ -18,5 +18,8 @@ CALL (c) {
   MATCH (y)-[:MAPS_TO*0..1]-(o:Concept)
   WITH DISTINCT o
   SET o.touched_as_object = $run
+  WITH o
+  MATCH (o)<-[:OBJECT]-(a:Assertion)
+  SET a.touched_by = $run
 } IN TRANSACTIONS OF 1000 ROWS
 RETURN count(c) AS n
