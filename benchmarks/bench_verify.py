@@ -125,7 +125,8 @@ def large_graph(
     with Graph.connect(settings) as graph:
         ensure_schema(graph)
         true_pairs = graph._driver.execute_query(
-            "MATCH (a:UMLS)-[:MAY_TREAT]->(b:UMLS) RETURN a.id AS a, b.id AS b LIMIT $n",
+            "MATCH (a:UMLS)-[:MAY_TREAT]->(b:UMLS) RETURN a.id AS a, b.id AS b "
+            "ORDER BY a, b LIMIT $n",
             n=relations // 2,
         ).records
         counts = _counts(graph)
