@@ -979,6 +979,10 @@ def sample_command(as_json: bool) -> None:
         print_derive_report(result["derive"]["qa"])
         print_facts_report(result["derive"]["facts"])
         print_summary(result["summary"])
+        _console("stdout").print(
+            "Audit it: `kgverify audit filter_rates`, `kgverify audit --list`; after a newer "
+            "release, `kgverify reverify` (docs/audit.md)."
+        )
 
     emit(result, as_json, render)
 

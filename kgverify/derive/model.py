@@ -5,6 +5,7 @@ models (docs/derivation.md, and ``schema.json`` written beside every output)."""
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -36,13 +37,28 @@ class Option(_Frozen):
 
 
 class DistractorCheck(_Frozen):
-    """A rule check every distractor failed: the distractor fills the empty slot (a
-    treatment item checks (distractor, condition, "treats")). Re-verification repeats them
-    on a new release."""
+    """A rule check every distractor failed: the distractor takes ``slot`` and ``fixed`` the
+    other place (a treatment item checks (distractor, condition, "treats"): slot "subject",
+    fixed the condition). Re-verification repeats them on a new release."""
 
-    subject: str | None = Field(description="concept id, or null for the distractor's place")
-    object: str | None = Field(description="concept id, or null for the distractor's place")
+    slot: Literal["subject", "object"] = Field(description="where the distractor goes")
+    fixed: str = Field(description="concept id in the other place")
     predicate: str
+
+    @classmethod
+    def of(cls, subject: str | None, obj: str | None, predicate: str) -> DistractorCheck:
+        """From a (subject, object, predicate) pattern with None for the distractor."""
+        if subject is None and obj is not None:
+            return cls(slot="subject", fixed=obj, predicate=predicate)
+        if obj is None and subject is not None:
+            return cls(slot="object", fixed=subject, predicate=predicate)
+        raise ValueError("a distractor check has exactly one open place")
+
+    def triple(self, distractor: str) -> tuple[str, str, str]:
+        """The (subject, object, predicate) to judge for one distractor."""
+        if self.slot == "subject":
+            return distractor, self.fixed, self.predicate
+        return self.fixed, distractor, self.predicate
 
 
 class QAItem(_Frozen):

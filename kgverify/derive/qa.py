@@ -22,7 +22,14 @@ from pathlib import Path
 from typing import Any
 
 from kgverify.config import Settings
-from kgverify.derive.model import ContextFact, DeriveReport, Option, QAItem, Task
+from kgverify.derive.model import (
+    ContextFact,
+    DeriveReport,
+    DistractorCheck,
+    Option,
+    QAItem,
+    Task,
+)
 from kgverify.derive.records import PatientRecord, RecordAssertion, RecordFact
 from kgverify.derive.templates import describe_context, describe_patient, template
 from kgverify.extract.relation import Predicate
@@ -61,7 +68,7 @@ class Candidate:
     rules: list[str]
     # Triples that must have no supporting evidence for a distractor; None marks where the
     # candidate goes: (None, condition, "treats") or (clue, None, "indicates").
-    checks: list[tuple[str | None, str | None, str]]
+    checks: list[DistractorCheck]
     values: dict[str, str]
     dedupe: str
     pool: list[str] = field(default_factory=list)
@@ -188,8 +195,8 @@ def _diagnosis(
         return
     context = _visit(record, at, drugs=True, conditions=False)
     context += _history(record, at, settings.derive_history, answer)
-    checks: list[tuple[str | None, str | None, str]] = [
-        (f.concept_id, None, CLUE_PREDICATE[f.role])
+    checks = [
+        DistractorCheck.of(f.concept_id, None, CLUE_PREDICATE[f.role])
         for f in context
         if f.role in CLUE_PREDICATE and f.concept_id
     ]
@@ -227,7 +234,7 @@ def _treatment(
         context=context,
         basis=[a.id],
         rules=[a.rule_key] if a.rule_key else [],
-        checks=[(None, condition, "treats")],
+        checks=[DistractorCheck.of(None, condition, "treats")],
         values={**_values(record, at), "condition": a.object_name or condition},
         dedupe=f"treatment|{record.patient_id}|{condition}|{drug}",
         pool=list(a.distractors),
@@ -268,7 +275,7 @@ def _prognosis(
         context=context,
         basis=[a.id],
         rules=[a.rule_key] if a.rule_key else [],
-        checks=[(cause, None, "leads_to") for cause in dict.fromkeys(causes)],
+        checks=[DistractorCheck.of(cause, None, "leads_to") for cause in dict.fromkeys(causes)],
         values={**_values(record, at), "condition": a.subject_name or cause},
         dedupe=f"prognosis|{record.patient_id}|{a.subject_id}|{outcome}",
     )
@@ -335,9 +342,8 @@ class DistractorScreen:
                         guarded[(n, check["id"])] = check["name"] or check["id"]
         triples: dict[Triple, list[tuple[int, str]]] = {}
         for (n, d), _name in guarded.items():
-            for subject, obj, predicate in candidates[n].checks:
-                triple = (subject or d, obj or d, predicate)
-                triples.setdefault(triple, []).append((n, d))
+            for check in candidates[n].checks:
+                triples.setdefault(check.triple(d), []).append((n, d))
         supported: dict[tuple[int, str], str] = {}
         for chunk in batched(list(triples), 5_000):
             for triple, paths in self.verifier.evidence_for(chunk).items():
@@ -444,7 +450,7 @@ def draft(
         "answer_concept": candidate.answer,
         "basis": candidate.basis,
         "rules": candidate.rules,
-        "checks": [{"subject": s, "object": o, "predicate": p} for s, o, p in candidate.checks],
+        "checks": [c.model_dump() for c in candidate.checks],
         "template": qt.version,
         "seed": seed,
     }

@@ -25,6 +25,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from kgverify.derive.model import DistractorCheck
 from kgverify.errors import ConfigError
 from kgverify.graph.driver import Graph, batched
 from kgverify.verify.verifier import Triple, Verifier, edge_keys, judge_evidence
@@ -254,9 +255,8 @@ class Reverifier:
         checks: list[tuple[str, str, Triple]] = []  # (item, distractor, filled triple)
         for item in items:
             for spec in json.loads(item["checks"]):
-                for d in item["distractors"]:
-                    triple = (spec["subject"] or d, spec["object"] or d, spec["predicate"])
-                    checks.append((item["id"], d, triple))
+                check = DistractorCheck.model_validate(spec)
+                checks.extend((item["id"], d, check.triple(d)) for d in item["distractors"])
         if not checks:
             return {}
         flagged = {item["id"] for item in items if not item["standing"]}

@@ -44,19 +44,22 @@ CALL (row, o, subject_codes, object_up) {
   OPTIONAL MATCH (o)-[:MAPS_TO*0..1]-(:Concept)-[:IS_A*1..2]->(up:Concept)
                  <-[:IS_A*1..2]-(:Concept)-[:MAPS_TO*0..1]-(sib:Concept)
   WHERE $hubs[up.id] IS NULL AND NOT sib.id IN object_up
+  // Many paths lead to one sibling and many siblings to one candidate: each is kept once
+  // before the next expansion, so the subqueries run once per candidate.
+  WITH DISTINCT row, subject_codes, object_up, sib
   UNWIND $specs[row.predicate] AS spec
-  OPTIONAL MATCH (d:Concept)-[r]-(sib)
+  MATCH (d:Concept)-[r]-(sib)
   WHERE type(r) = spec.type AND (spec.forward IS NULL OR (startNode(r) = d) = spec.forward)
     AND NOT d.id IN subject_codes AND $hubs[d.id] IS NULL
-    AND NOT EXISTS {
+  WITH DISTINCT row, object_up, d
+  WHERE NOT EXISTS {
       MATCH (d)-[r2]-(u:Concept)
       WHERE u.id IN object_up AND type(r2) IN [x IN $specs[row.predicate] | x.type]
     }
     AND NOT EXISTS {
       MATCH (:Patient {id: row.patient_id})-[:HAS_FACT]->(:Fact)-[:CODED_AS]->(d)
     }
-  WITH DISTINCT d WHERE d IS NOT NULL
-  ORDER BY d.id
+  WITH d ORDER BY d.id
   RETURN collect(d.id)[..$distractors] AS distractors
 }
 RETURN row.rid AS rid, s.name AS subject_name, o.name AS object_name, subject_codes,

@@ -248,7 +248,8 @@ def test_items_resting_on_a_relation_that_no_longer_passes_are_retired(
     item = next(i for i in derived.items if i.task is Task.TREATMENT)
     graph = derived.graph
     graph._driver.execute_query(
-        "MATCH (a:Assertion) WHERE a.id IN $ids SET a.passed = false", ids=item.basis
+        "MATCH (a:Assertion) WHERE a.id IN $ids SET a.passed = false, a.standing_passed = false",
+        ids=item.basis,
     )
     try:
         report = derive_qa(tmp_path / "qa", settings=derived.settings, graph=graph)
@@ -257,7 +258,8 @@ def test_items_resting_on_a_relation_that_no_longer_passes_are_retired(
         assert value(graph, "MATCH (i:Item {id: $id}) RETURN i.current", id=item.item_id) is False
     finally:
         graph._driver.execute_query(
-            "MATCH (a:Assertion) WHERE a.id IN $ids SET a.passed = true", ids=item.basis
+            "MATCH (a:Assertion) WHERE a.id IN $ids SET a.passed = true, a.standing_passed = true",
+            ids=item.basis,
         )
         derive_qa(tmp_path / "again", settings=derived.settings, graph=graph)
     assert value(graph, "MATCH (i:Item {id: $id}) RETURN i.current", id=item.item_id) is True
@@ -293,7 +295,7 @@ def test_planted_bad_distractors_are_refused_with_their_reason(
         "WHERE u.id <> $answer AND NOT EXISTS { (:Patient {id: $p})-[:HAS_FACT]->()"
         "-[:CODED_AS]->()-[:CONSISTS_OF|HAS_INGREDIENT*0..2]->()<-[:MAPS_TO*0..1]-(u) } "
         "RETURN u.id ORDER BY u.id LIMIT 1",
-        condition=treat.checks[0][1],
+        condition=treat.checks[0].fixed,
         answer=treat.answer,
         p=treat.patient.patient_id,
     )

@@ -33,6 +33,7 @@ from kgverify.api import (
 )
 from kgverify.cli import cli
 from kgverify.config import Settings
+from kgverify.derive.model import DistractorCheck
 from kgverify.graph import Graph
 from kgverify.verify.model import VerdictKind
 from kgverify.verify.verifier import judge_evidence
@@ -126,7 +127,7 @@ def oracle(p: Pipeline) -> tuple[set[str], set[str]]:
             if a["passed"] and not ok:
                 failing.add(a["id"])
         checks = {
-            (i["id"], (c["subject"] or d, c["object"] or d, c["predicate"]))
+            (i["id"], DistractorCheck.model_validate(c).triple(d))
             for i in items
             for c in json.loads(i["checks"])
             for d in i["ds"]
