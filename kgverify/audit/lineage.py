@@ -42,6 +42,17 @@ class LineageFact(BaseModel):
     display: str | None = None
 
 
+class LineageRecheck(BaseModel):
+    """The latest re-check of an assertion after a newer release (``kgverify reverify``)."""
+
+    id: str
+    verdict: str
+    passed: bool
+    reason: str
+    run: str
+    checked_at: str | None = None
+
+
 class LineageAssertion(BaseModel):
     """One extracted relation the item rests on, as verified."""
 
@@ -60,6 +71,7 @@ class LineageAssertion(BaseModel):
     evidence: list[EvidencePath] = Field(default_factory=list)
     evidence_concepts: list[LineageConcept] = Field(default_factory=list)
     facts: list[LineageFact] = Field(default_factory=list)
+    recheck: LineageRecheck | None = None
 
 
 class Lineage(BaseModel):

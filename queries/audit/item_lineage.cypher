@@ -4,9 +4,10 @@
 // verdict it was given and its standing verdict after any re-verification, the deciding rule
 // version, the extractor and its confidence), its evidence paths (EvidencePath JSON, best
 // first) with the concepts on them, and the patient facts it was extracted from (source
-// table and row). `kgverify prov ITEM` exports the same lineage as W3C PROV.
+// table and row), and its latest re-check after a newer release, if any (recheck: verdict,
+// reason, run, checked_at). `kgverify prov ITEM` exports the same lineage as W3C PROV.
 // @param item: str: id of the item (the item_id of the dataset row)
-// @returns item, task, question, answer, answer_concept, answer_name, distractors, current, standing, flags, patient, template, assertion, predicate, subject_text, object_text, subject, object, verdict, standing_verdict, rule, extractor, confidence, verified_at, evidence, evidence_concepts, facts
+// @returns item, task, question, answer, answer_concept, answer_name, distractors, current, standing, flags, patient, template, assertion, predicate, subject_text, object_text, subject, object, verdict, standing_verdict, rule, extractor, confidence, verified_at, evidence, evidence_concepts, facts, recheck
 MATCH (i:Item {id: $item})-[:RESTS_ON]->(a:Assertion)
 OPTIONAL MATCH (i)-[:ANSWER]->(answer:Concept)
 RETURN i.id AS item, i.task AS task, i.question AS question, i.answer AS answer,
@@ -25,5 +26,11 @@ RETURN i.id AS item, i.task AS task, i.question AS question, i.answer AS answer,
          AS evidence_concepts,
        [(a)-[:FROM_FACT]->(f:Fact) |
         {id: f.id, table: f.source_table, row: f.source_row,
-         code: f.code_system + ":" + f.code, display: f.display}] AS facts
+         code: f.code_system + ":" + f.code, display: f.display}] AS facts,
+       COLLECT {
+         MATCH (a)-[:RECHECKED]->(c:Recheck)-[:IN_RUN]->(run:Reverification)
+         WITH c, run ORDER BY c.checked_at DESC
+         RETURN {id: c.id, verdict: c.verdict, passed: c.passed, reason: c.reason,
+                 run: run.id, checked_at: toString(c.checked_at)}
+       }[0] AS recheck
 ORDER BY assertion

@@ -20,17 +20,22 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from rdflib import Graph as RDFGraph
+from rdflib.namespace import PROV
 
 from kgverify.api import (
     SAMPLE_RELEASES,
     audit,
     derive_qa,
+    export_prov,
+    lineage,
     load_vocabulary,
     open_verifier,
     reverify,
     sample_path,
     sample_pipeline,
 )
+from kgverify.audit.prov import ID
 from kgverify.cli import cli
 from kgverify.config import Settings
 from kgverify.derive.model import DistractorCheck
@@ -214,6 +219,15 @@ def test_a_changed_relation_flags_exactly_the_affected_items(pipeline: Pipeline)
     ):
         assert a["was"] == a["previous"] == VerdictKind.SUPPORTED
         assert a["now"] == a["rechecked"] != VerdictKind.SUPPORTED and a["changed"]
+    # The lineage and its PROV carry the re-check beside the first verdict.
+    item = sorted(expected & resting)[0]
+    lin = lineage(item, settings=p.settings, graph=p.graph)
+    failed = [a for a in lin.assertions if a.recheck is not None and not a.recheck.passed]
+    assert failed and all(a.verdict == "supported" != a.standing_verdict for a in failed)
+    assert all(a.recheck is not None and a.recheck.run == report.run for a in failed)
+    prov = RDFGraph().parse(data=export_prov(item, settings=p.settings, graph=p.graph))
+    revised = {str(o) for o in prov.objects(None, PROV.wasRevisionOf)}
+    assert revised >= {f"{ID}assertion/{a.id}" for a in failed}
     changed = audit("changed_evidence", settings=p.settings, graph=p.graph)
     assert {r["item"] for r in changed} >= expected & resting
     assert all(DROPPED_EDGE in r["lost"] for r in changed if r["item"] in resting)
