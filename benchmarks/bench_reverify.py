@@ -281,9 +281,7 @@ def rejudge_all(graph: Graph, settings: Settings) -> dict[str, tuple[str, bool, 
         triples: list[Triple] = [(a["s"], a["o"], a["p"]) for a in chunk]
         found = verifier.evidence_for(triples)
         for a, t in zip(chunk, triples, strict=True):
-            support = [x for x in found[t] if x.stance == "support"]
-            against = [x for x in found[t] if x.stance == "contradict"]
-            kind, _, deciding = judge_evidence(support, against)
+            kind, _, deciding = judge_evidence(found[t])
             score = deciding.score if deciding is not None else 0.0
             ok = verifier.policy.passes(kind, score, float(a["c"] or 0.0))
             out[a["id"]] = (kind.value, ok, bool(a["passed"]))
@@ -507,21 +505,7 @@ def markdown(meta: dict[str, Any], results: dict[str, Any]) -> str:
         "",
         "| reverify report | value |",
         "|---|---:|",
-        *(
-            f"| {key} | {report[key]:,} |"
-            for key in (
-                "assertions",
-                "judged_by_links",
-                "rechecked",
-                "verdicts_changed",
-                "no_longer_passing",
-                "now_passing",
-                "concepts_changed",
-                "edges_changed",
-                "items",
-                "items_flagged",
-            )
-        ),
+        *(f"| {key} | {value:,} |" for key, value in report.items() if type(value) is int),
         f"| seconds (its own clock, first run) | {report['seconds']} |",
         "",
         "Where a selective run spends its time (seconds between its progress log lines):",

@@ -569,20 +569,18 @@ def reverify(
     """After a newer vocabulary release is loaded: re-run the rules for the assertions whose
     evidence could touch what the ``releases`` changed (default: every current release not
     re-verified yet that some assertion was judged before), record the new verdicts beside
-    the old, and flag the
-    items that no longer stand (docs/audit.md).
+    the old, and flag the items that no longer stand (docs/audit.md).
 
     >>> load_vocabulary("umls", "path/to/2025AB")
     >>> report = reverify()
     >>> report.rechecked, report.items_flagged, report.flags
     """
+    from kgverify.graph.schema import ensure_schema
     from kgverify.verify.reverify import Reverifier
 
     settings = settings or Settings()
     with _graph(settings, graph) as g, open_verifier(settings, g, write=False) as verifier:
-        from kgverify.graph.schema import ensure_schema
-
-        ensure_schema(g)
+        ensure_schema(g)  # the run's indexes (concept_touched, assertion_touched)
         return Reverifier(verifier, progress=progress).run(
             list(releases) if releases is not None else None
         )

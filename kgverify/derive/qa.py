@@ -66,8 +66,8 @@ class Candidate:
     context: list[ContextFact]
     basis: list[str]
     rules: list[str]
-    # Triples that must have no supporting evidence for a distractor; None marks where the
-    # candidate goes: (None, condition, "treats") or (clue, None, "indicates").
+    # Rule checks that must find no support for a distractor, which takes the check's slot:
+    # (distractor, condition, "treats") or (clue, distractor, "indicates").
     checks: list[DistractorCheck]
     values: dict[str, str]
     dedupe: str

@@ -181,9 +181,7 @@ class Reverifier:
         rows = []
         for a, triple in zip(assertions, triples, strict=True):
             paths = evidence[triple]
-            support = [p for p in paths if p.stance == "support"]
-            against = [p for p in paths if p.stance == "contradict"]
-            kind, reason, deciding = judge_evidence(support, against)
+            kind, reason, deciding = judge_evidence(paths)
             score = deciding.score if deciding is not None else 0.0
             passed = self.verifier.policy.passes(kind, score, float(a["confidence"] or 0.0))
             edges = edge_keys(paths)

@@ -226,9 +226,7 @@ class Verifier:
 
     def _decide(self, lr: LinkedRelation, evidence: list[EvidencePath]) -> Verdict:
         evidence = self.ranked(evidence)
-        support = [p for p in evidence if p.stance == "support"]
-        against = [p for p in evidence if p.stance == "contradict"]
-        kind, reason, deciding = self._judge(lr, support, against)
+        kind, reason, deciding = self._judge(lr, evidence)
         score = deciding.score if deciding is not None else 0.0
         return Verdict(
             relation=lr.relation,
@@ -245,7 +243,7 @@ class Verifier:
         )
 
     def _judge(
-        self, lr: LinkedRelation, support: list[EvidencePath], against: list[EvidencePath]
+        self, lr: LinkedRelation, evidence: list[EvidencePath]
     ) -> tuple[VerdictKind, str, EvidencePath | None]:
         for side, link in (("subject", lr.subject), ("object", lr.object)):
             if link.status is LinkStatus.AMBIGUOUS:
@@ -256,7 +254,7 @@ class Verifier:
                     slot = f"{lr.relation.predicate.value} {side}"
                     return VerdictKind.TYPE_MISMATCH, f"the {side} names no {slot} concept", None
                 return VerdictKind.UNLINKED, f"the {side} names no concept", None
-        return judge_evidence(support, against)
+        return judge_evidence(evidence)
 
     def _wrong_kind(self, link: MentionLink) -> bool:
         """Unlinked only because every good enough candidate is of the wrong kind."""
@@ -349,11 +347,12 @@ def _linked(link: MentionLink) -> bool:
     return link.status is LinkStatus.LINKED and link.concept_id is not None
 
 
-def judge_evidence(
-    support: list[EvidencePath], against: list[EvidencePath]
-) -> tuple[VerdictKind, str, EvidencePath | None]:
-    """The verdict of two linked concepts from ranked evidence: the deciding path and a
-    reason. Verification and re-verification both decide through this."""
+def judge_evidence(evidence: list[EvidencePath]) -> tuple[VerdictKind, str, EvidencePath | None]:
+    """The verdict of two linked concepts from their ranked evidence paths (best first),
+    with the deciding path and a reason. Verification and re-verification both decide
+    through this."""
+    support = [p for p in evidence if p.stance == "support"]
+    against = [p for p in evidence if p.stance == "contradict"]
     if support and against:
         return (
             VerdictKind.AMBIGUOUS,

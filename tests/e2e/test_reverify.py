@@ -124,9 +124,7 @@ def oracle(p: Pipeline) -> tuple[set[str], set[str]]:
         failing = set()
         passing_now = {}
         for a, t in zip(assertions, triples, strict=True):
-            support = [x for x in found[t] if x.stance == "support"]
-            against = [x for x in found[t] if x.stance == "contradict"]
-            kind, _, deciding = judge_evidence(support, against)
+            kind, _, deciding = judge_evidence(found[t])
             ok = verifier.policy.passes(kind, deciding.score if deciding else 0.0, a["c"])
             passing_now[a["id"]] = ok
             if a["passed"] and not ok:
@@ -149,43 +147,24 @@ def oracle(p: Pipeline) -> tuple[set[str], set[str]]:
     return failing, flagged
 
 
+def items(p: Pipeline, query: str, role: str | None = None, **params: str) -> set[str]:
+    """The items an audit query returns (only those in ``role``, when given)."""
+    rows = audit(query, params, settings=p.settings, graph=p.graph)
+    return {r["item"] for r in rows if role is None or r["role"] == role}
+
+
 def flagged_items(p: Pipeline) -> set[str]:
-    return {r["item"] for r in audit("flagged_items", settings=p.settings, graph=p.graph)}
+    return items(p, "flagged_items")
 
 
 def test_a_changed_relation_flags_exactly_the_affected_items(pipeline: Pipeline) -> None:
     p = pipeline
-    resting = {
-        r["item"]
-        for r in audit(
-            "items_on_edge",
-            {"start": AMOXICILLIN, "type": "MAY_TREAT", "end": BACTERIAL_SINUSITIS},
-            settings=p.settings,
-            graph=p.graph,
-        )
-    }
-    with_terfenadine = {
-        r["item"]
-        for r in audit(
-            "items_on_concept", {"concept": TERFENADINE}, settings=p.settings, graph=p.graph
-        )
-        if r["role"] == "distractor"
-    }
-    with_fexofenadine = {
-        r["item"]
-        for r in audit(
-            "items_on_concept",
-            {"concept": f"UMLS:{FEXOFENADINE}"},
-            settings=p.settings,
-            graph=p.graph,
-        )
-    }
-    strep_items = {
-        r["item"]
-        for r in audit(
-            "items_on_concept", {"concept": STREP_THROAT}, settings=p.settings, graph=p.graph
-        )
-    }
+    resting = items(
+        p, "items_on_edge", start=AMOXICILLIN, type="MAY_TREAT", end=BACTERIAL_SINUSITIS
+    )
+    with_terfenadine = items(p, "items_on_concept", "distractor", concept=TERFENADINE)
+    with_fexofenadine = items(p, "items_on_concept", concept=f"UMLS:{FEXOFENADINE}")
+    strep_items = items(p, "items_on_concept", concept=STREP_THROAT)
     assert resting and with_terfenadine & strep_items  # the change will matter
     total = value(p.graph, "MATCH (a:Assertion) RETURN count(a)")
 
