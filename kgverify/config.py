@@ -108,6 +108,28 @@ class Settings(BaseSettings):
     derive_pool: int = Field(
         default=50, ge=1, le=1000, description="is-a siblings read per answer as distractors"
     )
+    derive_near_depth: int = Field(
+        default=3,
+        ge=1,
+        le=6,
+        description="is-a steps above an item's topic that bound its neighbourhood: a "
+        "distractor whose indications (or the clues' targets) share a non-hub ancestor this "
+        "close is refused",
+    )
+    derive_known_pool: int = Field(
+        default=5000,
+        ge=0,
+        le=1_000_000,
+        description="well-described drugs / conditions read once per run; each item samples "
+        "derive_pool of them as distractor candidates",
+    )
+    derive_variants: int = Field(
+        default=1,
+        ge=1,
+        le=10,
+        description="items kept per clinical content (task, stem, answer), each with another "
+        "justified option set",
+    )
     facts_allergy_roots: list[str] = Field(
         default_factory=lambda: ["SNOMEDCT:609328004", "SNOMEDCT:473011001"],
         description="concepts whose is-a descendants are allergies (allergic disposition, "

@@ -9,12 +9,14 @@ export and the notebooks all see the same thing), and its evidence subgraph for 
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import networkx as nx
 from pydantic import BaseModel, Field
 
 from kgverify.audit.catalog import run_audit
+from kgverify.derive.model import DistractorWhy
 from kgverify.errors import ConfigError
 from kgverify.graph.driver import Graph
 from kgverify.verify.model import EvidencePath
@@ -75,10 +77,16 @@ class LineageAssertion(BaseModel):
 
 
 class Lineage(BaseModel):
-    """Why an item exists."""
+    """Why an item exists, and why each other option is wrong."""
 
     item: str
     task: str
+    topic: str | None = None
+    content_key: str | None = None
+    why_wrong: list[DistractorWhy] = Field(default_factory=list)
+    difficulty: float | None = None
+    releases: list[str] = Field(default_factory=list)
+    policy: str | None = None
     question: str
     answer: str
     answer_concept: str
@@ -106,7 +114,8 @@ def item_lineage(graph: Graph, item_id: str) -> Lineage:
 
 def lineage_from_rows(rows: list[dict[str, Any]]) -> Lineage:
     """Build the model from ``item_lineage`` rows (one per assertion)."""
-    first = rows[0]
+    first = dict(rows[0])
+    first["why_wrong"] = json.loads(first["why_wrong"] or "[]")
     assertions = []
     for row in rows:
         fields = {
@@ -128,7 +137,9 @@ def evidence_graph(lineage: Lineage) -> nx.DiGraph[str]:
     """The item's evidence subgraph: the item, its assertions, the vocabulary concepts on
     their evidence paths with the paths' edges (typed), the answer and the distractors.
     Node attribute ``kind``: item, assertion, concept, answer, distractor; edge attribute
-    ``type``: the relationship type, or RESTS_ON / SUBJECT / OBJECT / ANSWER / DISTRACTOR."""
+    ``type``: the relationship type, or RESTS_ON / SUBJECT / OBJECT / ANSWER / DISTRACTOR.
+    The vocabulary edges that justify the distractors are drawn too (``rule``: the
+    justification rule)."""
     g: nx.DiGraph[str] = nx.DiGraph()
     names: dict[str, str | None] = {}
     for a in lineage.assertions:
@@ -139,6 +150,15 @@ def evidence_graph(lineage: Lineage) -> nx.DiGraph[str]:
     for d in lineage.distractors:
         g.add_node(d.id, kind="distractor", label=d.name or d.id)
         g.add_edge(lineage.item, d.id, type="DISTRACTOR")
+    for why in lineage.why_wrong:
+        for j in why.justifications:
+            for cited in j.edges:
+                for end, name in ((cited.start, cited.start_name), (cited.end, cited.end_name)):
+                    if end not in g:
+                        g.add_node(end, kind="concept", label=name or end)
+                g.add_edge(
+                    cited.start, cited.end, type=cited.type, rule=j.rule, source=cited.source or ""
+                )
     for a in lineage.assertions:
         g.add_node(a.id, kind="assertion", label=f"{a.predicate}: {a.standing_verdict}")
         g.add_edge(lineage.item, a.id, type="RESTS_ON")

@@ -2,11 +2,15 @@
 
 from kgverify.derive.export import read_items
 from kgverify.derive.model import (
+    CitedEdge,
+    ConceptSet,
     ContextFact,
     DeriveReport,
+    DistractorWhy,
     EncounterSheet,
     FactSheet,
     FactsReport,
+    Justification,
     Option,
     QAItem,
     SheetCheck,
@@ -16,11 +20,15 @@ from kgverify.derive.model import (
 from kgverify.derive.run import run_facts, run_qa
 
 __all__ = [
+    "CitedEdge",
+    "ConceptSet",
     "ContextFact",
     "DeriveReport",
+    "DistractorWhy",
     "EncounterSheet",
     "FactSheet",
     "FactsReport",
+    "Justification",
     "Option",
     "QAItem",
     "SheetCheck",

@@ -9,11 +9,13 @@ import json
 import shutil
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 from pydantic import BaseModel
 
+from kgverify.__about__ import __version__
 from kgverify.derive.model import DeriveReport, QAItem, Task
 from kgverify.derive.qa import SPLITS
 from kgverify.graph.driver import Graph, batched
@@ -38,9 +40,22 @@ def write_schema(model: type[BaseModel], path: Path) -> None:
     path.write_text(json.dumps(model.model_json_schema(), indent=2, sort_keys=True) + "\n")
 
 
-def dataset_card(files: dict[str, list[str]]) -> str:
-    """README.md with the YAML ``configs`` block that ``datasets.load_dataset`` reads: one
-    config per task and ``all`` (the default) over every task."""
+@dataclass(frozen=True)
+class CardFacts:
+    """What the dataset card states beside the counts."""
+
+    settings: str  # hash of the derive_* and verify_* settings
+    policy: dict[str, object]
+    reviews: dict[str, int]
+    near_depth: int
+    justify_version: str
+
+
+def dataset_card(files: dict[str, list[str]], report: DeriveReport, facts: CardFacts) -> str:
+    """README.md: the YAML ``configs`` block that ``datasets.load_dataset`` reads (one config
+    per task and ``all``, the default, over every task), then what the dataset is: counts
+    per task and split, releases, filter policy, kgverify version and settings hash, review
+    state, how distractors are justified, licence caveats and known limits."""
     lines = ["---", "configs:"]
     present = [s for s in SPLITS if any(s in splits for splits in files.values())]
     lines += ["- config_name: all", "  default: true", "  data_files:"]
@@ -50,19 +65,63 @@ def dataset_card(files: dict[str, list[str]]) -> str:
         lines += [f"- config_name: {task}", "  data_files:"]
         for split in (s for s in SPLITS if s in splits):
             lines += [f"  - split: {split}", f"    path: {task}/{split}.jsonl"]
+    lines += ["---", "", "# kgverify QA items", ""]
     lines += [
-        "---",
-        "",
-        "# kgverify QA items",
-        "",
         "Diagnosis, treatment and prognosis items derived by `kgverify derive qa` from",
-        "assertions the vocabulary graph validated. One JSON object per line; the schema",
-        "is `schema.json` (the `QAItem` model, docs/derivation.md). Splits are by patient.",
+        "assertions the vocabulary graph validated. One JSON object per line; the schema is",
+        "`schema.json` (the `QAItem` model, docs/derivation.md of kgverify).",
         "",
         "```python",
         "from datasets import load_dataset",
         'items = load_dataset("path/to/this/folder", "treatment")',
         "```",
+        "",
+        "## Counts",
+        "",
+        "| task | " + " | ".join(SPLITS) + " |",
+        "|---|" + "---:|" * len(SPLITS),
+    ]
+    for task, per_split in sorted(report.items.items()):
+        lines.append(f"| {task} | " + " | ".join(str(per_split.get(s, 0)) for s in SPLITS) + " |")
+    rejected = sum(report.distractors_rejected.values())
+    lines += [
+        "",
+        "## How it was built",
+        "",
+        f"- kgverify {__version__}; settings hash `{facts.settings}` (derive_* and verify_*).",
+        "- Vocabulary releases: " + (", ".join(f"`{r}`" for r in report.releases) or "none"),
+        f"- Filter policy `{report.policy}`: {json.dumps(facts.policy, sort_keys=True)}.",
+        "- Every item rests on assertions the policy passed and has exactly one correct",
+        "  option. Every distractor carries `why_wrong`: a positive reason from the graph",
+        "  that it is wrong (rule, version, the cited vocabulary edges with their source and",
+        "  release, the compared concept sets). A candidate the graph is merely silent about",
+        f"  is never used. Justification rules version `{facts.justify_version}`,",
+        f"  neighbourhood depth {facts.near_depth}; per rule: "
+        + (", ".join(f"{k} {v}" for k, v in report.justifications.items()) or "none")
+        + f"; {rejected} candidates refused (reasons in the run report).",
+        "- One item per clinical content (task, stem without demographics and history,",
+        "  answer): `content_key` and `content_group` on every item. Splits are by content",
+        "  group, so no test or validation content occurs in train; a patient may appear in",
+        f"  more than one split ({report.patients_in_several_splits} do).",
+        "- Difficulty: `why_wrong[].distance` is the is-a distance of each distractor (a drug:",
+        "  its nearest known indication) to the item's topic; `difficulty` is the mean.",
+        "  Chosen distractors per distance: "
+        + (", ".join(f"{k}: {v}" for k, v in report.difficulty.items()) or "none")
+        + ".",
+        "- Review state: "
+        + (", ".join(f"{k} {v}" for k, v in sorted(facts.reviews.items())) or "not reviewed")
+        + " (kgverify review export / import).",
+        "",
+        "## Licence and caveats",
+        "",
+        "- Concept names and codes come from UMLS, SNOMED CT and RxNorm: publishing them",
+        "  requires the licences of those sources (UMLS Metathesaurus Licence, SNOMED CT",
+        "  Affiliate Licence). The items are derived from patient records: share them only",
+        "  under the data-use agreement of the source EHR.",
+        "- Known limits: vocabularies are incomplete, so a justification says what the",
+        "  vocabularies state, not every clinical truth; sex- and age-specific fit of",
+        "  distractors is not checked; questions name the recorded condition, not always the",
+        "  most specific one. A clinician review (kgverify review) is the check of record.",
         "",
     ]
     return "\n".join(lines)
@@ -72,8 +131,15 @@ class QAWriter:
     """Streams finished items to their task/split files and, in batches, to the graph."""
 
     def __init__(
-        self, folder: Path, graph: Graph | None, run: str, report: DeriveReport, batch: int
+        self,
+        folder: Path,
+        graph: Graph | None,
+        run: str,
+        report: DeriveReport,
+        batch: int,
+        card: CardFacts,
     ) -> None:
+        self.card = card
         self.folder = folder
         self.graph = graph
         self.run = run
@@ -96,7 +162,7 @@ class QAWriter:
         files: dict[str, list[str]] = {}
         for task, split in self._files:
             files.setdefault(task, []).append(split)
-        (self.folder / "README.md").write_text(dataset_card(files))
+        (self.folder / "README.md").write_text(dataset_card(files, self.report, self.card))
         write_schema(QAItem, self.folder / "schema.json")
 
     def _line(self, item: QAItem) -> None:
@@ -136,10 +202,21 @@ def _item_row(item: QAItem) -> dict[str, Any]:
         "checks": json.dumps([c.model_dump() for c in item.checks]),
         "facts": [c.fact_id for c in item.context],
         "distractors": [
-            {"label": o.label, "concept": o.concept_id}
-            for o in item.options
-            if o.label != item.answer
+            {
+                "label": w.label,
+                "concept": w.concept_id,
+                "rules": [j.rule for j in w.justifications],
+                "distance": w.distance,
+            }
+            for w in item.why_wrong
         ],
+        "topic": item.topic,
+        "content_key": item.content_key,
+        "content_group": item.content_group,
+        "why_wrong": json.dumps([w.model_dump() for w in item.why_wrong]),
+        "difficulty": item.difficulty,
+        "releases": item.releases,
+        "policy": item.policy,
     }
 
 

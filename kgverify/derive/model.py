@@ -61,12 +61,69 @@ class DistractorCheck(_Frozen):
         return self.fixed, distractor, self.predicate
 
 
+class CitedEdge(_Frozen):
+    """A vocabulary edge a justification cites, with where it comes from."""
+
+    start: str
+    start_name: str | None = None
+    type: str = Field(description="relationship type, e.g. MAY_TREAT, CONTRAINDICATED_FOR, IS_A")
+    end: str
+    end_name: str | None = None
+    source: str | None = Field(
+        default=None, description="the source vocabulary that asserts it (the edge's sab)"
+    )
+    release: str | None = Field(default=None, description="release id that loaded the edge")
+
+
+class ConceptSet(_Frozen):
+    """A named set of concept ids a justification compared (one shape for every rule, so
+    the dataset loads as one table)."""
+
+    name: str = Field(
+        description="neighbourhood, indications, classes, treaters, treater_classes, "
+        "contraindicated_for, clue_targets, clues"
+    )
+    ids: list[str]
+
+
+class Justification(_Frozen):
+    """A positive reason from the graph that one distractor is wrong for this item: the rule
+    that gave it, its version, one readable sentence, the edges it cites and the concept sets
+    it compared (docs/derivation.md, "Distractor justifications")."""
+
+    rule: str = Field(description="e.g. treatment.indications_elsewhere, treatment.contraindicated")
+    version: str = Field(description="hash of the rule's Cypher and its decision code")
+    reason: str = Field(description="one sentence a reviewer can read")
+    edges: list[CitedEdge] = Field(default_factory=list)
+    sets: list[ConceptSet] = Field(
+        default_factory=list, description="the concept-id sets the rule compared"
+    )
+
+    def set_of(self, name: str) -> list[str]:
+        """The ids of one named set ([] when the rule has none by that name)."""
+        return next((s.ids for s in self.sets if s.name == name), [])
+
+
+class DistractorWhy(_Frozen):
+    """Why one option is wrong, stored beside the item."""
+
+    label: str
+    concept_id: str
+    text: str
+    distance: int | None = Field(
+        default=None,
+        description="is-a steps between the distractor (a drug: its nearest known indication) "
+        "and the item's topic concept; smaller is harder; None beyond the search depth",
+    )
+    justifications: list[Justification] = Field(min_length=1)
+
+
 class QAItem(_Frozen):
     """One multiple-choice item with exactly one correct option."""
 
     item_id: str = Field(description="content hash of task, patient, episode, question, options")
     task: Task
-    split: str = Field(description="train, validation or test; a patient is in one split only")
+    split: str = Field(description="train, validation or test, by content group")
     patient_id: str
     episode: str = Field(description="encounter id, or 'day:YYYY-MM-DD' outside encounters")
     question: str = Field(description="the rendered template")
@@ -81,6 +138,31 @@ class QAItem(_Frozen):
     )
     template: str = Field(description="'<task>@<hash of the template file>'")
     seed: int
+    topic: str = Field(
+        description="concept the question is about: the condition (treatment), the diagnosis "
+        "(diagnosis), the cause (prognosis); reviewer vetoes are keyed on it"
+    )
+    content_key: str = Field(
+        description="hash of (task, clinical stem without demographics and history, answer, "
+        "option set): one item per key"
+    )
+    content_group: str = Field(
+        description="hash of (task, clinical stem, answer): the unit of the split, so no "
+        "test or validation content occurs in train"
+    )
+    why_wrong: list[DistractorWhy] = Field(
+        description="for every distractor, the positive reasons it is wrong"
+    )
+    difficulty: float | None = Field(
+        default=None, description="mean distractor distance (smaller is harder)"
+    )
+    releases: list[str] = Field(description="vocabulary releases current when it was derived")
+    policy: str = Field(description="the filter policy its basis passed, as 'name@hash'")
+    reviewed: list[str] = Field(
+        default_factory=list,
+        description="reviewer decisions it rests on (e.g. a relation accepted though "
+        "unsupported): review ids",
+    )
 
 
 class SheetFact(_Frozen):
@@ -144,7 +226,25 @@ class DeriveReport(BaseModel):
     skipped: dict[str, int] = Field(
         default_factory=dict, description="item candidates dropped, per reason"
     )
-    distractors_rejected: dict[str, int] = Field(default_factory=dict)
+    distractors_rejected: dict[str, int] = Field(
+        default_factory=dict, description="distractor candidates refused, per reason"
+    )
+    justifications: dict[str, int] = Field(
+        default_factory=dict, description="justifications of the chosen distractors, per rule"
+    )
+    difficulty: dict[str, int] = Field(
+        default_factory=dict,
+        description="chosen distractors per distance to the item's topic (is-a steps; 'none': "
+        "beyond the search depth)",
+    )
+    splits: dict[str, dict[str, int]] = Field(
+        default_factory=dict, description="task -> split -> content groups"
+    )
+    patients_in_several_splits: int = Field(
+        default=0, description="patients with items in more than one split (splits are by content)"
+    )
+    releases: list[str] = Field(default_factory=list, description="vocabulary releases used")
+    policy: str = Field(default="", description="filter policy, 'policy@hash'")
     items: dict[str, dict[str, int]] = Field(
         default_factory=dict, description="task -> split -> items"
     )

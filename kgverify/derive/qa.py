@@ -14,18 +14,21 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 import sqlite3
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from kgverify.config import Settings
+from kgverify.derive.justify import Justifier, Outcome, Request
 from kgverify.derive.model import (
     ContextFact,
     DeriveReport,
     DistractorCheck,
+    DistractorWhy,
     Option,
     QAItem,
     Task,
@@ -34,6 +37,7 @@ from kgverify.derive.records import PatientRecord, RecordAssertion, RecordFact
 from kgverify.derive.templates import describe_context, describe_patient, template
 from kgverify.extract.relation import Predicate
 from kgverify.graph.driver import Graph, batched
+from kgverify.link.normalize import exact_key
 from kgverify.verify.rules import SUPPORT
 from kgverify.verify.verifier import Triple, Verifier
 
@@ -71,17 +75,35 @@ class Candidate:
     checks: list[DistractorCheck]
     values: dict[str, str]
     dedupe: str
+    # What the question is about (the condition, the diagnosis, the cause): reviewer vetoes
+    # are keyed on it. ``stem``: the concepts the question shows, without demographics and
+    # history; with task and answer it names the clinical content.
+    topic: str
+    stem: list[str]
+    # (concept, predicate) pairs the justification rules read: where the clues point.
+    clues: list[tuple[str, str]]
+    conditions: list[str]  # the patient's recorded conditions up to the episode
     pool: list[str] = field(default_factory=list)
+    reviewed: list[str] = field(default_factory=list)  # reviews its basis passed by
 
     @property
     def key(self) -> str:
         return f"{self.task.value}|{self.patient.patient_id}|{self.episode}|{self.answer}"
 
+    @property
+    def content_group(self) -> str:
+        """The clinical content: task, stem and answer (the unit of the split)."""
+        return _digest([self.task.value, sorted(self.stem), self.answer])
 
-def split_of(patient_id: str, seed: int, fractions: dict[str, float]) -> str:
-    """The patient's split, from a hash of seed and patient id: stable as patients are added,
-    never two splits for one patient."""
-    digest = hashlib.sha256(f"{seed}:{patient_id}".encode()).hexdigest()
+
+def _digest(value: object) -> str:
+    return hashlib.sha256(json.dumps(value).encode()).hexdigest()[:20]
+
+
+def split_of(group: str, seed: int, fractions: dict[str, float]) -> str:
+    """The split of a content group, from a hash of seed and group: stable as items are
+    added, and no clinical content in two splits (so none of test's is in train)."""
+    digest = hashlib.sha256(f"{seed}:{group}".encode()).hexdigest()
     point = int(digest[:12], 16) / 16**12
     total = sum(fractions.values())
     edge = 0.0
@@ -94,6 +116,8 @@ def split_of(patient_id: str, seed: int, fractions: dict[str, float]) -> str:
 
 def filter_reason(assertion: RecordAssertion) -> str:
     """Why an assertion did not pass into derivation, as a report key."""
+    if assertion.review == "false":
+        return "judged false by a reviewer"
     if assertion.verdict != "supported":
         return f"verdict {assertion.verdict}"
     return "supported, below the policy's score or confidence"
@@ -136,6 +160,24 @@ def _visit(
 def _seen_by(record: PatientRecord, upto: int, concept: str) -> bool:
     """The patient has a fact of ``concept`` in episodes 0..upto."""
     return any(f.names_concept(concept) for e in record.episodes[: upto + 1] for f in e.facts)
+
+
+def _conditions(record: PatientRecord, upto: int) -> list[str]:
+    """Concepts of the patient's grounded conditions in episodes 0..upto."""
+    return sorted(
+        {
+            str(f.concept)
+            for e in record.episodes[: upto + 1]
+            for f in e.facts
+            if f.kind == "condition" and f.grounded
+        }
+    )
+
+
+def _stem(context: list[ContextFact], *head: str) -> list[str]:
+    """The concepts a question shows, history left out."""
+    shown = [f.concept_id for f in context if f.role != "history" and f.concept_id]
+    return [*head, *sorted(set(shown) - set(head))]
 
 
 def _values(record: PatientRecord, at: int) -> dict[str, str]:
@@ -195,11 +237,14 @@ def _diagnosis(
         return
     context = _visit(record, at, drugs=True, conditions=False)
     context += _history(record, at, settings.derive_history, answer)
-    checks = [
-        DistractorCheck.of(f.concept_id, None, CLUE_PREDICATE[f.role])
-        for f in context
-        if f.role in CLUE_PREDICATE and f.concept_id
-    ]
+    clues = list(
+        dict.fromkeys(
+            (f.concept_id, CLUE_PREDICATE[f.role])
+            for f in context
+            if f.role in CLUE_PREDICATE and f.concept_id
+        )
+    )
+    checks = [DistractorCheck.of(c, None, predicate) for c, predicate in clues]
     yield Candidate(
         task=Task.DIAGNOSIS,
         patient=record,
@@ -208,10 +253,15 @@ def _diagnosis(
         answer_text=basis[0].object_name or answer,
         context=context,
         basis=sorted({a.id for a in basis}),
+        reviewed=sorted({a.review_id for a in basis if a.review == "true" and a.review_id}),
         rules=sorted({a.rule_key for a in basis if a.rule_key}),
         checks=checks,
         values=_values(record, at),
         dedupe=f"diagnosis|{record.patient_id}|{answer}",
+        topic=answer,
+        stem=_stem(context),
+        clues=clues,
+        conditions=_conditions(record, at - 1) if at > 0 else [],
     )
 
 
@@ -233,10 +283,15 @@ def _treatment(
         answer_text="",  # the drug's name comes from the guard query
         context=context,
         basis=[a.id],
+        reviewed=[a.review_id] if a.review == "true" and a.review_id else [],
         rules=[a.rule_key] if a.rule_key else [],
         checks=[DistractorCheck.of(None, condition, "treats")],
         values={**_values(record, at), "condition": a.object_name or condition},
         dedupe=f"treatment|{record.patient_id}|{condition}|{drug}",
+        topic=condition,
+        stem=_stem(context, condition),
+        clues=[(condition, "treats")],
+        conditions=_conditions(record, at),
         pool=list(a.distractors),
     )
 
@@ -274,32 +329,83 @@ def _prognosis(
         answer_text=a.object_name or outcome,
         context=context,
         basis=[a.id],
+        reviewed=[a.review_id] if a.review == "true" and a.review_id else [],
         rules=[a.rule_key] if a.rule_key else [],
         checks=[DistractorCheck.of(cause, None, "leads_to") for cause in dict.fromkeys(causes)],
         values={**_values(record, at), "condition": a.subject_name or cause},
         dedupe=f"prognosis|{record.patient_id}|{a.subject_id}|{outcome}",
+        topic=cause,
+        stem=_stem(context, cause),
+        clues=[(c, "leads_to") for c in dict.fromkeys(causes)],
+        conditions=_conditions(record, at),
     )
 
 
 # -- distractors ------------------------------------------------------------------------------
 
 
+class Reviews(Protocol):
+    """What derivation reads of the clinicians' adjudications (kgverify.review.state)."""
+
+    def vetoed(self, task: str, topic: str, concept: str) -> str | None: ...
+
+    def rejected(self, content_key: str) -> str | None: ...
+
+
+class NoReviews:
+    def vetoed(self, task: str, topic: str, concept: str) -> str | None:
+        return None
+
+    def rejected(self, content_key: str) -> str | None:
+        return None
+
+
 @dataclass
 class Screened:
-    """A candidate's checked distractor pool."""
+    """A candidate's admissible distractors: id -> (name, outcome with its justifications)."""
 
-    names: dict[str, str] = field(default_factory=dict)  # concept id -> name, wrong ones
+    names: dict[str, str] = field(default_factory=dict)
+    outcomes: dict[str, Outcome] = field(default_factory=dict)
     answer_name: str = ""
 
 
-class DistractorScreen:
-    """Pools and proves distractors wrong, for a page of candidates at a time."""
+POOL_ROLE = {Task.TREATMENT: "drug", Task.DIAGNOSIS: "condition", Task.PROGNOSIS: "condition"}
 
-    def __init__(self, graph: Graph, verifier: Verifier, settings: Settings) -> None:
+
+class DistractorScreen:
+    """Pools distractor candidates and keeps only those the graph proves wrong, for a page
+    of candidates at a time: graph guards, then the verification rules (a candidate any
+    rule supports is refused), then reviewer vetoes, then the justification rules
+    (kgverify/derive/justify.py): what is left has a stored positive reason."""
+
+    def __init__(
+        self,
+        graph: Graph,
+        verifier: Verifier,
+        settings: Settings,
+        reviews: Reviews | None = None,
+    ) -> None:
         self.graph = graph
         self.verifier = verifier
         self.settings = settings
+        self.reviews = reviews or NoReviews()
+        self.justifier = Justifier(graph, verifier.hubs, settings.derive_near_depth)
         self.rejected: Counter[str] = Counter()
+        self.justified: Counter[str] = Counter()
+        self._known: dict[tuple[str, str], list[str]] = {}
+
+    def known_pool(self, task: Task, namespace: str) -> list[str]:
+        """Well-described drugs or conditions of one vocabulary, read once per run."""
+        key = (POOL_ROLE[task], namespace)
+        if key not in self._known:
+            rows = self.graph.read(
+                "derive/known_pool",
+                role=key[0],
+                namespace=namespace + ":",
+                limit=self.settings.derive_known_pool,
+            )
+            self._known[key] = [r["id"] for r in rows]
+        return self._known[key]
 
     def screen(self, candidates: list[Candidate]) -> list[Screened]:
         self._pools(candidates)
@@ -332,10 +438,7 @@ class DistractorScreen:
                 n = row["rid"]
                 out[n].answer_name = row["answer_name"] or candidates[n].answer
                 for check in row["checked"]:
-                    reason = next(
-                        (k for k in ("same", "ancestor", "descendant", "patient_has") if check[k]),
-                        None,
-                    )
+                    reason = next((k for k in GUARD_REASONS if check[k]), None)
                     if reason:
                         self.rejected[GUARD_REASONS[reason]] += 1
                     else:
@@ -351,14 +454,40 @@ class DistractorScreen:
                 if support:
                     for hit in triples[triple]:
                         supported.setdefault(hit, support[0].rule)
-        for (n, d), name in guarded.items():
+        survivors: dict[int, list[str]] = {}
+        for (n, d), _name in guarded.items():
+            c = candidates[n]
             if (n, d) in supported:
                 self.rejected[f"a rule supports it ({supported[(n, d)]})"] += 1
+            elif self.reviews.vetoed(c.task.value, c.topic, d):
+                self.rejected["vetoed by a reviewer"] += 1
             else:
-                out[n].names[d] = name
+                survivors.setdefault(n, []).append(d)
+        requests = [
+            Request(
+                task=c.task,
+                topic=c.topic,
+                answer=c.answer,
+                clues=c.clues,
+                conditions=c.conditions,
+                candidates=survivors.get(n, []),
+            )
+            for n, c in enumerate(candidates)
+        ]
+        for n, outcomes in enumerate(self.justifier.judge(requests)):
+            for d, outcome in outcomes.items():
+                if outcome.admissible:
+                    out[n].names[d] = guarded[(n, d)]
+                    out[n].outcomes[d] = outcome
+                else:
+                    self.rejected[outcome.refused or "no justification"] += 1
         return out
 
     def _pools(self, candidates: list[Candidate]) -> None:
+        """Siblings and cousins of the answer (the nearest, and for drugs often the same
+        class, which the rules then refuse), the assertion's enrichment pool, and a sample
+        of the well-described concepts of the answer's vocabulary seeded by the clinical
+        content (so the same content gets the same candidates whoever the patient is)."""
         rows = [
             {"rid": n, "concept": c.answer, "kinds": POOL_KINDS[c.task]}
             for n, c in enumerate(candidates)
@@ -372,6 +501,12 @@ class DistractorScreen:
             ):
                 cand = candidates[row["rid"]]
                 cand.pool = list(dict.fromkeys([*cand.pool, *row["pool"]]))
+        for cand in candidates:
+            known = self.known_pool(cand.task, _namespace(cand.answer))
+            # Not for secrecy: a seeded, reproducible sample (str seeds hash with SHA-512).
+            rng = random.Random(f"{self.settings.derive_seed}:{cand.content_group}")  # noqa: S311
+            sample = rng.sample(known, min(self.settings.derive_pool, len(known)))
+            cand.pool = list(dict.fromkeys([*cand.pool, *sorted(sample)]))
 
 
 def _namespace(concept_id: str) -> str:
@@ -389,6 +524,7 @@ GUARD_REASONS = {
     "ancestor": "an ancestor of the answer",
     "descendant": "a descendant of the answer",
     "patient_has": "the patient has it",
+    "retired": "retired, or not a concept of a loaded vocabulary",
 }
 
 
@@ -397,15 +533,20 @@ def _rank(seed: int, key: str, concept: str) -> str:
 
 
 def choose(
-    candidate: Candidate, screened: Screened, seed: int, n_options: int
+    candidate: Candidate, screened: Screened, seed: int, n_options: int, skip: int = 0
 ) -> list[tuple[str, str]] | None:
-    """``n_options - 1`` distractors (id, name), in a seeded order, distinct by name; None
-    when the pool cannot give that many."""
-    from kgverify.link.normalize import exact_key
-
+    """``n_options - 1`` admissible distractors (id, name), nearest to the answer first
+    (hard but unambiguous), ties in a seeded order, distinct by name; ``skip``: leave out
+    the first ``skip`` of that order (another variant of the same content). None when the
+    pool cannot give that many."""
     taken = {exact_key(screened.answer_name or candidate.answer_text)}
     chosen: list[tuple[str, str]] = []
-    for concept in sorted(screened.names, key=lambda c: _rank(seed, candidate.key, c)):
+
+    def order(concept: str) -> tuple[int, str]:
+        distance = screened.outcomes[concept].distance
+        return (99 if distance is None else distance, _rank(seed, candidate.content_group, concept))
+
+    for concept in sorted(screened.names, key=order)[skip:]:
         name = screened.names[concept]
         if exact_key(name) in taken:
             continue
@@ -419,8 +560,26 @@ def choose(
 # -- items ------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class RunContext:
+    """What every item of a run records: the vocabulary releases and the filter policy."""
+
+    releases: list[str]
+    policy: str
+
+
+def content_key(candidate: Candidate, option_ids: Iterable[str]) -> str:
+    return _digest(
+        [candidate.task.value, sorted(candidate.stem), candidate.answer, sorted(option_ids)]
+    )
+
+
 def draft(
-    candidate: Candidate, screened: Screened, distractors: list[tuple[str, str]], seed: int
+    candidate: Candidate,
+    screened: Screened,
+    distractors: list[tuple[str, str]],
+    seed: int,
+    run: RunContext,
 ) -> dict[str, Any]:
     """The item without split or answer position (those need the whole run)."""
     qt = template(candidate.task)
@@ -438,6 +597,16 @@ def draft(
             qt.version,
         ]
     )
+    why = {
+        d: {
+            "distance": screened.outcomes[d].distance,
+            "justifications": [j.model_dump() for j in screened.outcomes[d].justifications],
+        }
+        for d, _ in distractors
+    }
+    distances = [
+        o.distance for d, _ in distractors if (o := screened.outcomes[d]).distance is not None
+    ]
     return {
         "item_id": hashlib.sha256(content.encode()).hexdigest()[:20],
         "task": candidate.task.value,
@@ -447,12 +616,20 @@ def draft(
         "context": [c.model_dump() for c in candidate.context],
         "answer_option": list(options[0]),
         "distractors": [list(d) for d in distractors],
+        "why": why,
         "answer_concept": candidate.answer,
         "basis": candidate.basis,
         "rules": candidate.rules,
         "checks": [c.model_dump() for c in candidate.checks],
         "template": qt.version,
         "seed": seed,
+        "topic": candidate.topic,
+        "content_key": content_key(candidate, (c for c, _ in options)),
+        "content_group": candidate.content_group,
+        "difficulty": round(sum(distances) / len(distances), 2) if distances else None,
+        "releases": run.releases,
+        "policy": run.policy,
+        "reviewed": candidate.reviewed,
     }
 
 
@@ -464,52 +641,84 @@ def finish(drafted: dict[str, Any], split: str, position: int) -> QAItem:
         Option(label=LABELS[i], concept_id=concept, text=display(text))
         for i, (concept, text) in enumerate(ordered)
     ]
-    fields = {k: v for k, v in drafted.items() if k not in ("answer_option", "distractors")}
-    return QAItem(
-        **fields,
-        split=split,
-        options=options,
-        answer=LABELS[position],
-    )
+    why = [
+        DistractorWhy(
+            label=o.label,
+            concept_id=o.concept_id,
+            text=o.text,
+            distance=drafted["why"][o.concept_id]["distance"],
+            justifications=drafted["why"][o.concept_id]["justifications"],
+        )
+        for o in options
+        if o.concept_id != drafted["answer_concept"]
+    ]
+    skip = ("answer_option", "distractors", "why")
+    fields = {k: v for k, v in drafted.items() if k not in skip}
+    return QAItem(**fields, split=split, options=options, answer=LABELS[position], why_wrong=why)
 
 
 class ItemStore:
     """Drafted items on disk (SQLite): duplicates refused, then read back sorted."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, variants: int = 1) -> None:
         path.unlink(missing_ok=True)
         self.path = path
+        self.variants = variants
         self.db = sqlite3.connect(path)
         self.db.execute(
             "CREATE TABLE items (task TEXT, split TEXT, item_id TEXT PRIMARY KEY, "
-            "dedupe TEXT UNIQUE, content TEXT UNIQUE, payload TEXT)"
+            "dedupe TEXT UNIQUE, content TEXT UNIQUE, grp TEXT, patient TEXT, payload TEXT)"
         )
+        self.db.execute("CREATE INDEX items_grp ON items (grp)")
+
+    def variants_of(self, group: str) -> int:
+        row = self.db.execute("SELECT count(*) FROM items WHERE grp = ?", (group,)).fetchone()
+        return int(row[0])
 
     def add(self, drafted: dict[str, Any], split: str, dedupe: str) -> str | None:
         """None when stored, else the duplicate's kind."""
-        content = hashlib.sha256(
-            json.dumps(
-                [
-                    drafted["task"],
-                    drafted["question"],
-                    sorted(o[0] for o in drafted["distractors"]),
-                    drafted["answer_concept"],
-                ]
-            ).encode()
-        ).hexdigest()
         if self.db.execute("SELECT 1 FROM items WHERE dedupe = ?", (dedupe,)).fetchone():
             return "duplicate: the same question for this patient earlier"
-        if self.db.execute("SELECT 1 FROM items WHERE content = ?", (content,)).fetchone():
-            return "duplicate: the same question for another patient"
+        if self.db.execute(
+            "SELECT 1 FROM items WHERE content = ?", (drafted["content_key"],)
+        ).fetchone():
+            return "duplicate: the same content key (stem, answer, options)"
+        if self.variants_of(drafted["content_group"]) >= self.variants:
+            return "duplicate: the same clinical content (stem and answer)"
         if self.db.execute(
             "SELECT 1 FROM items WHERE item_id = ?", (drafted["item_id"],)
         ).fetchone():
             return "duplicate: the same item"
         self.db.execute(
-            "INSERT INTO items VALUES (?, ?, ?, ?, ?, ?)",
-            (drafted["task"], split, drafted["item_id"], dedupe, content, json.dumps(drafted)),
+            "INSERT INTO items VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                drafted["task"],
+                split,
+                drafted["item_id"],
+                dedupe,
+                drafted["content_key"],
+                drafted["content_group"],
+                drafted["patient_id"],
+                json.dumps(drafted),
+            ),
         )
         return None
+
+    def split_groups(self) -> dict[str, dict[str, int]]:
+        """task -> split -> distinct content groups."""
+        out: dict[str, dict[str, int]] = {}
+        for task, split, n in self.db.execute(
+            "SELECT task, split, count(DISTINCT grp) FROM items GROUP BY task, split"
+        ):
+            out.setdefault(task, {})[split] = n
+        return out
+
+    def patients_in_several_splits(self) -> int:
+        row = self.db.execute(
+            "SELECT count(*) FROM (SELECT patient FROM items GROUP BY patient "
+            "HAVING count(DISTINCT split) > 1)"
+        ).fetchone()
+        return int(row[0])
 
     def groups(self) -> list[tuple[str, str]]:
         return self.db.execute(
@@ -537,6 +746,7 @@ def derive_items(
     report: DeriveReport,
     *,
     tasks: set[Task],
+    run: RunContext,
     on_patient: Callable[[int], None] | None = None,
 ) -> None:
     """Fill ``store`` with the drafted items of every record (a page at a time)."""
@@ -545,6 +755,8 @@ def derive_items(
     filtered: Counter[str] = Counter(report.filtered)
     found: Counter[str] = Counter(report.candidates)
     skipped: Counter[str] = Counter(report.skipped)
+    justified: Counter[str] = Counter(report.justifications)
+    distances: Counter[str] = Counter(report.difficulty)
     for page in batched(records, 200):
         candidates: list[Candidate] = []
         for record in page:
@@ -558,16 +770,29 @@ def derive_items(
                     found[candidate.task.value] += 1
                     candidates.append(candidate)
         for candidate, screened in zip(candidates, screen.screen(candidates), strict=True):
-            distractors = choose(candidate, screened, seed, n_options)
-            if distractors is None:
-                short = f"{candidate.task.value}: fewer than {n_options - 1} wrong distractors"
-                skipped[short] += 1
+            task = candidate.task.value
+            variants = store.variants_of(candidate.content_group)
+            if variants >= settings.derive_variants:
+                skipped[f"{task}: duplicate: the same clinical content (stem and answer)"] += 1
                 continue
-            drafted = draft(candidate, screened, distractors, seed)
-            split = split_of(candidate.patient.patient_id, seed, settings.derive_splits)
+            distractors = choose(candidate, screened, seed, n_options, skip=variants)
+            if distractors is None:
+                skipped[f"{task}: fewer than {n_options - 1} justified distractors"] += 1
+                continue
+            drafted = draft(candidate, screened, distractors, seed, run)
+            if screen.reviews.rejected(drafted["content_key"]):
+                skipped[f"{task}: rejected by a reviewer"] += 1
+                continue
+            split = split_of(candidate.content_group, seed, settings.derive_splits)
             duplicate = store.add(drafted, split, candidate.dedupe)
             if duplicate:
-                skipped[f"{candidate.task.value}: {duplicate}"] += 1
+                skipped[f"{task}: {duplicate}"] += 1
+                continue
+            for d, _ in distractors:
+                outcome = screened.outcomes[d]
+                for j in outcome.justifications:
+                    justified[j.rule] += 1
+                distances["none" if outcome.distance is None else str(outcome.distance)] += 1
         if on_patient is not None:
             on_patient(report.patients)
     report.assertions = dict(sorted(verdicts.items()))
@@ -575,6 +800,8 @@ def derive_items(
     report.candidates = dict(sorted(found.items()))
     report.skipped = dict(sorted(skipped.items()))
     report.distractors_rejected = dict(sorted(screen.rejected.items()))
+    report.justifications = dict(sorted(justified.items()))
+    report.difficulty = dict(sorted(distances.items(), key=lambda kv: (len(kv[0]), kv[0])))
 
 
 def finished_items(store: ItemStore, n_options: int) -> Iterator[QAItem]:

@@ -85,6 +85,10 @@ class RecordAssertion:
     evidence: tuple[EvidencePath, ...]
     distractors: tuple[str, ...]
     facts: tuple[tuple[str, str | None], ...]  # (fact id, "subject" | "object" | None)
+    # A reviewer's decision on the relation: "true" (it passes though the vocabularies do
+    # not support it), "false" (it never passes), with the review's id; None when unreviewed.
+    review: str | None = None
+    review_id: str | None = None
 
     @property
     def rule_key(self) -> str | None:
@@ -244,6 +248,9 @@ def _assertion(raw: dict[str, Any], policy: FilterPolicy | None) -> RecordAssert
         if policy is None
         else policy.passes(VerdictKind(raw["verdict"]), score, confidence)
     )
+    review = raw.get("review")
+    if review is not None:
+        passed = review == "true"
     return RecordAssertion(
         id=raw["id"],
         predicate=raw["predicate"],
@@ -262,4 +269,6 @@ def _assertion(raw: dict[str, Any], policy: FilterPolicy | None) -> RecordAssert
         evidence=tuple(EvidencePath.model_validate_json(e) for e in raw["evidence"]),
         distractors=tuple(raw["distractors"]),
         facts=tuple((f["id"], f["side"]) for f in raw["facts"]),
+        review=review,
+        review_id=raw.get("review_id"),
     )

@@ -4,23 +4,55 @@ items, back into the graph). The Python API (``kgverify.api.derive_qa`` /
 
 from __future__ import annotations
 
+import hashlib
+import json
 import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from kgverify.config import Settings
-from kgverify.derive.export import QAWriter, partial_dir, retire, write_schema
+from kgverify.derive.export import CardFacts, QAWriter, partial_dir, retire, write_schema
 from kgverify.derive.facts import SheetBuilder
 from kgverify.derive.model import DeriveReport, FactSheet, FactsReport, Task
-from kgverify.derive.qa import DistractorScreen, ItemStore, derive_items, finished_items
+from kgverify.derive.qa import (
+    DistractorScreen,
+    ItemStore,
+    RunContext,
+    derive_items,
+    finished_items,
+)
 from kgverify.derive.records import read_records
 from kgverify.graph.driver import Graph
 from kgverify.graph.schema import ensure_schema
 from kgverify.jsonl import write_models
+from kgverify.review.state import ReviewState
 from kgverify.verify.verifier import FilterPolicy, Verifier
 
 Progress = Callable[[int], None]
+
+
+def policy_key(policy: FilterPolicy) -> str:
+    """``policy@<hash>`` of a filter policy: what every item records it passed."""
+    return "policy@" + hashlib.sha256(json.dumps(policy_facts(policy)).encode()).hexdigest()[:10]
+
+
+def policy_facts(policy: FilterPolicy) -> dict[str, object]:
+    return {
+        "accept": sorted(v.value for v in policy.accept),
+        "min_score": policy.min_score,
+        "min_confidence": policy.min_confidence,
+    }
+
+
+def settings_digest(settings: Settings) -> str:
+    """Hash of the settings that shape items (derive_*, verify_*), for the dataset card."""
+    shaping = {
+        k: v
+        for k, v in settings.model_dump(mode="json").items()
+        if k.startswith(("derive_", "verify_"))
+    }
+    return hashlib.sha256(json.dumps(shaping, sort_keys=True).encode()).hexdigest()[:12]
 
 
 def _verifier(graph: Graph, settings: Settings) -> Verifier:
@@ -44,9 +76,16 @@ def run_qa(
     run = uuid.uuid4().hex
     if write:
         ensure_schema(graph)
+    active = policy or FilterPolicy.from_settings(settings)
+    context = RunContext(
+        releases=[r["id"] for r in graph.read("verify/current_releases")],
+        policy=policy_key(active),
+    )
+    report.releases, report.policy = context.releases, context.policy
+    reviews = ReviewState.read(graph)
     with _verifier(graph, settings) as verifier, partial_dir(out) as folder:
-        screen = DistractorScreen(graph, verifier, settings)
-        store = ItemStore(folder / ".items.sqlite")
+        screen = DistractorScreen(graph, verifier, settings, reviews)
+        store = ItemStore(folder / ".items.sqlite", settings.derive_variants)
         try:
             derive_items(
                 read_records(graph, allergy_roots=settings.facts_allergy_roots, policy=policy),
@@ -55,9 +94,21 @@ def run_qa(
                 settings,
                 report,
                 tasks=tasks,
+                run=context,
                 on_patient=progress,
             )
-            writer = QAWriter(folder, graph if write else None, run, report, settings.batch_size)
+            report.splits = store.split_groups()
+            report.patients_in_several_splits = store.patients_in_several_splits()
+            card = CardFacts(
+                settings=settings_digest(settings),
+                policy=policy_facts(active),
+                reviews=reviews.counts,
+                near_depth=settings.derive_near_depth,
+                justify_version=screen.justifier.version,
+            )
+            writer = QAWriter(
+                folder, graph if write else None, run, report, settings.batch_size, card
+            )
             writer.write(finished_items(store, settings.derive_options))
         finally:
             store.close()

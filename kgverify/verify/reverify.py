@@ -36,6 +36,15 @@ _PAGE = 2_000
 FLAG_BASIS = "an assertion it rests on no longer passes"
 FLAG_RETIRED = "its answer or a distractor concept was retired"
 FLAG_DISTRACTOR = "a rule now supports a distractor"
+FLAG_JUSTIFICATION = "a distractor's justification no longer holds"
+FLAG_REVIEW = "a reviewer's decision"
+# Flags that review import writes start with this; re-verification keeps them.
+REVIEW_FLAG_PREFIX = "review:"
+
+# Re-judges the distractors of a page of items (derivation's justification rules, passed in
+# by the API so this stage does not import the one above it): item id -> distractor ->
+# the reason it is no longer justified.
+ItemJustifier = Callable[[list[dict[str, Any]]], dict[str, dict[str, str]]]
 
 
 class ReverifyReport(BaseModel):
@@ -53,6 +62,9 @@ class ReverifyReport(BaseModel):
     now_passing: int = 0
     items: int = Field(0, description="current items checked")
     distractor_checks: int = Field(0, description="(item, distractor) checks re-run")
+    justification_checks: int = Field(
+        0, description="items whose distractor justifications were re-judged"
+    )
     items_flagged: int = Field(0, description="items that no longer stand")
     items_restored: int = Field(0, description="items flagged before that stand again")
     flags: dict[str, int] = Field(
@@ -69,11 +81,18 @@ def pending_releases(graph: Graph) -> list[str]:
 class Reverifier:
     """Re-checks what a set of releases changed; see the module docstring."""
 
-    def __init__(self, verifier: Verifier, *, progress: Callable[[int], None] | None = None):
+    def __init__(
+        self,
+        verifier: Verifier,
+        *,
+        progress: Callable[[int], None] | None = None,
+        justify: ItemJustifier | None = None,
+    ):
         self.verifier = verifier
         self.graph = verifier.graph
         self.settings = verifier.settings
         self.progress = progress
+        self.justify = justify
 
     def run(self, releases: list[str] | None = None) -> ReverifyReport:
         started = time.perf_counter()
@@ -215,6 +234,7 @@ class Reverifier:
         for page in self._pages("reverify/items_page"):
             report.items += len(page)
             supported = self._supported_distractors(page, changed, report)
+            unjustified = self._unjustified(page, changed, report)
             rows = []
             for item in page:
                 found = [
@@ -230,6 +250,15 @@ class Reverifier:
                     (FLAG_DISTRACTOR, f"distractor {d} now supported ({rule})")
                     for d, rule in sorted(supported.get(item["id"], {}).items())
                 ]
+                found += [
+                    (FLAG_JUSTIFICATION, f"distractor {d} no longer justified: {why}")
+                    for d, why in sorted(unjustified.get(item["id"], {}).items())
+                ]
+                found += [
+                    (FLAG_REVIEW, flag)
+                    for flag in item["flags"]
+                    if str(flag).startswith(REVIEW_FLAG_PREFIX)
+                ]
                 flags.update({kind for kind, _ in found})
                 reasons = [text for _, text in found]
                 standing = not reasons
@@ -243,6 +272,28 @@ class Reverifier:
             if rows:
                 self.graph.write("reverify/flag_items", rows=rows, run=report.run)
         return flags
+
+    def _unjustified(
+        self, items: list[dict[str, Any]], changed: bool, report: ReverifyReport
+    ) -> dict[str, dict[str, str]]:
+        """Per item, the distractors whose justification no longer holds: re-judged for the
+        items whose topic or distractors a change touched, and for items flagged before."""
+        if self.justify is None:
+            return {}
+        pairs = [(item, d) for item in items for d in item["distractors"]]
+        # The pair as the rules read it: a drug distractor is a subject, a condition an object.
+        rows = [
+            {"rid": n, "subject": d, "object": item["topic"]}
+            if item["task"] == "treatment"
+            else {"rid": n, "subject": item["topic"], "object": d}
+            for n, (item, d) in enumerate(pairs)
+            if item["topic"]
+        ]
+        touched = self._touched(rows, report.run) if changed and rows else set()
+        ids = {pairs[n][0]["id"] for n in touched}
+        todo = [i for i in items if i["id"] in ids or not i["standing"]]
+        report.justification_checks += len(todo)
+        return self.justify(todo) if todo else {}
 
     def _supported_distractors(
         self, items: list[dict[str, Any]], changed: bool, report: ReverifyReport

@@ -5,12 +5,17 @@
 // version, the extractor and its confidence), its evidence paths (EvidencePath JSON, best
 // first) with the concepts on them, and the patient facts it was extracted from (source
 // table and row), and its latest re-check after a newer release, if any (recheck: verdict,
-// reason, run, checked_at). `kgverify prov ITEM` exports the same lineage as W3C PROV.
+// reason, run, checked_at). The item's distractor justifications come as stored (why_wrong,
+// JSON: per distractor the rules, versions, reasons, cited edges with source and release),
+// with its topic, content key, difficulty, vocabulary releases and filter policy.
+// `kgverify prov ITEM` exports the same lineage as W3C PROV.
 // @param item: str: id of the item (the item_id of the dataset row)
-// @returns item, task, question, answer, answer_concept, answer_name, distractors, current, standing, flags, patient, template, assertion, predicate, subject_text, object_text, subject, object, verdict, standing_verdict, rule, extractor, confidence, verified_at, evidence, evidence_concepts, facts, recheck
+// @returns item, task, topic, content_key, why_wrong, difficulty, releases, policy, question, answer, answer_concept, answer_name, distractors, current, standing, flags, patient, template, assertion, predicate, subject_text, object_text, subject, object, verdict, standing_verdict, rule, extractor, confidence, verified_at, evidence, evidence_concepts, facts, recheck
 MATCH (i:Item {id: $item})-[:RESTS_ON]->(a:Assertion)
 OPTIONAL MATCH (i)-[:ANSWER]->(answer:Concept)
-RETURN i.id AS item, i.task AS task, i.question AS question, i.answer AS answer,
+RETURN i.id AS item, i.task AS task, i.topic AS topic, i.content_key AS content_key,
+       coalesce(i.why_wrong, "[]") AS why_wrong, i.difficulty AS difficulty,
+       coalesce(i.releases, []) AS releases, i.policy AS policy, i.question AS question, i.answer AS answer,
        i.answer_concept AS answer_concept, answer.name AS answer_name,
        [(i)-[d:DISTRACTOR]->(c:Concept) | {label: d.label, id: c.id, name: c.name}]
          AS distractors,

@@ -5,9 +5,10 @@
 // descendant of it within 3 is-a steps, or, for drugs, a product containing it: brand,
 // component, ingredient, precise ingredient and form steps, up to 3). The answer's and the
 // patient's sets are computed once per row, then every candidate is looked up in them.
-// Also returns the answer's name. Read-only.
+// A retired candidate (active = false) is flagged too, so a re-derivation after a release
+// never offers it. Also returns the answer's name. Read-only.
 // @param rows: list of {rid, answer, patient_id, candidates}
-// @returns rid, answer_name, checked (list of {id, name, same, ancestor, descendant, patient_has})
+// @returns rid, answer_name, checked (list of {id, name, same, ancestor, descendant, patient_has, retired})
 UNWIND $rows AS row
 MATCH (a:Concept {id: row.answer})
 CALL (a) {
@@ -53,7 +54,8 @@ CALL (row, group, ups, downs, has, answer_names) {
     id: c.id, name: c.name,
     same: c.id IN group
       OR any(n IN coalesce(c.names, []) + [c.name] WHERE toLower(n) IN answer_names),
-    ancestor: c.id IN ups, descendant: c.id IN downs, patient_has: c.id IN has
+    ancestor: c.id IN ups, descendant: c.id IN downs, patient_has: c.id IN has,
+    retired: NOT coalesce(c.active, true) OR c.owner IS NULL
   }) AS checked
 }
 RETURN row.rid AS rid, a.name AS answer_name, checked

@@ -5,7 +5,8 @@
 // assertion about the patient with the facts it rests on and the side (subject or object)
 // each fact stands on (the fact's concept is the side's concept or within two MAPS_TO steps).
 // An assertion's verdict and passed are its standing ones (after `kgverify reverify`, the
-// re-checked verdict), so a derivation after a new release leaves out what no longer passes.
+// re-checked verdict), so a derivation after a new release leaves out what no longer passes;
+// a reviewer's decision on it (review: 'true' or 'false', and the review id) comes too.
 // Read-only; facts and assertions come ordered, so derivation is deterministic.
 // @param patients: list of patient ids
 // @param allergy_roots: concept ids whose is-a descendants count as allergies
@@ -48,6 +49,7 @@ CALL (p) {
     subject_names: coalesce(s.names, []), object_names: coalesce(o.names, []),
     encounter_id: a.encounter_id, extractor: a.extractor, confidence: a.confidence,
     evidence: coalesce(a.evidence, []), distractors: coalesce(a.distractors, []),
+    review: a.review, review_id: a.review_id,
     facts: COLLECT {
       MATCH (a)-[:FROM_FACT]->(f:Fact)
       OPTIONAL MATCH (f)-[:CODED_AS]->(fc:Concept)

@@ -5,8 +5,10 @@
 // (DISTRACTOR {label}). Old edges of a rerun are removed first. Items get current = true
 // and the run's token; retire_items.cypher marks the items a run no longer produced. A new
 // item stands (standing = true, no flags) until `kgverify reverify` finds otherwise; its
-// distractor checks (JSON) are kept for that.
-// @param rows: list of {id, task, split, patient_id, episode, question, answer, answer_concept, options, template, seed, basis, rules, checks, facts, distractors}
+// distractor checks (JSON) are kept for that. Each distractor's justifications are kept as
+// JSON (why_wrong) and, per edge, the rules that justify it and its distance to the topic;
+// the item records its topic, content key and group, difficulty, releases and policy.
+// @param rows: list of {id, task, split, patient_id, episode, question, answer, answer_concept, options, template, seed, basis, rules, checks, facts, distractors: list of {label, concept, rules, distance}, topic, content_key, content_group, why_wrong, difficulty, releases, policy}
 // @param run: token of this derivation run
 // @returns written
 UNWIND $rows AS row
@@ -16,7 +18,9 @@ SET i.task = row.task, i.split = row.split, i.patient_id = row.patient_id,
     i.answer_concept = row.answer_concept, i.options = row.options,
     i.template = row.template, i.seed = row.seed, i.run = $run, i.current = true,
     i.checks = row.checks, i.standing = true, i.flags = [], i.flagged_in = null,
-    i.derived_at = datetime()
+    i.topic = row.topic, i.content_key = row.content_key, i.content_group = row.content_group,
+    i.why_wrong = row.why_wrong, i.difficulty = row.difficulty, i.releases = row.releases,
+    i.policy = row.policy, i.derived_at = datetime()
 WITH i, row
 CALL (i) {
   MATCH (i)-[old:ABOUT|RESTS_ON|DECIDED_BY|FROM_FACT|ANSWER|DISTRACTOR]->()
@@ -49,6 +53,6 @@ CALL (i, row) {
   UNWIND row.distractors AS d
   MATCH (c:Concept {id: d.concept})
   MERGE (i)-[x:DISTRACTOR]->(c)
-  SET x.label = d.label
+  SET x.label = d.label, x.rules = d.rules, x.distance = d.distance
 }
 RETURN count(*) AS written

@@ -1,13 +1,14 @@
 // One page of current items in id order, with what decides whether they still stand: the
 // standing verdicts of the assertions they rest on, which of their answer and distractor
-// concepts are retired, their distractors and distractor checks (JSON), and their flags.
+// concepts are retired, their distractors and distractor checks (JSON), and their flags;
+// task, topic and answer concept, for re-judging the distractors' justifications.
 // @param after: the last id of the previous page ("" for the first)
 // @param limit: page size
-// @returns id, basis (list of {id, passed, verdict}), retired (list of {id, release}: inactive answer or distractor concepts), distractors (concept ids), checks, standing, flags
+// @returns id, task, topic, answer, basis (list of {id, passed, verdict}), retired (list of {id, release}: inactive answer or distractor concepts), distractors (concept ids), checks, standing, flags
 MATCH (i:Item)
 WHERE i.current AND i.id > $after
 WITH i ORDER BY i.id LIMIT $limit
-RETURN i.id AS id,
+RETURN i.id AS id, i.task AS task, i.topic AS topic, i.answer_concept AS answer,
        [(i)-[:RESTS_ON]->(a:Assertion) |
         {id: a.id, passed: coalesce(a.standing_passed, a.passed),
          verdict: coalesce(a.standing_verdict, a.verdict)}] AS basis,

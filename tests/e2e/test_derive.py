@@ -7,6 +7,7 @@ apart from the record's."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import Counter
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ from kgverify.api import (
 from kgverify.cli import cli
 from kgverify.config import Settings
 from kgverify.derive import FactSheet, QAItem, Task, read_items
+from kgverify.derive.justify import Justifier, Outcome, Request
 from kgverify.derive.qa import Candidate, DistractorScreen, candidates_for
 from kgverify.derive.records import PatientRecord, read_records
 from kgverify.graph import Graph
@@ -177,21 +179,80 @@ def test_two_runs_give_the_same_bytes(derived: Derived) -> None:
         assert (derived.first / name).read_bytes() == (derived.second / name).read_bytes(), name
 
 
-def test_splits_by_patient_ids_unique_positions_balanced(derived: Derived) -> None:
-    splits: dict[str, set[str]] = {}
+def test_one_item_per_content_and_no_test_content_in_train(derived: Derived) -> None:
+    """Content keys are unique; splits are by content group, so no test or validation
+    content (key or group) occurs in train; ids unique; positions balanced."""
+    keys = [i.content_key for i in derived.items]
+    assert len(set(keys)) == len(keys)
+    groups: dict[str, set[str]] = {}
     for item in derived.items:
-        splits.setdefault(item.patient_id, set()).add(item.split)
-    assert all(len(s) == 1 for s in splits.values())
+        groups.setdefault(item.content_group, set()).add(item.split)
+    assert all(len(s) == 1 for s in groups.values())
+    train = {i.content_key for i in derived.items if i.split == "train"}
+    train_groups = {i.content_group for i in derived.items if i.split == "train"}
+    held_out = [i for i in derived.items if i.split != "train"]
+    assert not {i.content_key for i in held_out} & train
+    assert not {i.content_group for i in held_out} & train_groups
+    # The key, recomputed from what the item shows: task, stem (the topic and the concepts
+    # shown, history left out), answer and option set.
+    for item in derived.items:
+        shown = {c.concept_id for c in item.context if c.role != "history" and c.concept_id}
+        head = [] if item.task is Task.DIAGNOSIS else [item.topic]
+        stem = sorted([*head, *sorted(shown - set(head))])
+        options = sorted(o.concept_id for o in item.options)
+        text = json.dumps([item.task.value, stem, item.answer_concept, options])
+        assert item.content_key == hashlib.sha256(text.encode()).hexdigest()[:20]
     assert len({i.item_id for i in derived.items}) == len(derived.items)
-    assert len({(i.task, i.question, i.answer_concept) for i in derived.items}) == len(
-        derived.items
-    )
-    groups: dict[tuple[str, str], Counter[str]] = {}
+    duplicates = {k: v for k, v in derived.report["skipped"].items() if "duplicate" in k}
+    assert duplicates, "the sample repeats clinical content: duplicates must be dropped"
+    assert derived.report["splits"] == {
+        t: dict(Counter(i.split for i in derived.items if i.task.value == t))
+        for t in {i.task.value for i in derived.items}
+    }
+    positions: dict[tuple[str, str], Counter[str]] = {}
     for item in derived.items:
-        groups.setdefault((item.task, item.split), Counter())[item.answer] += 1
-    for key, counts in groups.items():
+        positions.setdefault((item.task, item.split), Counter())[item.answer] += 1
+    for key, counts in positions.items():
         full = [counts.get(label, 0) for label in "ABCD"]
         assert max(full) - min(full) <= 1, (key, counts)
+
+
+def test_every_distractor_has_a_stored_positive_reason(derived: Derived) -> None:
+    """Every distractor carries at least one justification whose cited vocabulary edges
+    exist in the graph as cited (type, source, release), and the graph knows the item's
+    releases and policy."""
+    cited: set[tuple[str, str, str, str | None]] = set()
+    for item in derived.items:
+        distractors = {o.concept_id for o in item.options if o.label != item.answer}
+        assert {w.concept_id for w in item.why_wrong} == distractors
+        assert item.releases and item.policy.startswith("policy@")
+        for why in item.why_wrong:
+            assert why.justifications, (item.item_id, why.label)
+            for j in why.justifications:
+                assert j.rule.startswith(item.task.value + ".") and j.version and j.reason
+                assert j.edges, (item.item_id, why.label, j.rule)
+                cited.update((e.start, e.type, e.end, e.source) for e in j.edges)
+                assert all(e.release in item.releases for e in j.edges)
+                if j.rule == "treatment.indications_elsewhere":
+                    indications = set(j.set_of("indications"))
+                    assert indications == {e.end for e in j.edges} or len(j.edges) == 12
+                    assert indications and not indications & set(j.set_of("neighbourhood"))
+                if j.rule == "diagnosis.clues_elsewhere":
+                    targets = set(j.set_of("clue_targets"))
+                    assert targets and not targets & set(j.set_of("neighbourhood"))
+    missing = rows(
+        derived.graph,
+        "UNWIND $edges AS e MATCH (a:Concept {id: e[0]}), (b:Concept {id: e[2]}) "
+        "WHERE NOT EXISTS { MATCH (a)-[r]->(b) WHERE type(r) = e[1] AND r.sab = e[3] "
+        "AND coalesce(r.active, true) } RETURN e AS edge",
+        edges=[list(e) for e in sorted(cited, key=str)],
+    )
+    assert cited and missing == []
+    rules = Counter(derived.report["justifications"])
+    assert rules["treatment.indications_elsewhere"] > 0 and rules["diagnosis.clues_elsewhere"] > 0
+    assert sum(derived.report["difficulty"].values()) == sum(
+        len(i.why_wrong) for i in derived.items
+    )
 
 
 def test_a_different_seed_changes_choices_not_validity(derived: Derived, tmp_path: Path) -> None:
@@ -328,6 +389,124 @@ def test_planted_bad_distractors_are_refused_with_their_reason(
     )
 
 
+PLANTED = "PLANTED"  # sab of edges a test adds and removes
+
+
+def _plant(graph: Graph, start: str, end: str) -> None:
+    graph._driver.execute_query(
+        "MATCH (a:Concept {id: $a}), (b:Concept {id: $b}) "
+        "MERGE (a)-[:MAY_TREAT {sab: $sab, group: '0'}]->(b)",
+        a=start,
+        b=end,
+        sab=PLANTED,
+    )
+
+
+def _unplant(graph: Graph) -> None:
+    graph._driver.execute_query("MATCH ()-[r:MAY_TREAT {sab: $sab}]->() DELETE r", sab=PLANTED)
+
+
+def _judge(derived: Derived, verifier: Verifier, request: Request) -> Outcome:
+    justifier = Justifier(derived.graph, verifier.hubs, derived.settings.derive_near_depth)
+    [outcomes] = justifier.judge([request])
+    [outcome] = outcomes.values()
+    return outcome
+
+
+IBUPROFEN, NAPROXEN, LISINOPRIL = "UMLS:C0020740", "UMLS:C0027396", "UMLS:C0065374"
+HYPERTENSION, OSTEOPOROSIS, CELECOXIB = "UMLS:C0020538", "SNOMEDCT:64859006", "UMLS:C0538927"
+
+
+def test_justification_rules_refuse_planted_ambiguous_distractors(
+    derived: Derived, verifier: Verifier
+) -> None:
+    """Each rule on the real sample graph, with vocabulary edges planted for one case at a
+    time: a drug that treats the condition only through its class, a drug whose classmate
+    treats it, a drug with no known indication, a disease near what the started drug
+    treats; and, for contrast, the same drug admitted when nothing refutes it."""
+    graph = derived.graph
+    klass = value(
+        graph,
+        "MATCH (:Concept {id: $d})-[:IS_A]->(k:Concept)<-[:IS_A]-(:Concept {id: $n}) "
+        "RETURN k.id ORDER BY k.id LIMIT 1",
+        d=IBUPROFEN,
+        n=NAPROXEN,
+    )
+    assert klass, "the sample's ATC classes put ibuprofen and naproxen in one class"
+
+    def ibuprofen_for_hypertension() -> Outcome:
+        request = Request(
+            task=Task.TREATMENT,
+            topic=HYPERTENSION,
+            answer=LISINOPRIL,
+            clues=[],
+            conditions=[],
+            candidates=[IBUPROFEN],
+        )
+        return _judge(derived, verifier, request)
+
+    plain = ibuprofen_for_hypertension()
+    assert plain.admissible, plain.refused
+    [just] = [j for j in plain.justifications if j.rule == "treatment.indications_elsewhere"]
+    assert klass in just.set_of("classes") and just.edges
+    try:
+        _plant(graph, klass, HYPERTENSION)  # the class, not the drug, may treat it
+        assert ibuprofen_for_hypertension().refused == (
+            "it may treat a condition near the item's (treatment.indications_elsewhere)"
+        )
+        _unplant(graph)
+        _plant(graph, NAPROXEN, HYPERTENSION)  # a classmate treats it
+        assert ibuprofen_for_hypertension().refused == (
+            "it shares a class with a drug known to treat the condition "
+            "(treatment.indications_elsewhere)"
+        )
+    finally:
+        _unplant(graph)
+    silent = value(
+        graph,
+        "MATCH (c:UMLS) WHERE 'ingredient' IN c.kinds AND NOT EXISTS { (c)<-[:IS_A]-() } "
+        "AND NOT EXISTS { (c)-[:MAPS_TO*0..1]-()-[:IS_A*0..3]->()"
+        "-[:MAY_TREAT|MAY_PREVENT|CONTRAINDICATED_FOR]->() } "
+        "RETURN c.id ORDER BY c.id LIMIT 1",
+    )
+    assert silent
+    unknown = _judge(
+        derived,
+        verifier,
+        Request(Task.TREATMENT, HYPERTENSION, LISINOPRIL, [], [], [silent]),
+    )
+    assert unknown.refused == "no known indication or contraindication (silence proves nothing)"
+    # Diagnosis: celecoxib started points at osteoarthritis and rheumatoid arthritis, so
+    # osteoporosis (another musculoskeletal disorder) is not a defensible wrong answer.
+    near = _judge(
+        derived,
+        verifier,
+        Request(
+            Task.DIAGNOSIS,
+            "SNOMEDCT:396275006",
+            "SNOMEDCT:396275006",
+            [(CELECOXIB, "treats")],
+            [],
+            [OSTEOPOROSIS],
+        ),
+    )
+    assert near.refused == "a clue points near it (diagnosis.clues_elsewhere)"
+    far = _judge(
+        derived,
+        verifier,
+        Request(
+            Task.DIAGNOSIS,
+            "SNOMEDCT:396275006",
+            "SNOMEDCT:396275006",
+            [(CELECOXIB, "treats")],
+            [],
+            ["SNOMEDCT:38822007"],  # cystitis
+        ),
+    )
+    assert far.admissible and far.justifications[0].rule == "diagnosis.clues_elsewhere"
+    assert far.justifications[0].set_of("clue_targets")
+
+
 # -- fact sheets ---------------------------------------------------------------------------
 
 
@@ -339,11 +518,10 @@ def _sheets(derived: Derived) -> list[FactSheet]:
 def test_fact_sheets_keep_the_patients_words_apart_from_the_record(derived: Derived) -> None:
     sheets = _sheets(derived)
     assert len(sheets) == 39 and (derived.facts / "schema.json").exists()
-    splits = {i.patient_id: i.split for i in derived.items}
     sections: Counter[str] = Counter()
     concept_ids: set[str] = set()
     for sheet in sheets:
-        assert splits.get(sheet.patient_id, sheet.split) == sheet.split
+        assert sheet.split in ("train", "validation", "test")
         starts = [e.start or "" for e in sheet.encounters]
         assert starts == sorted(starts)
         for encounter in sheet.encounters:

@@ -1,8 +1,8 @@
 """Re-verification on a newer vocabulary release, in the real Neo4j: the sample pipeline runs
 on the first sample releases, then a UMLS release with two changed relations is loaded (the
-sample's 2025AA with "amoxicillin may treat acute bacterial sinusitis" taken out and
-"terfenadine may treat streptococcal sore throat" put in and the fexofenadine CUI retired,
-written as real RRF files), and
+sample's 2025AA with "amoxicillin may treat acute bacterial sinusitis" taken out, "<a
+distractor of a strep throat treatment item> may treat streptococcal sore throat" put in and
+the CUI of another distractor retired, written as real RRF files), and
 `reverify` must flag exactly the items a brute-force re-judgement of every assertion and
 every distractor finds no longer standing, while re-checking only some of the assertions.
 Then the shipped second releases of all three vocabularies are checked the same way, and a
@@ -38,6 +38,7 @@ from kgverify.api import (
 from kgverify.audit.prov import ID
 from kgverify.cli import cli
 from kgverify.config import Settings
+from kgverify.derive.justify import Justifier, recheck_items
 from kgverify.derive.model import DistractorCheck
 from kgverify.graph import Graph
 from kgverify.verify.model import VerdictKind
@@ -47,28 +48,32 @@ from tests.e2e.helpers import rows, value
 pytestmark = pytest.mark.neo4j
 
 AMOXICILLIN, BACTERIAL_SINUSITIS = "UMLS:C0002645", "UMLS:C9900024"
-TERFENADINE, STREP_THROAT = "UMLS:C9900101", "SNOMEDCT:43878008"
-FEXOFENADINE = "C9900099"  # a distractor of treatment items; retired by the test release
+STREP_THROAT, STREP_THROAT_CUI = "SNOMEDCT:43878008", "C0036689"
 DROPPED_EDGE = f"{AMOXICILLIN}|MAY_TREAT|{BACTERIAL_SINUSITIS}"
 # MRREL rows of the changed relations (both directions, as NLM ships them). The dropped pair
-# is R900000881/882 of the sample; the new one states terfenadine (CUI C9900101, its MED-RT
-# atom) may treat streptococcal sore throat (CUI C0036689, its SNOMEDCT_US atom).
+# is R900000881/882 of the sample; the new one states that a drug (CUI level, as MTH rows
+# without atoms do) may treat streptococcal sore throat (CUI C0036689).
 DROPPED_RUIS = {"R900000881", "R900000882"}
-ADDED_ROWS = [
-    "C0036689|A90000260|SCUI|RO|C9900101|A90001052|SCUI|may_treat|R900009001||MED-RT|MED-RT||Y|N||",
-    "C9900101|A90001052|SCUI|RO|C0036689|A90000260|SCUI|may_be_treated_by|R900009002||MED-RT|MED-RT||N|N||",
-]
 
 
-def umls_release(dest: Path, name: str, date: str) -> Path:
-    """The sample's UMLS 2025AA with the changed relations and without the fexofenadine
-    CUI (every row of it, in every file), as release ``name``."""
+def added_rows(drug_cui: str) -> list[str]:
+    strep = STREP_THROAT_CUI
+    return [
+        f"{strep}||CUI|RO|{drug_cui}||CUI|may_treat|R900009001||MED-RT|MED-RT||Y|N||",
+        f"{drug_cui}||CUI|RO|{strep}||CUI|may_be_treated_by|R900009002||MED-RT|MED-RT||N|N||",
+    ]
+
+
+def umls_release(dest: Path, name: str, date: str, added: str, retired: str) -> Path:
+    """The sample's UMLS 2025AA with the changed relations (``added``: the CUI that may now
+    treat strep throat) and without the CUI ``retired`` (every row of it, in every file), as
+    release ``name``."""
     meta = dest / name / "META"
     shutil.copytree(sample_path("umls", "2025AA", "META"), meta)
     for table, columns in (("MRCONSO", (0,)), ("MRSTY", (0,)), ("MRDEF", (0,)), ("MRREL", (0, 4))):
         path = meta / f"{table}.RRF"
         lines = path.read_text(encoding="utf-8").splitlines()
-        kept = [ln for ln in lines if all(ln.split("|")[c] != FEXOFENADINE for c in columns)]
+        kept = [ln for ln in lines if all(ln.split("|")[c] != retired for c in columns)]
         assert len(kept) < len(lines) or table == "MRDEF", table
         path.write_text("\n".join(kept) + "\n", encoding="utf-8")
     rel = meta / "MRREL.RRF"
@@ -78,7 +83,7 @@ def umls_release(dest: Path, name: str, date: str) -> Path:
         if line.split("|")[8] not in DROPPED_RUIS
     ]
     assert len(kept) == len(rel.read_text(encoding="utf-8").splitlines()) - len(DROPPED_RUIS)
-    rel.write_text("\n".join(kept + ADDED_ROWS) + "\n", encoding="utf-8")
+    rel.write_text("\n".join(kept + added_rows(added)) + "\n", encoding="utf-8")
     (meta / "release.dat").write_text(
         f"umls.release.name={name}\numls.release.date={date}\n", encoding="utf-8"
     )
@@ -90,6 +95,25 @@ class Pipeline:
     settings: Settings
     graph: Graph
     tmp: Path
+    added: str  # the distractor that the test release says may treat strep throat
+    retired: str  # the distractor whose CUI the test release retires
+
+
+def _distractors(graph: Graph, task: str, object_id: str | None = None) -> list[str]:
+    """UMLS distractors of current items of ``task`` (about ``object_id``, when given)."""
+    return [
+        r["id"]
+        for r in rows(
+            graph,
+            "MATCH (i:Item {task: $task})-[:DISTRACTOR]->(d:UMLS) WHERE i.current "
+            "AND ($object IS NULL OR EXISTS { (i)-[:RESTS_ON]->(:Assertion)-[:OBJECT]->"
+            "(:Concept)-[:MAPS_TO*0..1]-(:Concept {id: $object}) }) "
+            "AND NOT EXISTS { (:Item)-[:ANSWER]->(d) } "
+            "RETURN DISTINCT d.id AS id ORDER BY id",
+            task=task,
+            object=object_id,
+        )
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +122,10 @@ def pipeline(
 ) -> Pipeline:
     sample_pipeline(graph, sample_settings)
     assert value(graph, "MATCH (i:Item) RETURN count(i)") > 0
-    return Pipeline(sample_settings, graph, tmp_path_factory.mktemp("reverify"))
+    # The release's changes are chosen among what the items use, so they matter.
+    added = _distractors(graph, "treatment", STREP_THROAT)[0]
+    retired = next(d for d in _distractors(graph, "treatment") if d != added)
+    return Pipeline(sample_settings, graph, tmp_path_factory.mktemp("reverify"), added, retired)
 
 
 def oracle(p: Pipeline) -> tuple[set[str], set[str]]:
@@ -114,7 +141,8 @@ def oracle(p: Pipeline) -> tuple[set[str], set[str]]:
     items = rows(
         p.graph,
         "MATCH (i:Item) WHERE i.current "
-        "RETURN i.id AS id, i.checks AS checks, "
+        "RETURN i.id AS id, i.checks AS checks, i.task AS task, i.topic AS topic, "
+        "i.answer_concept AS answer, "
         "[(i)-[:RESTS_ON]->(a) | a.id] AS basis, [(i)-[:DISTRACTOR]->(d) | d.id] AS ds, "
         "[(i)-[:ANSWER|DISTRACTOR]->(c) WHERE c.active = false | c.id] AS retired",
     )
@@ -136,7 +164,12 @@ def oracle(p: Pipeline) -> tuple[set[str], set[str]]:
             for d in i["ds"]
         }
         proven = verifier.evidence_for(t for _, t in checks)
+        justifier = Justifier(p.graph, verifier.hubs, p.settings.derive_near_depth)
+        unjustified = recheck_items(
+            justifier, [{**i, "distractors": i["ds"]} for i in items if i["topic"]]
+        )
     wrong_distractor = {item for item, t in checks if any(x.stance == "support" for x in proven[t])}
+    wrong_distractor |= set(unjustified)
     flagged = {
         i["id"]
         for i in items
@@ -162,14 +195,17 @@ def test_a_changed_relation_flags_exactly_the_affected_items(pipeline: Pipeline)
     resting = items(
         p, "items_on_edge", start=AMOXICILLIN, type="MAY_TREAT", end=BACTERIAL_SINUSITIS
     )
-    with_terfenadine = items(p, "items_on_concept", "distractor", concept=TERFENADINE)
-    with_fexofenadine = items(p, "items_on_concept", concept=f"UMLS:{FEXOFENADINE}")
+    with_added = items(p, "items_on_concept", "distractor", concept=p.added)
+    with_retired = items(p, "items_on_concept", concept=p.retired)
     strep_items = items(p, "items_on_concept", concept=STREP_THROAT)
-    assert resting and with_terfenadine & strep_items  # the change will matter
+    assert resting and with_added & strep_items and with_retired  # the change will matter
     total = value(p.graph, "MATCH (a:Assertion) RETURN count(a)")
 
     load_vocabulary(
-        "umls", umls_release(p.tmp, "2025AC", "20260505"), settings=p.settings, graph=p.graph
+        "umls",
+        umls_release(p.tmp, "2025AC", "20260505", p.added[5:], p.retired[5:]),
+        settings=p.settings,
+        graph=p.graph,
     )
     report = reverify(settings=p.settings, graph=p.graph)
 
@@ -180,12 +216,14 @@ def test_a_changed_relation_flags_exactly_the_affected_items(pipeline: Pipeline)
     assert failing and report.no_longer_passing == len(failing)
     assert flagged_items(p) == expected
     assert report.items_flagged == len(expected)
-    # Both kinds of change are among them: items resting on the dropped edge whose
-    # assertions found no other path, and terfenadine distractors of strep throat items.
-    assert expected & resting and expected & with_terfenadine and expected & with_fexofenadine
+    # Every kind of change is among them: items resting on the dropped edge whose
+    # assertions found no other path, strep throat items whose distractor now treats it
+    # (a rule supports it, and its justification no longer holds), the retired distractor.
+    assert expected & resting and expected & with_added and expected & with_retired
     assert set(report.flags) == {
         "an assertion it rests on no longer passes",
         "a rule now supports a distractor",
+        "a distractor's justification no longer holds",
         "its answer or a distractor concept was retired",
     }
     # Old verdicts stay; new ones are recorded beside them.
@@ -271,9 +309,17 @@ def test_derivation_after_reverify_leaves_out_what_no_longer_stands(pipeline: Pi
         p.graph,
         "MATCH (i:Item)-[:DISTRACTOR]->(:Concept {id: $d}) WHERE i.current "
         "MATCH (i)-[:RESTS_ON]->(:Assertion)-[:OBJECT]->(o:Concept) RETURN o.id AS o",
-        d=TERFENADINE,
+        d=p.added,
     ):
         assert row["o"] != STREP_THROAT
+    # A re-derivation never offers the concept the release retired.
+    offered = rows(
+        p.graph,
+        "MATCH (i:Item)-[:ANSWER|DISTRACTOR]->(c:Concept) WHERE i.current AND "
+        "(c.id = $retired OR NOT coalesce(c.active, true)) RETURN i.id AS item, c.id AS c",
+        retired=p.retired,
+    )
+    assert offered == []
 
 
 def test_bad_release_names_are_refused(pipeline: Pipeline) -> None:

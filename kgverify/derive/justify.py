@@ -1,0 +1,415 @@
+"""Distractor justifications: a distractor is admissible only when the graph gives a positive
+reason that it is wrong for this item, never because the graph is silent about it
+(vocabularies are incomplete). The reasons, per task (docs/derivation.md):
+
+* ``treatment.indications_elsewhere``: the drug's known indications (its own MAY_TREAT /
+  MAY_PREVENT edges, or its classes') all lie outside the neighbourhood of the item's
+  condition, and it shares no class with a drug known to treat the condition;
+* ``treatment.contraindicated``: the drug (or a class of it) is contraindicated for the
+  condition or an ancestor of it;
+* ``diagnosis.clues_elsewhere``: every condition that the clues (the drugs started, the
+  findings seen) are known to point at lies outside the distractor's neighbourhood;
+* ``prognosis.outcomes_elsewhere``: every outcome the shown conditions are known to lead to
+  lies outside the distractor's neighbourhood.
+
+The **neighbourhood** of a concept is everything below its non-hub is-a ancestors up to
+``derive_near_depth`` steps (across MAPS_TO): two concepts are *near* when they share such an
+ancestor. A candidate that something refutes (an indication near the condition, a class
+shared with a known treatment, a clue pointing near it) is refused with the reason; one that
+nothing justifies is refused too. The graph reads are the four ``queries/derive`` files named
+in ``QUERIES``; results are cached per run in bounded maps.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from kgverify.derive.model import (
+    CitedEdge,
+    ConceptSet,
+    DistractorCheck,
+    Justification,
+    Task,
+)
+from kgverify.graph.driver import Graph, batched
+from kgverify.graph.queries import get_query
+
+QUERIES = ("derive/up_sets", "derive/drug_profiles", "derive/clue_targets", "derive/treaters")
+# Edges cited per justification at most: a drug with 40 indications needs no 40 lines.
+MAX_CITED = 12
+CACHE_SIZE = 200_000
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+def rules_version() -> str:
+    """Hash of the justification queries and this module's decision code: a changed rule
+    shows in every item it justifies."""
+    digest = hashlib.sha256()
+    for name in QUERIES:
+        digest.update(get_query(name).text.encode())
+    digest.update(Path(__file__).read_bytes())
+    return digest.hexdigest()[:12]
+
+
+class _Bounded(Generic[K, V]):
+    """A dict that forgets everything when it grows past ``size`` (per-run caches must not
+    grow with the input)."""
+
+    def __init__(self, size: int = CACHE_SIZE) -> None:
+        self.size = size
+        self.data: dict[K, V] = {}
+
+    def missing(self, keys: Iterable[K]) -> list[K]:
+        return [k for k in dict.fromkeys(keys) if k not in self.data]
+
+    def put(self, key: K, value: V) -> None:
+        if len(self.data) >= self.size:
+            self.data.clear()
+        self.data[key] = value
+
+    def __getitem__(self, key: K) -> V:
+        return self.data[key]
+
+
+@dataclass(frozen=True)
+class Up:
+    """A concept's ancestors: fewest is-a steps to each (hubs included), and which are
+    reached without passing a hub."""
+
+    depth: dict[str, int]
+    clean: frozenset[str]
+
+
+@dataclass(frozen=True)
+class DrugProfile:
+    id: str
+    name: str | None
+    side: frozenset[str]
+    classes: dict[str, str | None]  # class id -> name
+    indications: tuple[CitedEdge, ...]
+    contraindications: tuple[CitedEdge, ...]
+
+
+@dataclass
+class Request:
+    """One item's distractor question: which candidates are wrong, and why."""
+
+    task: Task
+    topic: str  # the condition (treatment), the answer (diagnosis), the cause (prognosis)
+    answer: str
+    clues: list[tuple[str, str]]  # (concept, "treats" | "indicates" | "leads_to")
+    conditions: list[str]  # concepts of the patient's recorded conditions
+    candidates: list[str]
+
+
+@dataclass
+class Outcome:
+    """A candidate judged: justifications (admissible) or the reason it is refused."""
+
+    justifications: list[Justification] = field(default_factory=list)
+    refused: str | None = None  # report key
+    distance: int | None = None
+
+    @property
+    def admissible(self) -> bool:
+        return self.refused is None and bool(self.justifications)
+
+
+class Justifier:
+    """Judges distractor candidates with the rules above, a batch of requests at a time."""
+
+    def __init__(self, graph: Graph, hubs: dict[str, bool], near_depth: int) -> None:
+        self.graph = graph
+        self.hubs = hubs
+        self.near_depth = near_depth
+        self.version = rules_version()
+        self._ups: _Bounded[str, Up] = _Bounded()
+        self._drugs: _Bounded[str, DrugProfile] = _Bounded()
+        self._targets: _Bounded[tuple[str, str], tuple[tuple[str, CitedEdge], ...]] = _Bounded()
+        self._treaters: _Bounded[str, tuple[str, ...]] = _Bounded()
+
+    # -- graph reads, batched and cached ------------------------------------------------------
+
+    def _load_ups(self, ids: Iterable[str]) -> None:
+        for chunk in batched(self._ups.missing(ids), 500):
+            found = set()
+            for row in self.graph.read("derive/up_sets", ids=chunk, hubs=self.hubs):
+                found.add(row["id"])
+                depth = {u["id"]: int(u["d"]) for u in row["up"]}
+                clean = frozenset(u["id"] for u in row["up"] if u["clean"])
+                self._ups.put(row["id"], Up(depth, clean | {row["id"]}))
+            for missing in set(chunk) - found:
+                self._ups.put(missing, Up({missing: 0}, frozenset({missing})))
+
+    def _load_drugs(self, ids: Iterable[str]) -> None:
+        for chunk in batched(self._drugs.missing(ids), 500):
+            found = set()
+            for row in self.graph.read("derive/drug_profiles", ids=chunk, hubs=self.hubs):
+                found.add(row["id"])
+                self._drugs.put(
+                    row["id"],
+                    DrugProfile(
+                        id=row["id"],
+                        name=row["name"],
+                        side=frozenset(row["side"]),
+                        classes={k["id"]: k["name"] for k in row["classes"]},
+                        indications=tuple(CitedEdge(**e) for e in row["indications"]),
+                        contraindications=tuple(CitedEdge(**e) for e in row["contraindications"]),
+                    ),
+                )
+            for missing in set(chunk) - found:
+                self._drugs.put(missing, DrugProfile(missing, None, frozenset(), {}, (), ()))
+
+    def _load_targets(self, keys: Iterable[tuple[str, str]]) -> None:
+        for chunk in batched(self._targets.missing(keys), 500):
+            rows = [{"concept": c, "predicate": p} for c, p in chunk]
+            found = set()
+            for row in self.graph.read("derive/clue_targets", rows=rows):
+                key = (row["concept"], row["predicate"])
+                found.add(key)
+                # The edge keeps its direction (a disease HAS_MANIFESTATION the finding);
+                # the target is what the clue points at, whichever end it is.
+                self._targets.put(
+                    key,
+                    tuple(
+                        (e["target"], CitedEdge(**{k: v for k, v in e.items() if k != "target"}))
+                        for e in row["edges"]
+                    ),
+                )
+            for missing in set(chunk) - found:
+                self._targets.put(missing, ())
+
+    def _load_treaters(self, ids: Iterable[str]) -> None:
+        for chunk in batched(self._treaters.missing(ids), 500):
+            found = set()
+            for row in self.graph.read("derive/treaters", ids=chunk, hubs=self.hubs):
+                found.add(row["id"])
+                self._treaters.put(row["id"], tuple(row["treaters"]))
+            for missing in set(chunk) - found:
+                self._treaters.put(missing, ())
+
+    # -- geometry ------------------------------------------------------------------------------
+
+    def near(self, topic: str, other: str) -> str | None:
+        """A non-hub ancestor within ``near_depth`` steps of ``topic`` that ``other`` is
+        under too (or is): the witness that ``other`` lies in topic's neighbourhood."""
+        mine, theirs = self._ups[topic], self._ups[other]
+        shared = [a for a in mine.clean & theirs.clean if mine.depth.get(a, 99) <= self.near_depth]
+        if not shared:
+            return None
+        return min(shared, key=lambda a: (mine.depth[a] + theirs.depth.get(a, 99), a))
+
+    def distance(self, a: str, b: str) -> int | None:
+        """Fewest is-a steps between two concepts through a shared ancestor (hubs allowed)."""
+        ua, ub = self._ups[a], self._ups[b]
+        shared = ua.depth.keys() & ub.depth.keys()
+        return min((ua.depth[x] + ub.depth[x] for x in shared), default=None)
+
+    def neighbourhood(self, topic: str) -> list[str]:
+        up = self._ups[topic]
+        return sorted(a for a in up.clean if up.depth.get(a, 99) <= self.near_depth)
+
+    # -- judging -------------------------------------------------------------------------------
+
+    def judge(self, requests: list[Request]) -> list[dict[str, Outcome]]:
+        """For every request, each candidate's outcome."""
+        drug_ids: set[str] = set()
+        target_keys: set[tuple[str, str]] = set()
+        concepts: set[str] = set()
+        treat_topics: set[str] = set()
+        for r in requests:
+            concepts.update([r.topic, r.answer, *r.conditions])
+            if r.task is Task.TREATMENT:
+                drug_ids.update([r.answer, *r.candidates])
+                treat_topics.add(r.topic)
+            else:
+                concepts.update(r.candidates)
+                for clue, predicate in r.clues:
+                    if predicate == "treats":
+                        drug_ids.add(clue)
+                    else:
+                        target_keys.add((clue, predicate))
+        self._load_treaters(treat_topics)
+        for topic in treat_topics:
+            drug_ids.update(self._treaters[topic])
+        self._load_drugs(drug_ids)
+        self._load_targets(target_keys)
+        for d in drug_ids:
+            profile = self._drugs[d]
+            concepts.update(e.end for e in profile.indications)
+            concepts.update(e.end for e in profile.contraindications)
+        for key in target_keys:
+            concepts.update(t for t, _ in self._targets[key])
+        self._load_ups(concepts)
+        return [self._judge_one(r) for r in requests]
+
+    def _judge_one(self, r: Request) -> dict[str, Outcome]:
+        if r.task is Task.TREATMENT:
+            return {c: self._treatment(r, c) for c in r.candidates}
+        return {c: self._pointers(r, c) for c in r.candidates}
+
+    def _treatment(self, r: Request, candidate: str) -> Outcome:
+        drug, answer = self._drugs[candidate], self._drugs[r.answer]
+        condition = r.topic
+        if drug.side & answer.side:
+            return Outcome(refused="the same ingredient as the answer")
+        for e in drug.indications:
+            witness = self.near(condition, e.end)
+            if witness is not None:
+                return Outcome(
+                    refused="it may treat a condition near the item's "
+                    "(treatment.indications_elsewhere)"
+                )
+        treaters = [t for t in dict.fromkeys([r.answer, *self._treaters[condition]])]
+        treater_classes: dict[str, str] = {}
+        for t in treaters:
+            for k in self._drugs[t].classes:
+                treater_classes.setdefault(k, t)
+        shared = sorted(set(drug.classes) & set(treater_classes))
+        if shared:
+            return Outcome(
+                refused="it shares a class with a drug known to treat the condition "
+                "(treatment.indications_elsewhere)"
+            )
+        up = self._ups[condition]
+        justs = []
+        ci = [
+            e
+            for e in drug.contraindications
+            if e.end in up.clean and up.depth.get(e.end, 99) <= self.near_depth
+        ]
+        if ci:
+            justs.append(
+                Justification(
+                    rule="treatment.contraindicated",
+                    version=self.version,
+                    reason=f"{_name(drug)} is contraindicated for {_names_of(ci)}, which is "
+                    "the condition or one of its ancestors",
+                    edges=ci[:MAX_CITED],
+                    sets=_sets(contraindicated_for=sorted({e.end for e in ci})),
+                )
+            )
+        if drug.indications:
+            hood = self.neighbourhood(condition)
+            justs.append(
+                Justification(
+                    rule="treatment.indications_elsewhere",
+                    version=self.version,
+                    reason=f"{_name(drug)} is known for {_names_of(drug.indications)}; none of "
+                    f"these lies in the neighbourhood of the condition, and it shares no class "
+                    f"with the {len(treaters)} drug(s) known to treat it",
+                    edges=list(drug.indications[:MAX_CITED]),
+                    sets=_sets(
+                        indications=sorted({e.end for e in drug.indications}),
+                        neighbourhood=hood,
+                        classes=sorted(drug.classes),
+                        treaters=treaters,
+                        treater_classes=sorted(treater_classes),
+                    ),
+                )
+            )
+        if not justs:
+            return Outcome(
+                refused="no known indication or contraindication (silence proves nothing)"
+            )
+        distances = [self.distance(e.end, condition) for e in drug.indications]
+        known = [d for d in distances if d is not None]
+        return Outcome(justifications=justs, distance=min(known) if known else None)
+
+    def _pointers(self, r: Request, candidate: str) -> Outcome:
+        """Diagnosis and prognosis: where the clues point, against the candidate."""
+        pointed: list[tuple[str, CitedEdge]] = []
+        for clue, predicate in r.clues:
+            if predicate == "treats":
+                pointed.extend((e.end, e) for e in self._drugs[clue].indications)
+            else:
+                pointed.extend(self._targets[(clue, predicate)])
+        cited = [e for _, e in pointed]
+        for target, _edge in pointed:
+            if self.near(candidate, target) is not None:
+                return Outcome(refused=f"a clue points near it ({r.task.value}.{_RULE[r.task]})")
+        cand_up = self._ups[candidate]
+        for condition in r.conditions:
+            if condition in cand_up.clean and cand_up.depth.get(condition, 99) > 0:
+                return Outcome(refused="a kind of a condition the patient has")
+        if not cited:
+            return Outcome(refused="the clues point nowhere known (silence proves nothing)")
+        targets = sorted({t for t, _ in pointed})
+        what = "clues (drugs started, findings seen)" if r.task is Task.DIAGNOSIS else "conditions"
+        return Outcome(
+            justifications=[
+                Justification(
+                    rule=f"{r.task.value}.{_RULE[r.task]}",
+                    version=self.version,
+                    reason=f"the {what} are known to point at {_names(pointed)}; none of "
+                    "these lies in this option's neighbourhood",
+                    edges=cited[:MAX_CITED],
+                    sets=_sets(
+                        clue_targets=targets,
+                        clues=sorted({c for c, _ in r.clues}),
+                        neighbourhood=self.neighbourhood(candidate),
+                    ),
+                )
+            ],
+            distance=self.distance(candidate, r.answer),
+        )
+
+
+_RULE = {Task.DIAGNOSIS: "clues_elsewhere", Task.PROGNOSIS: "outcomes_elsewhere"}
+
+
+def _sets(**named: list[str]) -> list[ConceptSet]:
+    return [ConceptSet(name=name, ids=ids) for name, ids in named.items()]
+
+
+def _name(drug: DrugProfile) -> str:
+    return drug.name or drug.id
+
+
+def _names_of(edges: Iterable[CitedEdge]) -> str:
+    names = list(dict.fromkeys(e.end_name or e.end for e in edges))
+    shown = ", ".join(names[:6])
+    return shown + (f" and {len(names) - 6} more" if len(names) > 6 else "")
+
+
+def _names(pointed: list[tuple[str, CitedEdge]]) -> str:
+    """Names of the targets, whichever end of their edge they are."""
+    names: dict[str, str] = {}
+    for target, e in pointed:
+        names.setdefault(target, (e.end_name if e.end == target else e.start_name) or target)
+    shown = ", ".join(list(names.values())[:6])
+    return shown + (f" and {len(names) - 6} more" if len(names) > 6 else "")
+
+
+def recheck_items(justifier: Justifier, items: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
+    """Re-judge the distractors of stored items (rows of ``reverify/items_page``: task,
+    topic, answer, checks JSON, distractors): item id -> distractor -> why it is no longer
+    justified. The clues are the fixed places of the item's distractor checks; the patient's
+    conditions are not re-read (they do not change with a release)."""
+    requests = []
+    for item in items:
+        checks = [DistractorCheck.model_validate(c) for c in json.loads(item["checks"])]
+        clues = [(c.fixed, c.predicate) for c in checks if c.slot == "object"]
+        requests.append(
+            Request(
+                task=Task(item["task"]),
+                topic=item["topic"] or item["answer"],
+                answer=item["answer"],
+                clues=clues,
+                conditions=[],
+                candidates=list(item["distractors"]),
+            )
+        )
+    out: dict[str, dict[str, str]] = {}
+    for item, outcomes in zip(items, justifier.judge(requests), strict=True):
+        for d, outcome in outcomes.items():
+            if not outcome.admissible:
+                out.setdefault(item["id"], {})[d] = outcome.refused or "no justification"
+    return out
