@@ -57,7 +57,7 @@ def test_sample_job_loads_all_three_and_summarises(fresh_graph: Graph) -> None:
     assert qa["assertions"]["unsupported"] == qa["filtered"]["verdict unsupported"]
     assert facts["sheets"] == 39 and facts["facts"]["diagnosis"] > 0
     vocabs = {row["vocab"]: row for row in out["summary"]["concepts"]}
-    assert vocabs["UMLS"]["active"] == 400 and vocabs["SNOMEDCT"]["retired"] == 1
+    assert vocabs["UMLS"]["active"] == 492 and vocabs["SNOMEDCT"]["retired"] == 1
     # After all three, UMLS mappings point at owned (non-stub) SNOMED and RxNorm concepts.
     joined = fresh_graph._driver.execute_query(
         "MATCH (:UMLS {code: 'C0025598'})-[:MAPS_TO]->(r:RXNORM {code: '6809'}) "
