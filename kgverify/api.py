@@ -575,15 +575,17 @@ def reverify(
     >>> report = reverify()
     >>> report.rechecked, report.items_flagged, report.flags
     """
+    from kgverify.derive.justify import Justifier, recheck_items
     from kgverify.graph.schema import ensure_schema
     from kgverify.verify.reverify import Reverifier
 
     settings = settings or Settings()
     with _graph(settings, graph) as g, open_verifier(settings, g, write=False) as verifier:
         ensure_schema(g)  # the run's indexes (concept_touched, assertion_touched)
-        return Reverifier(verifier, progress=progress).run(
-            list(releases) if releases is not None else None
-        )
+        justifier = Justifier(g, verifier.hubs, settings.derive_near_depth)
+        return Reverifier(
+            verifier, progress=progress, justify=lambda items: recheck_items(justifier, items)
+        ).run(list(releases) if releases is not None else None)
 
 
 def _relation_batch(settings: Settings) -> int:
@@ -721,3 +723,83 @@ def sample_pipeline(
         "derive": {"qa": derived.model_dump(), "facts": sheets.model_dump()},
         "summary": graph_summary(graph=graph),
     }
+
+
+# -- review -----------------------------------------------------------------------------------
+if TYPE_CHECKING:
+    from kgverify.review import ReviewExportReport, ReviewImportReport, ReviewState
+
+
+def review_export(
+    out: Path,
+    *,
+    qa: Path | None = None,
+    tasks: Iterable[str] | None = None,
+    sample: int | None = None,
+    seed: int | None = None,
+    settings: Settings | None = None,
+    graph: Graph | None = None,
+) -> ReviewExportReport:
+    """Clinician review pages for derived items (docs/review.md): from the QA folder ``qa``
+    (default: the sample's, ``<cache_dir>/sample/qa``), per task the first ``sample`` items
+    (all when None) in an order seeded by ``seed`` (default ``derive_seed``), written to the
+    new folder ``out``: ``items/<item_id>.html``, ``index.html``, ``sheet.csv`` to fill,
+    ``README.txt``.
+
+    >>> report = review_export(Path("review"), sample=10)
+    >>> report.exported, report.sheet
+    """
+    from kgverify.derive import Task
+    from kgverify.review.export import check_paths, default_qa, export_review
+
+    settings = settings or Settings()
+    try:
+        chosen = {Task(t) for t in tasks} if tasks else None
+    except ValueError as exc:
+        known = ", ".join(t.value for t in Task)
+        raise ConfigError(f"unknown task ({exc}); known: {known}") from exc
+    folder = Path(qa) if qa is not None else default_qa(settings.cache_dir)
+    check_paths(Path(out), folder, sample)
+    with _graph(settings, graph) as g:
+        return export_review(
+            g,
+            Path(out),
+            folder,
+            tasks=chosen,
+            sample=sample,
+            seed=settings.derive_seed if seed is None else seed,
+        )
+
+
+def review_import(
+    sheet: Path,
+    *,
+    reviewer: str | None = None,
+    settings: Settings | None = None,
+    graph: Graph | None = None,
+) -> ReviewImportReport:
+    """Import a filled review sheet as ``(:Review)`` provenance and flag the items the
+    decisions take away (docs/review.md). ``reviewer`` fills rows whose reviewer column is
+    empty. Raises ``ReviewSheetError`` when the sheet cannot be read or nothing in it is
+    valid; otherwise rejected rows are in ``report.rejects`` with their line and reason.
+
+    >>> report = review_import(Path("review/sheet.csv"), reviewer="jd")
+    >>> report.imported, report.rejected, report.items_flagged
+    """
+    from kgverify.review.importer import import_sheet
+
+    settings = settings or Settings()
+    if not Path(sheet).is_file():
+        raise ConfigError(f"no such review sheet: {sheet}")
+    with _graph(settings, graph) as g:
+        return import_sheet(
+            g, Path(sheet), reviewer=reviewer, batch=max(1, min(settings.batch_size, 1_000))
+        )
+
+
+def review_state(*, settings: Settings | None = None, graph: Graph | None = None) -> ReviewState:
+    """The standing reviewer decisions, for derivation to respect (``ReviewState``)."""
+    from kgverify.review import ReviewState
+
+    with _graph(settings or Settings(), graph) as g:
+        return ReviewState.read(g)
