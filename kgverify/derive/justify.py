@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -111,15 +112,24 @@ class Request:
 
 @dataclass
 class Outcome:
-    """A candidate judged: justifications (admissible) or the reason it is refused."""
+    """A candidate judged: admissible with its justifications, or the reason it is
+    refused. Justifications are built when first asked for: most admissible candidates
+    are not chosen, and building their records is most of the cost."""
 
-    justifications: list[Justification] = field(default_factory=list)
     refused: str | None = None  # report key
     distance: int | None = None
+    build: Callable[[], list[Justification]] | None = None
+    _built: list[Justification] | None = field(default=None, repr=False)
 
     @property
     def admissible(self) -> bool:
-        return self.refused is None and bool(self.justifications)
+        return self.refused is None and self.build is not None
+
+    @property
+    def justifications(self) -> list[Justification]:
+        if self._built is None:
+            self._built = self.build() if self.build is not None else []
+        return self._built
 
 
 class Justifier:
@@ -198,10 +208,11 @@ class Justifier:
     # -- geometry ------------------------------------------------------------------------------
 
     def near(self, topic: str, other: str) -> str | None:
-        """A non-hub ancestor within ``near_depth`` steps of ``topic`` that ``other`` is
-        under too (or is): the witness that ``other`` lies in topic's neighbourhood."""
+        """The witness that ``other`` lies in topic's neighbourhood: the nearest shared
+        non-hub ancestor within ``near_depth`` of topic, or None (both up-sets must have
+        been read, e.g. by :meth:`judge`)."""
         mine, theirs = self._ups[topic], self._ups[other]
-        shared = [a for a in mine.clean & theirs.clean if mine.depth.get(a, 99) <= self.near_depth]
+        shared = self._near_set(topic) & theirs.clean
         if not shared:
             return None
         return min(shared, key=lambda a: (mine.depth[a] + theirs.depth.get(a, 99), a))
@@ -211,10 +222,6 @@ class Justifier:
         ua, ub = self._ups[a], self._ups[b]
         shared = ua.depth.keys() & ub.depth.keys()
         return min((ua.depth[x] + ub.depth[x] for x in shared), default=None)
-
-    def neighbourhood(self, topic: str) -> list[str]:
-        up = self._ups[topic]
-        return sorted(a for a in up.clean if up.depth.get(a, 99) <= self.near_depth)
 
     # -- judging -------------------------------------------------------------------------------
 
@@ -250,54 +257,78 @@ class Justifier:
         self._load_ups(concepts)
         return [self._judge_one(r) for r in requests]
 
+    def _near_set(self, topic: str) -> frozenset[str]:
+        """The non-hub ancestors within ``near_depth`` of ``topic`` (and itself): a concept
+        is in topic's neighbourhood when its clean ancestors meet this set."""
+        up = self._ups[topic]
+        return frozenset(a for a in up.clean if up.depth.get(a, 99) <= self.near_depth)
+
     def _judge_one(self, r: Request) -> dict[str, Outcome]:
         if r.task is Task.TREATMENT:
-            return {c: self._treatment(r, c) for c in r.candidates}
-        return {c: self._pointers(r, c) for c in r.candidates}
+            return self._treatments(r)
+        return self._pointers(r)
 
-    def _treatment(self, r: Request, candidate: str) -> Outcome:
-        drug, answer = self._drugs[candidate], self._drugs[r.answer]
-        condition = r.topic
-        if drug.side & answer.side:
-            return Outcome(refused="the same ingredient as the answer")
-        for e in drug.indications:
-            witness = self.near(condition, e.end)
-            if witness is not None:
-                return Outcome(
-                    refused="it may treat a condition near the item's "
-                    "(treatment.indications_elsewhere)"
-                )
-        treaters = [t for t in dict.fromkeys([r.answer, *self._treaters[condition]])]
+    def _treatments(self, r: Request) -> dict[str, Outcome]:
+        condition, answer = r.topic, self._drugs[r.answer]
+        hood = self._near_set(condition)
+        treaters = list(dict.fromkeys([r.answer, *self._treaters[condition]]))
         treater_classes: dict[str, str] = {}
         for t in treaters:
             for k in self._drugs[t].classes:
                 treater_classes.setdefault(k, t)
-        shared = sorted(set(drug.classes) & set(treater_classes))
-        if shared:
-            return Outcome(
-                refused="it shares a class with a drug known to treat the condition "
-                "(treatment.indications_elsewhere)"
-            )
-        up = self._ups[condition]
+        out = {}
+        for candidate in r.candidates:
+            drug = self._drugs[candidate]
+            if drug.side & answer.side:
+                out[candidate] = Outcome(refused="the same ingredient as the answer")
+            elif any(hood & self._ups[e.end].clean for e in drug.indications):
+                out[candidate] = Outcome(
+                    refused="it may treat a condition near the item's "
+                    "(treatment.indications_elsewhere)"
+                )
+            elif set(drug.classes) & set(treater_classes):
+                out[candidate] = Outcome(
+                    refused="it shares a class with a drug known to treat the condition "
+                    "(treatment.indications_elsewhere)"
+                )
+            else:
+                ci = [e for e in drug.contraindications if e.end in hood]
+                if not ci and not drug.indications:
+                    out[candidate] = Outcome(
+                        refused="no known indication or contraindication (silence proves nothing)"
+                    )
+                    continue
+                distances = [self.distance(e.end, condition) for e in drug.indications]
+                known = [d for d in distances if d is not None]
+                out[candidate] = Outcome(
+                    distance=min(known) if known else None,
+                    build=partial(
+                        self._treatment_reasons, drug, ci, hood, treaters, treater_classes
+                    ),
+                )
+        return out
+
+    def _treatment_reasons(
+        self,
+        drug: DrugProfile,
+        ci: list[CitedEdge],
+        hood: frozenset[str],
+        treaters: list[str],
+        treater_classes: dict[str, str],
+    ) -> list[Justification]:
         justs = []
-        ci = [
-            e
-            for e in drug.contraindications
-            if e.end in up.clean and up.depth.get(e.end, 99) <= self.near_depth
-        ]
         if ci:
             justs.append(
                 Justification(
                     rule="treatment.contraindicated",
                     version=self.version,
                     reason=f"{_name(drug)} is contraindicated for {_names_of(ci)}, which is "
-                    "the condition or one of its ancestors",
+                    "the condition or one of its near ancestors",
                     edges=ci[:MAX_CITED],
                     sets=_sets(contraindicated_for=sorted({e.end for e in ci})),
                 )
             )
         if drug.indications:
-            hood = self.neighbourhood(condition)
             justs.append(
                 Justification(
                     rule="treatment.indications_elsewhere",
@@ -308,58 +339,63 @@ class Justifier:
                     edges=list(drug.indications[:MAX_CITED]),
                     sets=_sets(
                         indications=sorted({e.end for e in drug.indications}),
-                        neighbourhood=hood,
+                        neighbourhood=sorted(hood),
                         classes=sorted(drug.classes),
                         treaters=treaters,
                         treater_classes=sorted(treater_classes),
                     ),
                 )
             )
-        if not justs:
-            return Outcome(
-                refused="no known indication or contraindication (silence proves nothing)"
-            )
-        distances = [self.distance(e.end, condition) for e in drug.indications]
-        known = [d for d in distances if d is not None]
-        return Outcome(justifications=justs, distance=min(known) if known else None)
+        return justs
 
-    def _pointers(self, r: Request, candidate: str) -> Outcome:
-        """Diagnosis and prognosis: where the clues point, against the candidate."""
+    def _pointers(self, r: Request) -> dict[str, Outcome]:
+        """Diagnosis and prognosis: where the clues point, against each candidate."""
         pointed: list[tuple[str, CitedEdge]] = []
         for clue, predicate in r.clues:
             if predicate == "treats":
                 pointed.extend((e.end, e) for e in self._drugs[clue].indications)
             else:
                 pointed.extend(self._targets[(clue, predicate)])
-        cited = [e for _, e in pointed]
-        for target, _edge in pointed:
-            if self.near(candidate, target) is not None:
-                return Outcome(refused=f"a clue points near it ({r.task.value}.{_RULE[r.task]})")
-        cand_up = self._ups[candidate]
-        for condition in r.conditions:
-            if condition in cand_up.clean and cand_up.depth.get(condition, 99) > 0:
-                return Outcome(refused="a kind of a condition the patient has")
-        if not cited:
-            return Outcome(refused="the clues point nowhere known (silence proves nothing)")
-        targets = sorted({t for t, _ in pointed})
-        what = "clues (drugs started, findings seen)" if r.task is Task.DIAGNOSIS else "conditions"
-        return Outcome(
-            justifications=[
-                Justification(
-                    rule=f"{r.task.value}.{_RULE[r.task]}",
-                    version=self.version,
-                    reason=f"the {what} are known to point at {_names(pointed)}; none of "
-                    "these lies in this option's neighbourhood",
-                    edges=cited[:MAX_CITED],
-                    sets=_sets(
-                        clue_targets=targets,
-                        clues=sorted({c for c, _ in r.clues}),
-                        neighbourhood=self.neighbourhood(candidate),
-                    ),
+        target_ups = [self._ups[t].clean for t in dict.fromkeys(t for t, _ in pointed)]
+        out = {}
+        for candidate in r.candidates:
+            hood = self._near_set(candidate)
+            cand_up = self._ups[candidate]
+            if any(hood & up for up in target_ups):
+                out[candidate] = Outcome(
+                    refused=f"a clue points near it ({r.task.value}.{_RULE[r.task]})"
                 )
-            ],
-            distance=self.distance(candidate, r.answer),
-        )
+            elif any(c in cand_up.clean and cand_up.depth.get(c, 99) > 0 for c in r.conditions):
+                out[candidate] = Outcome(refused="a kind of a condition the patient has")
+            elif not pointed:
+                out[candidate] = Outcome(
+                    refused="the clues point nowhere known (silence proves nothing)"
+                )
+            else:
+                out[candidate] = Outcome(
+                    distance=self.distance(candidate, r.answer),
+                    build=partial(self._pointer_reasons, r, pointed, hood),
+                )
+        return out
+
+    def _pointer_reasons(
+        self, r: Request, pointed: list[tuple[str, CitedEdge]], hood: frozenset[str]
+    ) -> list[Justification]:
+        what = "clues (drugs started, findings seen)" if r.task is Task.DIAGNOSIS else "conditions"
+        return [
+            Justification(
+                rule=f"{r.task.value}.{_RULE[r.task]}",
+                version=self.version,
+                reason=f"the {what} are known to point at {_names(pointed)}; none of "
+                "these lies in this option's neighbourhood",
+                edges=[e for _, e in pointed][:MAX_CITED],
+                sets=_sets(
+                    clue_targets=sorted({t for t, _ in pointed}),
+                    clues=sorted({c for c, _ in r.clues}),
+                    neighbourhood=sorted(hood),
+                ),
+            )
+        ]
 
 
 _RULE = {Task.DIAGNOSIS: "clues_elsewhere", Task.PROGNOSIS: "outcomes_elsewhere"}

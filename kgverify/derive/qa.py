@@ -374,9 +374,9 @@ POOL_ROLE = {Task.TREATMENT: "drug", Task.DIAGNOSIS: "condition", Task.PROGNOSIS
 
 class DistractorScreen:
     """Pools distractor candidates and keeps only those the graph proves wrong, for a page
-    of candidates at a time: graph guards, then the verification rules (a candidate any
-    rule supports is refused), then reviewer vetoes, then the justification rules
-    (kgverify/derive/justify.py): what is left has a stored positive reason."""
+    of candidates at a time: graph guards, reviewer vetoes, the justification rules
+    (kgverify/derive/justify.py), then the verification rules on what they admitted (a
+    candidate any rule supports is refused): what is left has a stored positive reason."""
 
     def __init__(
         self,
@@ -443,26 +443,17 @@ class DistractorScreen:
                         self.rejected[GUARD_REASONS[reason]] += 1
                     else:
                         guarded[(n, check["id"])] = check["name"] or check["id"]
-        triples: dict[Triple, list[tuple[int, str]]] = {}
-        for (n, d), _name in guarded.items():
-            for check in candidates[n].checks:
-                triples.setdefault(check.triple(d), []).append((n, d))
-        supported: dict[tuple[int, str], str] = {}
-        for chunk in batched(list(triples), 5_000):
-            for triple, paths in self.verifier.evidence_for(chunk).items():
-                support = [p for p in paths if p.stance == "support"]
-                if support:
-                    for hit in triples[triple]:
-                        supported.setdefault(hit, support[0].rule)
-        survivors: dict[int, list[str]] = {}
-        for (n, d), _name in guarded.items():
-            c = candidates[n]
-            if (n, d) in supported:
-                self.rejected[f"a rule supports it ({supported[(n, d)]})"] += 1
-            elif self.reviews.vetoed(c.task.value, c.topic, d):
-                self.rejected["vetoed by a reviewer"] += 1
-            else:
-                survivors.setdefault(n, []).append(d)
+        vetoed = {
+            (n, d)
+            for (n, d) in guarded
+            if self.reviews.vetoed(candidates[n].task.value, candidates[n].topic, d)
+        }
+        if vetoed:
+            self.rejected["vetoed by a reviewer"] += len(vetoed)
+        by_candidate: dict[int, list[str]] = {}
+        for n, d in guarded:
+            if (n, d) not in vetoed:
+                by_candidate.setdefault(n, []).append(d)
         requests = [
             Request(
                 task=c.task,
@@ -470,18 +461,59 @@ class DistractorScreen:
                 answer=c.answer,
                 clues=c.clues,
                 conditions=c.conditions,
-                candidates=survivors.get(n, []),
+                candidates=by_candidate.get(n, []),
             )
             for n, c in enumerate(candidates)
         ]
+        pending: dict[int, list[tuple[str, Outcome]]] = {}
         for n, outcomes in enumerate(self.justifier.judge(requests)):
             for d, outcome in outcomes.items():
                 if outcome.admissible:
-                    out[n].names[d] = guarded[(n, d)]
-                    out[n].outcomes[d] = outcome
+                    pending.setdefault(n, []).append((d, outcome))
                 else:
                     self.rejected[outcome.refused or "no justification"] += 1
+        seed = self.settings.derive_seed
+        for n, admitted in pending.items():
+            admitted.sort(key=lambda x: choice_order(seed, candidates[n], x[0], x[1]))
+        # The verification rules last, as a safety net on what the justification admitted
+        # (a candidate any rule supports is refused whatever else the graph says), in choice
+        # order and only until enough remain: most admitted candidates are never chosen.
+        need = (self.settings.derive_options - 1) * self.settings.derive_variants + 2
+        while pending:
+            batch = {n: admitted[:need] for n, admitted in pending.items()}
+            supported = self._supported(candidates, batch)
+            for n, tried in batch.items():
+                for d, outcome in tried:
+                    if (n, d) in supported:
+                        self.rejected[f"a rule supports it ({supported[(n, d)]})"] += 1
+                    else:
+                        out[n].names[d] = guarded[(n, d)]
+                        out[n].outcomes[d] = outcome
+            pending = {
+                n: admitted[need:]
+                for n, admitted in pending.items()
+                if admitted[need:] and len(out[n].names) < need
+            }
         return out
+
+    def _supported(
+        self, candidates: list[Candidate], batch: dict[int, list[tuple[str, Outcome]]]
+    ) -> dict[tuple[int, str], str]:
+        """(candidate, distractor) -> the rule that supports one of the candidate's checks
+        filled with the distractor, for the pairs in ``batch``."""
+        triples: dict[Triple, list[tuple[int, str]]] = {}
+        for n, tried in batch.items():
+            for d, _ in tried:
+                for check in candidates[n].checks:
+                    triples.setdefault(check.triple(d), []).append((n, d))
+        supported: dict[tuple[int, str], str] = {}
+        for chunk in batched(list(triples), 5_000):
+            for triple, paths in self.verifier.evidence_for(chunk).items():
+                support = [p for p in paths if p.stance == "support"]
+                if support:
+                    for hit in triples[triple]:
+                        supported.setdefault(hit, support[0].rule)
+        return supported
 
     def _pools(self, candidates: list[Candidate]) -> None:
         """Siblings and cousins of the answer (the nearest, and for drugs often the same
@@ -532,6 +564,14 @@ def _rank(seed: int, key: str, concept: str) -> str:
     return hashlib.sha256(f"{seed}:{key}:{concept}".encode()).hexdigest()
 
 
+def choice_order(
+    seed: int, candidate: Candidate, concept: str, outcome: Outcome
+) -> tuple[int, str]:
+    """Nearest to the answer first (hard but unambiguous), ties in a seeded order."""
+    distance = 99 if outcome.distance is None else outcome.distance
+    return (distance, _rank(seed, candidate.content_group, concept))
+
+
 def choose(
     candidate: Candidate, screened: Screened, seed: int, n_options: int, skip: int = 0
 ) -> list[tuple[str, str]] | None:
@@ -543,8 +583,7 @@ def choose(
     chosen: list[tuple[str, str]] = []
 
     def order(concept: str) -> tuple[int, str]:
-        distance = screened.outcomes[concept].distance
-        return (99 if distance is None else distance, _rank(seed, candidate.content_group, concept))
+        return choice_order(seed, candidate, concept, screened.outcomes[concept])
 
     for concept in sorted(screened.names, key=order)[skip:]:
         name = screened.names[concept]

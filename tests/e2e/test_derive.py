@@ -381,7 +381,7 @@ def test_planted_bad_distractors_are_refused_with_their_reason(
     assert treated.names == {} and diagnosed.names == {}
     assert screen.rejected == Counter(
         {
-            "a rule supports it (direct.support)": 1,
+            "it may treat a condition near the item's (treatment.indications_elsewhere)": 1,
             "the patient has it": 1,
             "the answer or a synonym of it": 1,
             "an ancestor of the answer": 1,
@@ -605,3 +605,83 @@ def test_cli_derive_reports_json_and_reads_well(derived: Derived, tmp_path: Path
     assert "39 fact sheets" in table.output and "Facts per section" in table.output
     bad = runner.invoke(cli, ["derive", "qa", "-o", str(tmp_path / "x"), "--task", "nope"])
     assert bad.exit_code == 2 and "nope" in bad.output
+
+
+def test_lineage_and_prov_show_every_justification(derived: Derived) -> None:
+    from rdflib import Graph as RDFGraph
+    from rdflib import Literal
+    from rdflib.namespace import RDF, RDFS
+
+    from kgverify.api import export_prov, lineage
+    from kgverify.audit.prov import KGV
+
+    item = next(i for i in derived.items if i.task is Task.TREATMENT)
+    found = lineage(item.item_id, settings=derived.settings, graph=derived.graph)
+    assert found.why_wrong == item.why_wrong
+    assert found.releases == item.releases and found.policy == item.policy
+    prov = RDFGraph().parse(
+        data=export_prov(item.item_id, settings=derived.settings, graph=derived.graph)
+    )
+    justifications = set(prov.subjects(RDF.type, KGV.Justification))
+    assert len(justifications) == sum(len(w.justifications) for w in item.why_wrong)
+    edge = item.why_wrong[0].justifications[0].edges[0]
+    label = f"{edge.start_name} {edge.type} {edge.end_name} according to {edge.source} in "
+    assert (None, RDFS.label, Literal(label + str(edge.release))) in prov
+    assert {str(o) for o in prov.objects(None, KGV.release)} == set(item.releases)
+
+
+# -- the review loop's effect on derivation (kept last: it changes what derives) ----------
+
+
+def test_a_review_import_changes_the_next_derivation(derived: Derived, tmp_path: Path) -> None:
+    """Export review pages, veto one distractor, reject one item and judge one relation
+    false, import the sheet: the next derivation never uses the vetoed distractor for that
+    task and topic, does not produce the rejected content, leaves out items resting on the
+    false relation, and says so in its report and dataset card. Reviews are removed after."""
+    import csv
+
+    from kgverify.api import review_export, review_import
+
+    settings, graph = derived.settings, derived.graph
+    treatment = sorted(
+        (i for i in derived.items if i.task is Task.TREATMENT), key=lambda i: i.item_id
+    )
+    vetoed_item, rejected_item, false_item = treatment[0], treatment[1], treatment[2]
+    veto = vetoed_item.why_wrong[0]
+    export = review_export(tmp_path / "review", qa=derived.first, settings=settings, graph=graph)
+    assert sum(export.exported.values()) == len(derived.items)
+    sheet = tmp_path / "review" / "sheet.csv"
+    with sheet.open(encoding="utf-8") as handle:
+        table = list(csv.DictReader(handle))
+    for row in table:
+        if row["item_id"] == vetoed_item.item_id:
+            row["veto_labels"], row["veto_reason"] = veto.label, "a defensible answer"
+        if row["item_id"] == rejected_item.item_id:
+            row["decision"] = "reject"
+        if row["item_id"] == false_item.item_id:
+            row["relation_decisions"] = f"{false_item.basis[0]}=false"
+    with sheet.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(table[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(table)
+    imported = review_import(sheet, reviewer="test-clinician", settings=settings, graph=graph)
+    assert imported.rejected == 0 and imported.imported >= 3
+    try:
+        report = derive_qa(tmp_path / "qa", settings=settings, graph=graph, write=False)
+        items = list(read_items(tmp_path / "qa"))
+        assert report.distractors_rejected.get("vetoed by a reviewer", 0) >= 1
+        assert report.skipped.get("treatment: rejected by a reviewer") == 1
+        assert report.filtered.get("judged false by a reviewer") == 1
+        for item in items:
+            if item.task is Task.TREATMENT and item.topic == vetoed_item.topic:
+                assert veto.concept_id not in {o.concept_id for o in item.options}
+            assert false_item.basis[0] not in item.basis
+        assert rejected_item.content_key not in {i.content_key for i in items}
+        card = (tmp_path / "qa" / "README.md").read_text()
+        assert "Review state: " in card and "reject 1" in card and "veto 1" in card
+    finally:
+        graph._driver.execute_query(
+            "MATCH (r:Review) DETACH DELETE r WITH count(*) AS n "
+            "MATCH (a:Assertion) WHERE a.review IS NOT NULL REMOVE a.review, a.review_id"
+        )
+        derive_qa(tmp_path / "again", settings=settings, graph=graph)
