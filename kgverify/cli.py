@@ -662,6 +662,15 @@ def print_derive_report(result: dict[str, Any]) -> None:
     console.print(_counts("Kept out of derivation", result["filtered"], "reason"))
     console.print(_counts("Item candidates dropped", result["skipped"], "reason"))
     console.print(_counts("Distractors rejected", result["distractors_rejected"], "reason"))
+    console.print(_counts("Why the chosen distractors are wrong", result["justifications"], "rule"))
+    console.print(
+        _counts("Chosen distractors per distance to the topic", result["difficulty"], "is-a steps")
+    )
+    console.print(
+        f"Releases: {', '.join(result['releases']) or 'none'}; filter {result['policy']}; "
+        f"{result['patients_in_several_splits']} patients have items in several splits "
+        "(splits are by clinical content)"
+    )
 
 
 def print_facts_report(result: dict[str, Any]) -> None:

@@ -1,11 +1,14 @@
-"""Small read helpers for assertions in the e2e tests (test code, not engine queries)."""
+"""Small helpers for the e2e tests (test code, not engine queries): reads for assertions,
+and the template chain on the sample EHR that the derivation tests start from."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 from typing import Any
 
+from kgverify.config import Settings
 from kgverify.graph import Graph
 
 VOLATILE = {"started_at", "finished_at", "report", "seconds"}
@@ -103,3 +106,16 @@ def differences(a: Graph, b: Graph, limit: int = 5) -> list[str]:
         if len(found) >= limit:
             break
     return found
+
+
+def verified_sample_ehr(graph: Graph, settings: Settings, tmp: Path) -> None:
+    """The sample EHR ingested, its template relations extracted and verified (written
+    back), on a graph that holds the sample vocabularies: what derivation reads."""
+    from kgverify.api import extract_relations, ingest_source, sample_path, verify_relations_file
+
+    eunomia = sample_path("omop", "eunomia_sample")
+    ingest_source("omop", eunomia, settings=settings, graph=graph)
+    extracted = extract_relations("omop", eunomia, tmp / "relations.jsonl", settings=settings)
+    verify_relations_file(
+        Path(extracted["out"]), tmp / "verdicts.jsonl", settings=settings, graph=graph
+    )

@@ -20,11 +20,7 @@ from click.testing import CliRunner
 from kgverify.api import (
     derive_facts,
     derive_qa,
-    extract_relations,
-    ingest_source,
     open_verifier,
-    sample_path,
-    verify_relations_file,
 )
 from kgverify.cli import cli
 from kgverify.config import Settings
@@ -34,7 +30,7 @@ from kgverify.derive.qa import Candidate, DistractorScreen, candidates_for
 from kgverify.derive.records import PatientRecord, read_records
 from kgverify.graph import Graph
 from kgverify.verify.verifier import Verifier
-from tests.e2e.helpers import rows, value
+from tests.e2e.helpers import rows, value, verified_sample_ehr
 
 pytestmark = pytest.mark.neo4j
 
@@ -55,14 +51,7 @@ def derived(
     sample_graph: Graph, sample_settings: Settings, tmp_path_factory: pytest.TempPathFactory
 ) -> Derived:
     tmp = tmp_path_factory.mktemp("derive")
-    eunomia = sample_path("omop", "eunomia_sample")
-    ingest_source("omop", eunomia, settings=sample_settings, graph=sample_graph)
-    extracted = extract_relations(
-        "omop", eunomia, tmp / "relations.jsonl", settings=sample_settings
-    )
-    verify_relations_file(
-        Path(extracted["out"]), tmp / "verdicts.jsonl", settings=sample_settings, graph=sample_graph
-    )
+    verified_sample_ehr(sample_graph, sample_settings, tmp)
     first = derive_qa(tmp / "qa1", settings=sample_settings, graph=sample_graph)
     second = derive_qa(tmp / "qa2", settings=sample_settings, graph=sample_graph)
     assert second.model_dump(exclude={"seconds", "out"}) == first.model_dump(
@@ -476,33 +465,17 @@ def test_justification_rules_refuse_planted_ambiguous_distractors(
         Request(Task.TREATMENT, HYPERTENSION, LISINOPRIL, [], [], [silent]),
     )
     assert unknown.refused == "no known indication or contraindication (silence proves nothing)"
+
     # Diagnosis: celecoxib started points at osteoarthritis and rheumatoid arthritis, so
     # osteoporosis (another musculoskeletal disorder) is not a defensible wrong answer.
-    near = _judge(
-        derived,
-        verifier,
-        Request(
-            Task.DIAGNOSIS,
-            "SNOMEDCT:396275006",
-            "SNOMEDCT:396275006",
-            [(CELECOXIB, "treats")],
-            [],
-            [OSTEOPOROSIS],
-        ),
-    )
+    def as_osteoarthritis_distractor(candidate: str) -> Outcome:
+        oa = "SNOMEDCT:396275006"
+        request = Request(Task.DIAGNOSIS, oa, oa, [(CELECOXIB, "treats")], [], [candidate])
+        return _judge(derived, verifier, request)
+
+    near = as_osteoarthritis_distractor(OSTEOPOROSIS)
     assert near.refused == "a clue points near it (diagnosis.clues_elsewhere)"
-    far = _judge(
-        derived,
-        verifier,
-        Request(
-            Task.DIAGNOSIS,
-            "SNOMEDCT:396275006",
-            "SNOMEDCT:396275006",
-            [(CELECOXIB, "treats")],
-            [],
-            ["SNOMEDCT:38822007"],  # cystitis
-        ),
-    )
+    far = as_osteoarthritis_distractor("SNOMEDCT:38822007")  # cystitis
     assert far.admissible and far.justifications[0].rule == "diagnosis.clues_elsewhere"
     assert far.justifications[0].set_of("clue_targets")
 

@@ -20,13 +20,9 @@ from click.testing import CliRunner
 from kgverify.api import (
     audit,
     derive_qa,
-    extract_relations,
-    ingest_source,
     review_export,
     review_import,
     review_state,
-    sample_path,
-    verify_relations_file,
 )
 from kgverify.cli import cli
 from kgverify.config import Settings
@@ -36,7 +32,7 @@ from kgverify.graph import Graph
 from kgverify.review import COLUMNS, ReviewExportReport, ReviewImportReport, ReviewSheetError
 from kgverify.review.export import pick
 from kgverify.verify.reverify import REVIEW_FLAG_PREFIX
-from tests.e2e.helpers import fingerprint, rows, value
+from tests.e2e.helpers import fingerprint, rows, value, verified_sample_ehr
 
 pytestmark = pytest.mark.neo4j
 
@@ -56,14 +52,7 @@ def derived(
     sample_graph: Graph, sample_settings: Settings, tmp_path_factory: pytest.TempPathFactory
 ) -> Derived:
     tmp = tmp_path_factory.mktemp("review")
-    eunomia = sample_path("omop", "eunomia_sample")
-    ingest_source("omop", eunomia, settings=sample_settings, graph=sample_graph)
-    extracted = extract_relations(
-        "omop", eunomia, tmp / "relations.jsonl", settings=sample_settings
-    )
-    verify_relations_file(
-        Path(extracted["out"]), tmp / "verdicts.jsonl", settings=sample_settings, graph=sample_graph
-    )
+    verified_sample_ehr(sample_graph, sample_settings, tmp)
     derive_qa(tmp / "qa", settings=sample_settings, graph=sample_graph)
     items = list(read_items(tmp / "qa"))
     assert len(items) >= 10
