@@ -117,7 +117,10 @@ class Outcome:
     are not chosen, and building their records is most of the cost."""
 
     refused: str | None = None  # report key
-    distance: int | None = None
+    distance: int | None = None  # is-a steps to the topic through any shared ancestor
+    # The same through a shared non-hub ancestor only: what "near in the graph" means for
+    # choosing (two disorders that meet only at "Disease" are not near); None when none.
+    closeness: int | None = None
     build: Callable[[], list[Justification]] | None = None
     _built: list[Justification] | None = field(default=None, repr=False)
 
@@ -217,11 +220,12 @@ class Justifier:
             return None
         return min(shared, key=lambda a: (mine.depth[a] + theirs.depth.get(a, 99), a))
 
-    def distance(self, a: str, b: str) -> int | None:
-        """Fewest is-a steps between two concepts through a shared ancestor (hubs allowed)."""
+    def distance(self, a: str, b: str, *, clean: bool = False) -> int | None:
+        """Fewest is-a steps between two concepts through a shared ancestor (hubs allowed;
+        ``clean``: only through ancestors both reach without passing a hub)."""
         ua, ub = self._ups[a], self._ups[b]
-        shared = ua.depth.keys() & ub.depth.keys()
-        return min((ua.depth[x] + ub.depth[x] for x in shared), default=None)
+        shared = ua.clean & ub.clean if clean else ua.depth.keys() & ub.depth.keys()
+        return min((ua.depth[x] + ub.depth[x] for x in shared if x in ua.depth), default=None)
 
     # -- judging -------------------------------------------------------------------------------
 
@@ -298,10 +302,11 @@ class Justifier:
                         refused="no known indication or contraindication (silence proves nothing)"
                     )
                     continue
-                distances = [self.distance(e.end, condition) for e in drug.indications]
-                known = [d for d in distances if d is not None]
                 out[candidate] = Outcome(
-                    distance=min(known) if known else None,
+                    distance=_least(self.distance(e.end, condition) for e in drug.indications),
+                    closeness=_least(
+                        self.distance(e.end, condition, clean=True) for e in drug.indications
+                    ),
                     build=partial(
                         self._treatment_reasons, drug, ci, hood, treaters, treater_classes
                     ),
@@ -374,6 +379,7 @@ class Justifier:
             else:
                 out[candidate] = Outcome(
                     distance=self.distance(candidate, r.answer),
+                    closeness=self.distance(candidate, r.answer, clean=True),
                     build=partial(self._pointer_reasons, r, pointed, hood),
                 )
         return out
@@ -399,6 +405,10 @@ class Justifier:
 
 
 _RULE = {Task.DIAGNOSIS: "clues_elsewhere", Task.PROGNOSIS: "outcomes_elsewhere"}
+
+
+def _least(values: Iterable[int | None]) -> int | None:
+    return min((v for v in values if v is not None), default=None)
 
 
 def _sets(**named: list[str]) -> list[ConceptSet]:

@@ -567,9 +567,11 @@ def _rank(seed: int, key: str, concept: str) -> str:
 def choice_order(
     seed: int, candidate: Candidate, concept: str, outcome: Outcome
 ) -> tuple[int, str]:
-    """Nearest to the answer first (hard but unambiguous), ties in a seeded order."""
-    distance = 99 if outcome.distance is None else outcome.distance
-    return (distance, _rank(seed, candidate.content_group, concept))
+    """Nearest to the answer first (hard but unambiguous): the fewest is-a steps through a
+    shared non-hub ancestor; candidates that meet the topic only at general concepts, and
+    ties, in a seeded order (so no one far-away concept serves every item)."""
+    closeness = 99 if outcome.closeness is None else outcome.closeness
+    return (closeness, _rank(seed, candidate.content_group, concept))
 
 
 def choose(
