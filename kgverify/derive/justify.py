@@ -446,7 +446,7 @@ def recheck_items(justifier: Justifier, items: list[dict[str, Any]]) -> dict[str
         requests.append(
             Request(
                 task=Task(item["task"]),
-                topic=item["topic"] or item["answer"],
+                topic=item["topic"],
                 answer=item["answer"],
                 clues=clues,
                 conditions=[],

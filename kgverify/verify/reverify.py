@@ -291,7 +291,8 @@ class Reverifier:
         ]
         touched = self._touched(rows, report.run) if changed and rows else set()
         ids = {pairs[n][0]["id"] for n in touched}
-        todo = [i for i in items if i["id"] in ids or not i["standing"]]
+        # Items derived before justifications existed have no topic: nothing to re-judge.
+        todo = [i for i in items if i["topic"] and (i["id"] in ids or not i["standing"])]
         report.justification_checks += len(todo)
         return self.justify(todo) if todo else {}
 
