@@ -420,18 +420,19 @@ def _name(drug: DrugProfile) -> str:
 
 
 def _names_of(edges: Iterable[CitedEdge]) -> str:
-    names = list(dict.fromkeys(e.end_name or e.end for e in edges))
-    shown = ", ".join(names[:6])
-    return shown + (f" and {len(names) - 6} more" if len(names) > 6 else "")
+    """Names of the edges' ends."""
+    return _names([(e.end, e) for e in edges])
 
 
 def _names(pointed: list[tuple[str, CitedEdge]]) -> str:
-    """Names of the targets, whichever end of their edge they are."""
+    """Names of the targets, whichever end of their edge they are: the first six, distinct,
+    and how many more."""
     names: dict[str, str] = {}
     for target, e in pointed:
         names.setdefault(target, (e.end_name if e.end == target else e.start_name) or target)
-    shown = ", ".join(list(names.values())[:6])
-    return shown + (f" and {len(names) - 6} more" if len(names) > 6 else "")
+    distinct = list(dict.fromkeys(names.values()))  # a UMLS and a SNOMED CT namesake once
+    shown = ", ".join(distinct[:6])
+    return shown + (f" and {len(distinct) - 6} more" if len(distinct) > 6 else "")
 
 
 def recheck_items(justifier: Justifier, items: list[dict[str, Any]]) -> dict[str, dict[str, str]]:

@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from kgverify.config import Settings
 from kgverify.derive.justify import Justifier, Outcome, Request
@@ -38,6 +38,7 @@ from kgverify.derive.templates import describe_context, describe_patient, templa
 from kgverify.extract.relation import Predicate
 from kgverify.graph.driver import Graph, batched
 from kgverify.link.normalize import exact_key
+from kgverify.review.state import ReviewState
 from kgverify.verify.rules import SUPPORT
 from kgverify.verify.verifier import Triple, Verifier
 
@@ -344,22 +345,6 @@ def _prognosis(
 # -- distractors ------------------------------------------------------------------------------
 
 
-class Reviews(Protocol):
-    """What derivation reads of the clinicians' adjudications (kgverify.review.state)."""
-
-    def vetoed(self, task: str, topic: str, concept: str) -> str | None: ...
-
-    def rejected(self, content_key: str) -> str | None: ...
-
-
-class NoReviews:
-    def vetoed(self, task: str, topic: str, concept: str) -> str | None:
-        return None
-
-    def rejected(self, content_key: str) -> str | None:
-        return None
-
-
 @dataclass
 class Screened:
     """A candidate's admissible distractors: id -> (name, outcome with its justifications)."""
@@ -383,15 +368,14 @@ class DistractorScreen:
         graph: Graph,
         verifier: Verifier,
         settings: Settings,
-        reviews: Reviews | None = None,
+        reviews: ReviewState | None = None,
     ) -> None:
         self.graph = graph
         self.verifier = verifier
         self.settings = settings
-        self.reviews = reviews or NoReviews()
+        self.reviews = reviews or ReviewState([])
         self.justifier = Justifier(graph, verifier.hubs, settings.derive_near_depth)
         self.rejected: Counter[str] = Counter()
-        self.justified: Counter[str] = Counter()
         self._known: dict[tuple[str, str], list[str]] = {}
 
     def known_pool(self, task: Task, namespace: str) -> list[str]:
