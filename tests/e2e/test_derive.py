@@ -643,7 +643,8 @@ def test_a_review_import_changes_the_next_derivation(derived: Derived, tmp_path:
         report = derive_qa(tmp_path / "qa", settings=settings, graph=graph, write=False)
         items = list(read_items(tmp_path / "qa"))
         assert report.distractors_rejected.get("vetoed by a reviewer", 0) >= 1
-        assert report.skipped.get("treatment: rejected by a reviewer") == 1
+        # Every candidate of the rejected content is refused (other patients may share it).
+        assert report.skipped.get("treatment: rejected by a reviewer", 0) >= 1
         assert report.filtered.get("judged false by a reviewer") == 1
         for item in items:
             if item.task is Task.TREATMENT and item.topic == vetoed_item.topic:
