@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, cast
 
 from pydantic import ValidationError
 
@@ -23,12 +23,14 @@ from kgverify.errors import ConfigError
 from kgverify.graph.driver import Graph
 from loaders import LoadOptions, LoadReport, get_loader
 from loaders.pipeline import ProgressFactory, load, no_progress
-from loaders.report import RejectSink
+from loaders.report import RejectSink, open_private, private_dir
 
 if TYPE_CHECKING:
     from kgverify.audit import Audit, Lineage
     from kgverify.derive import DeriveReport, FactsReport
     from kgverify.ehr.model import Trajectory
+    from kgverify.extract.relation import CandidateRelation
+    from kgverify.jsonl import BadLine
     from kgverify.link.index import IndexInfo
     from kgverify.link.linker import Linker
     from kgverify.link.relations import Contexts, LinkReport
@@ -99,6 +101,11 @@ def read_trajectories(
     return readers[source](Path(path), ledger, salt=settings.salt())
 
 
+def _cache_rejects(settings: Settings) -> Path:
+    """The cache's rejects folder, owner-only: its files hold raw patient rows."""
+    return private_dir(settings.cache_dir / "rejects")
+
+
 def ingest_source(
     source: str,
     path: str | Path,
@@ -117,16 +124,27 @@ def ingest_source(
     from kgverify.ehr.ingest import ingest
 
     settings = settings or Settings()
-    sink = RejectSink(rejects_path or settings.cache_dir / "rejects" / f"ingest-{source}.jsonl")
+    sink = RejectSink(rejects_path or _cache_rejects(settings) / f"ingest-{source}.jsonl")
     ledger = Ledger(sink)
     own = graph is None
     g = graph or Graph.connect(settings)
+
+    def refused(kind: str, row: dict[str, Any], reason: str) -> None:
+        # Read and converted, but refused by the database: the rejects file names the row.
+        from loaders.report import RejectedRow
+
+        where = f"source row {row['source_row']}" if row.get("source_row") else row["id"]
+        file = f"{source}:{row.get('source_table') or kind}"
+        reason = f"{kind} not written: {reason}"
+        sink.write(RejectedRow(file=file, line=None, reason=reason, text=str(where)[:300]))
+
     try:
         report = ingest(
             read_trajectories(source, path, ledger, settings),
             g,
             batch_size=settings.batch_size,
             on_patient=on_patient,
+            on_refused=refused,
         )
     finally:
         sink.close()
@@ -167,7 +185,7 @@ def extract_relations(
     from kgverify.extract import ExtractionFailure, write_relations
 
     settings = settings or Settings()
-    sink = RejectSink(rejects_path or settings.cache_dir / "rejects" / f"extract-{source}.jsonl")
+    sink = RejectSink(rejects_path or _cache_rejects(settings) / f"extract-{source}.jsonl")
     ledger = Ledger(sink)
     per_predicate: Counter[str] = Counter()
     counter = {"patients": 0, "failures": 0}
@@ -199,7 +217,7 @@ def extract_relations(
             yield proposal
 
     try:
-        with failures_path.open("w", encoding="utf-8") as failures:
+        with open_private(failures_path) as failures:  # raw model answers: patient text
             written = write_relations(relations(failures), out)
     finally:
         sink.close()
@@ -316,18 +334,27 @@ def link_relations_file(
     loaded vocabularies and write ``LinkedRelation`` JSONL to ``out`` (replaced only when
     the run completes). ``trajectories`` (JSONL) gives note text for abbreviations. Bad
     lines go, with their line number, to the rejects file."""
-    from kgverify.extract.relation import read_relations
+    from kgverify.firstseen import FirstSeen
     from kgverify.link.model import write_linked
     from kgverify.link.relations import Contexts, LinkReport, link_relations
+    from kgverify.verify.report import read_relations_any
 
     settings = settings or Settings()
     report = LinkReport(out=str(out))
     contexts = Contexts.from_file(trajectories) if trajectories is not None else None
-    with _file_run(relations, out, rejects_path) as run, _graph(settings, graph) as g:
+    with (
+        _file_run(relations, out, rejects_path) as run,
+        _graph(settings, graph) as g,
+        FirstSeen() as seen,
+    ):
         linker = open_linker(settings, g, rebuild=rebuild_index)
         try:
             linked = link_relations(
-                read_relations(relations),
+                # A repeated relation_id is a rejected line: ids stay one relation each.
+                cast(
+                    "Iterator[CandidateRelation | BadLine]",
+                    read_relations_any(relations, seen=seen, candidates_only=True),
+                ),
                 linker,
                 report,
                 contexts=contexts,
@@ -384,18 +411,24 @@ def verify_relations_file(
     ``write`` is false. Bad lines go, with their line number, to the rejects file."""
     import time
 
+    from kgverify.firstseen import FirstSeen
     from kgverify.link.relations import Contexts
-    from kgverify.verify.model import write_verdicts
+    from kgverify.verify.model import Verdict, write_verdicts
     from kgverify.verify.report import VerifyReport, read_relations_any
 
     settings = settings or Settings()
     report = VerifyReport(out=str(out))
     contexts = Contexts.from_file(trajectories) if trajectories is not None else None
     started = time.perf_counter()
-    with _file_run(relations, out, rejects_path) as run, _graph(settings, graph) as g:
+    with (
+        _file_run(relations, out, rejects_path) as run,
+        _graph(settings, graph) as g,
+        FirstSeen() as seen,
+    ):
 
         def good() -> Iterator[Any]:
-            for item in read_relations_any(relations):
+            # A repeated relation_id is a rejected line, so one line is one assertion.
+            for item in read_relations_any(relations, seen=seen):
                 report.read += 1
                 if isinstance(item, tuple):
                     report.rejected += 1
@@ -405,10 +438,18 @@ def verify_relations_file(
                 if progress is not None:
                     progress(report.read)
 
+        def refused(verdict: Verdict, reason: str) -> None:
+            # Verified but not in the graph: the rejects file says which line and why.
+            line = seen.line_of(verdict.relation_id)
+            run.reject(line, f"assertion not written: {reason}", verdict.relation.model_dump_json())
+
         with open_verifier(settings, g, write=write, contexts=contexts) as verifier:
+            verifier.on_refused = refused
             verdicts = verifier.iter_verify(good(), _relation_batch(settings))
             write_verdicts(report.count(verdicts), run.partial)
     report.written = verifier.written
+    report.not_written = verifier.not_written
+    report.not_written_reasons = dict(sorted(verifier.not_written_reasons.items()))
     report.unknown_patients = verifier.unknown_patients
     report.unknown_encounters = verifier.unknown_encounters
     report.link = verifier.link_report if verifier.link_report.read else None
@@ -602,10 +643,12 @@ class _FileRun:
         self.partial = out.with_name(out.name + ".partial")
         self.sink = RejectSink(rejects_path or out.with_suffix(".rejects.jsonl"))
 
-    def reject(self, line: int, reason: str) -> None:
+    def reject(self, line: int, reason: str, text: str = "") -> None:
+        """One bad input line; ``text`` is the raw line, cut like every reject's text."""
         from loaders.report import RejectedRow
 
-        self.sink.write(RejectedRow(file=str(self.relations), line=line, reason=reason, text=""))
+        row = RejectedRow(file=str(self.relations), line=line, reason=reason, text=text[:300])
+        self.sink.write(row)
 
     @property
     def rejects(self) -> str | None:

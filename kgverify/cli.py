@@ -21,7 +21,12 @@ from rich.table import Table
 
 from kgverify.__about__ import __version__
 from kgverify.config import Settings
-from kgverify.errors import KgverifyError, RejectThresholdError
+from kgverify.errors import (
+    ConfigError,
+    KgverifyError,
+    RejectThresholdError,
+    ReleaseGuardError,
+)
 
 
 def _console(stream: str) -> Console:
@@ -125,13 +130,30 @@ def model_calls_progress(*, enabled: bool) -> Iterator[Callable[[int, int], None
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="kgverify")
-@click.option("-v", "--verbose", count=True, help="Log progress (-v) or debug detail (-vv).")
+@click.option(
+    "-v",
+    "--verbose",
+    count=True,
+    help="Log progress (-v) or debug detail (-vv); -vvv adds the Neo4j driver's and the LLM "
+    "client's traffic, which carries patient values.",
+)
 def cli(verbose: int) -> None:
     """kgverify: judge LLM-extracted clinical relations against UMLS, SNOMED CT and RxNorm.
 
     Connection: NEO4J_URI, NEO4J_USER, NEO4J_PASSWORD (unset: the local server of
     `kgverify neo4j start`). Other settings: KGVERIFY_* variables (see docs/configuration.md).
     """
+    configure_logging(verbose)
+
+
+# Libraries whose DEBUG log holds statement parameters or request bodies (pseudonyms, dated
+# diagnoses, note text), and whose retry / dead-connection lines would precede the error line.
+WIRE_LOGGERS = ("neo4j", "openai", "httpx", "httpcore")
+
+
+def configure_logging(verbose: int) -> None:
+    """Our progress at -v, detail at -vv; the wire loggers stay at WARNING up to -vv and are
+    silent by default (so a failure prints only its `error:` line); -vvv opens everything."""
     if verbose:
         logging.basicConfig(
             level=logging.DEBUG if verbose > 1 else logging.INFO,
@@ -140,6 +162,17 @@ def cli(verbose: int) -> None:
         )
         # nmslib logs its whole factory registry and every parameter at INFO.
         logging.getLogger("nmslib").setLevel(logging.DEBUG if verbose > 2 else logging.WARNING)
+    if verbose > 2:
+        for name in WIRE_LOGGERS:
+            logging.getLogger(name).setLevel(logging.NOTSET)
+        logging.getLogger("kgverify").warning(
+            "-vvv: driver and LLM client traffic is logged, patient values included"
+        )
+        return
+    # Above CRITICAL: not even Python's last-resort handler prints them.
+    quiet = logging.WARNING if verbose else logging.CRITICAL + 1
+    for name in WIRE_LOGGERS:
+        logging.getLogger(name).setLevel(quiet)
 
 
 # -- neo4j ------------------------------------------------------------------------------------
@@ -148,19 +181,37 @@ def neo4j() -> None:
     """Run the local Neo4j Community 5.26 server (with APOC), bound to 127.0.0.1."""
 
 
+def _external_uri_note(settings: Settings) -> str:
+    """With NEO4J_URI set, commands use that server: say so next to the local one's details."""
+    if not settings.neo4j_uri:
+        return ""
+    return f"; NEO4J_URI is set, so kgverify commands use {settings.neo4j_uri}, not this server"
+
+
+def _password_note(password_file: str | None) -> str:
+    if password_file is None:
+        return "no password file yet"
+    return f"user neo4j, password in {password_file}"
+
+
 @neo4j.command("start")
 @json_option
 def neo4j_start(as_json: bool) -> None:
-    """Build (first time), start and wait until Bolt answers; no-op if already running."""
+    """Build (first time), start and wait until Bolt answers; no-op if already running.
+
+    After an unclean stop the database replays its transaction log first; the wait goes on
+    while that moves (KGVERIFY_START_TIMEOUT_S bounds the time without progress).
+    """
     from kgverify.server import LocalServer
 
-    status = LocalServer(Settings()).start()
+    settings = Settings()
+    status = LocalServer(settings).start(on_progress=lambda line: click.echo(line, err=True))
     emit(
-        status.as_dict(),
+        {**status.as_dict(), "neo4j_uri": settings.neo4j_uri},
         as_json,
         lambda: click.echo(
             f"Neo4j running at {status.uri} (pid {status.pid}, APOC {status.apoc}); "
-            f"user neo4j, password in {status.password_file}"
+            f"{_password_note(status.password_file)}{_external_uri_note(settings)}"
         ),
     )
 
@@ -185,15 +236,25 @@ def neo4j_status(as_json: bool) -> None:
     """Say whether the local server runs, where, and with which data folder."""
     from kgverify.server import LocalServer
 
-    status = LocalServer(Settings()).status()
+    settings = Settings()
+    status = LocalServer(settings).status()
+    if status.running:
+        line = (
+            f"running at {status.uri} (pid {status.pid}), data in {status.home}; "
+            f"{_password_note(status.password_file)}"
+        )
+    elif status.starting:
+        doing = f"recovering its database: {status.recovery}" if status.recovery else "starting"
+        line = (
+            f"not answering yet (pid {status.pid}, {doing}); `kgverify neo4j start` waits "
+            f"for it; data in {status.home}"
+        )
+    else:
+        line = f"not running (data in {status.home})"
     emit(
-        status.as_dict(),
+        {**status.as_dict(), "neo4j_uri": settings.neo4j_uri},
         as_json,
-        lambda: click.echo(
-            f"running at {status.uri} (pid {status.pid}), data in {status.home}"
-            if status.running
-            else f"not running (data in {status.home})"
-        ),
+        lambda: click.echo(line + _external_uri_note(settings)),
     )
     if not status.running:
         sys.exit(1)
@@ -220,6 +281,17 @@ def neo4j_status(as_json: bool) -> None:
 @click.option("--include-suppressed", is_flag=True, help="Keep suppressible and obsolete atoms.")
 @click.option("--release", help="Release version, when it cannot be read from the files.")
 @click.option("--force", is_flag=True, help="Load even a release older than the current one.")
+@click.option(
+    "--allow-retire",
+    is_flag=True,
+    help="Retire what the release drops even beyond --max-retire-share (else it is held).",
+)
+@click.option(
+    "--max-retire-share",
+    type=click.FloatRange(0, 1),
+    help="Hold (exit 4) a release that would retire more than this share, or whose files "
+    "shrank by more [default: 0.05].",
+)
 @click.option("--batch-size", type=click.IntRange(1, 1_000_000), help="Rows per write.")
 @click.option(
     "--max-reject-share",
@@ -241,6 +313,8 @@ def load_command(
     include_suppressed: bool,
     release: str | None,
     force: bool,
+    allow_retire: bool,
+    max_retire_share: float | None,
     batch_size: int | None,
     max_reject_share: float | None,
     rejects: Path | None,
@@ -252,6 +326,11 @@ def load_command(
     Every row is loaded, skipped by an option (counted), or rejected with its file, line and
     reason (written to the rejects file). Loading the same release twice changes nothing;
     a newer release updates names and relations and marks dropped concepts retired.
+
+    Exit codes: 0 loaded; 2 refused before writing (missing or empty files, an older
+    release); 3 too many rows rejected (nothing retired); 4 stopped by the release guard:
+    files much shorter than the current release's (nothing written) or it would retire more
+    than --max-retire-share (held: rows written, nothing retired; see --allow-retire).
     """
     from kgverify.api import load_vocabulary
 
@@ -260,6 +339,8 @@ def load_command(
         overrides["batch_size"] = batch_size
     if max_reject_share is not None:
         overrides["max_reject_share"] = max_reject_share
+    if max_retire_share is not None:
+        overrides["max_retire_share"] = max_retire_share
     settings = Settings(**overrides)
     try:
         report = load_vocabulary(
@@ -274,9 +355,11 @@ def load_command(
             include_suppressed=include_suppressed,
             release=release,
             force=force,
+            allow_retire=allow_retire,
         )
-    except RejectThresholdError as exc:
-        print_load_report(exc.report.model_dump(), as_json)  # type: ignore[attr-defined]
+    except (RejectThresholdError, ReleaseGuardError) as exc:
+        if exc.report is not None:  # rows were written: say what happened to them
+            print_load_report(exc.report.model_dump(), as_json)  # type: ignore[attr-defined]
         raise
     print_load_report(report.model_dump(), as_json)
 
@@ -290,10 +373,17 @@ def print_load_report(report: dict[str, Any], as_json: bool) -> None:
         _console("stdout").print(
             table(f"{report['release']} ({report['mode']}, {report['seconds']} s)", rows)
         )
-        _console("stdout").print(
-            f"retired: {report['retired_concepts']} concepts, "
-            f"{report['retired_relationships']} relationships"
-        )
+        if report["status"] == "held":
+            _console("stdout").print(
+                f"held, nothing retired; it would retire {report['would_retire_concepts']} "
+                f"concepts ({', '.join(report['would_retire_examples'][:5])} ...) and "
+                f"{report['would_retire_relationships']} relationships"
+            )
+        else:
+            _console("stdout").print(
+                f"retired: {report['retired_concepts']} concepts, "
+                f"{report['retired_relationships']} relationships"
+            )
         if report["rejects_path"]:
             _console("stdout").print(f"rejected rows: {report['rejects_path']}")
 
@@ -550,6 +640,7 @@ def print_verify_report(result: dict[str, Any]) -> None:
     console.print(
         f"{result['verified']} relations verified -> {result['out']}; {result['passed']} pass "
         f"the filter; {result['written']} assertions written"
+        + (f", {result['not_written']} refused by the database" if result["not_written"] else "")
     )
     rows = [
         {"predicate": predicate, **{v: counts.get(v, 0) for v in VERDICT_COLUMNS}}
@@ -652,6 +743,7 @@ def print_derive_report(result: dict[str, Any]) -> None:
     console.print(
         f"{total} items from {result['patients']} patients -> {result['out']}; "
         f"{result['written']} written to the graph, {result['retired']} earlier ones retired"
+        + (f", {result['not_written']} refused by the database" if result["not_written"] else "")
     )
     rows = [
         {"task": task, **{s: splits.get(s, 0) for s in ("train", "validation", "test")}}
@@ -708,6 +800,8 @@ def count_progress(
 
 def print_source_result(title: str, counts: dict[str, Any], result: dict[str, Any]) -> None:
     console = _console("stdout")
+    # Per-kind tallies (ingest's not_written) as one total; --json keeps the detail.
+    counts = {k: sum(v.values()) if isinstance(v, dict) else v for k, v in counts.items()}
     console.print(table(title, [counts]))
     rows = [
         {k: r[k] for k in ("file", "read", "loaded", "skipped", "rejected")} for r in result["rows"]
@@ -999,13 +1093,25 @@ def find_command(text: str, limit: int, as_json: bool) -> None:
     """Find concepts by name (full-text search over preferred names and synonyms)."""
     from kgverify.graph import Graph
 
+    if not text.strip():
+        raise ConfigError("find: the search text is empty")
     with Graph.connect(Settings()) as g:
-        rows = g.read("summary/find_concepts_by_name", text=text, limit=limit)
+        rows = g.read("summary/find_concepts_by_name", text=lucene_words(text), limit=limit)
     for row in rows:
         row["score"] = round(row["score"], 3)
     emit(
         rows, as_json, lambda: _console("stdout").print(table(f"Concepts matching {text!r}", rows))
     )
+
+
+_LUCENE_SPECIAL = frozenset('+-&|!(){}[]^"~*?:\\/')
+
+
+def lucene_words(text: str) -> str:
+    """Search text as plain words for the full-text index: Lucene's operators escaped and
+    AND / OR / NOT lower-cased (the index lower-cases anyway), so quotes, slashes and the
+    like are searched for instead of failing to parse."""
+    return "".join("\\" + c if c in _LUCENE_SPECIAL else c for c in text.lower())
 
 
 @cli.group()

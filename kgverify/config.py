@@ -7,11 +7,33 @@ unchanged. Everything kgverify-specific is prefixed ``KGVERIFY_``.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 from pathlib import Path
+from typing import Annotated, Any
+from urllib.parse import urlsplit
 
-from pydantic import AliasChoices, Field, SecretStr, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
+from pydantic_core import ErrorDetails
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict, SettingsError
+
+from kgverify.errors import ConfigError
+
+# The values of kgverify.verify.model.VerdictKind, repeated here because importing it pulls
+# in the linker (seconds); tests/unit/test_settings_errors.py keeps the two equal.
+VERDICT_KINDS = (
+    "supported",
+    "contradicted",
+    "unsupported",
+    "ambiguous",
+    "unlinked",
+    "type_mismatch",
+)
+URI_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
+_SIZE = r"^\d+[kmgKMG]$"
+# Never echoed back in an error message.
+_SECRET_FIELDS = frozenset({"neo4j_password", "pseudonym_salt"})
 
 
 def _default_cache_dir() -> Path:
@@ -50,13 +72,21 @@ class Settings(BaseSettings):
         default=None, description="Data folder of the local server; default <cache_dir>/neo4j."
     )
     bolt_port: int = Field(default=7687, ge=1, le=65535)
-    neo4j_heap: str = Field(default="1g", pattern=r"^\d+[kmgKMG]$")
-    neo4j_pagecache: str = Field(default="512m", pattern=r"^\d+[kmgKMG]$")
+    neo4j_heap: str = Field(default="1g", pattern=_SIZE)
+    neo4j_pagecache: str = Field(default="512m", pattern=_SIZE)
     start_timeout_s: float = Field(default=180.0, gt=0)
 
     batch_size: int = Field(default=10_000, ge=1, le=1_000_000)
     max_reject_share: float = Field(
         default=0.01, ge=0.0, le=1.0, description="A load fails when rejects exceed this share."
+    )
+    max_retire_share: float = Field(
+        default=0.05,
+        ge=0.0,
+        le=1.0,
+        description="A newer release that would retire more than this share of a "
+        "vocabulary's active concepts or relationships, or whose files are this much shorter "
+        "than the current release's, is held unless --allow-retire.",
     )
 
     link_threshold: float = Field(
@@ -82,9 +112,11 @@ class Settings(BaseSettings):
     verify_hub_children: int = Field(
         default=200, ge=2, description="a concept with this many is-a children is a hub"
     )
-    verify_hub_ids: list[str] = Field(default_factory=list, description="more hub concept ids")
+    verify_hub_ids: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, description="more hub concept ids"
+    )
     verify_max_paths: int = Field(default=3, ge=1, le=50, description="evidence paths per rule")
-    verify_accept: list[str] = Field(
+    verify_accept: Annotated[list[str], NoDecode] = Field(
         default_factory=lambda: ["supported"], description="verdicts that pass the filter"
     )
     verify_min_score: float = Field(default=0.5, ge=0.0, le=1.0)
@@ -130,7 +162,7 @@ class Settings(BaseSettings):
         description="items kept per clinical content (task, stem, answer), each with another "
         "justified option set",
     )
-    facts_allergy_roots: list[str] = Field(
+    facts_allergy_roots: Annotated[list[str], NoDecode] = Field(
         default_factory=lambda: ["SNOMEDCT:609328004", "SNOMEDCT:473011001"],
         description="concepts whose is-a descendants are allergies (allergic disposition, "
         "allergic condition)",
@@ -142,12 +174,61 @@ class Settings(BaseSettings):
         "<cache_dir>/pseudonym-salt (keep it to get the same pseudonyms on a rerun)",
     )
 
+    def __init__(self, **values: Any) -> None:
+        # Library users and the CLI alike get one line naming the variable, not pydantic's
+        # multi-line report (or a JSON traceback from a settings source).
+        try:
+            super().__init__(**values)
+        except ValidationError as exc:
+            raise ConfigError("; ".join(_describe(e) for e in exc.errors())) from exc
+        except SettingsError as exc:
+            raise ConfigError(_describe_source_error(exc)) from exc
+
+    @field_validator("neo4j_uri")
+    @classmethod
+    def _uri(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        shape = f"expected {'|'.join(URI_SCHEMES)}://host[:port], port 1-65535"
+        try:
+            parts = urlsplit(value)
+            port = parts.port  # raises on a port that is not a number from 0 to 65535
+        except ValueError:
+            raise ValueError(shape) from None
+        if parts.scheme not in URI_SCHEMES or not parts.hostname or port == 0:
+            raise ValueError(shape)
+        return value
+
+    @field_validator("verify_hub_ids", "verify_accept", "facts_allergy_roots", mode="before")
+    @classmethod
+    def _list(cls, value: Any) -> Any:
+        # The environment gives a string: a JSON list, or the natural `a,b` form.
+        if not isinstance(value, str):
+            return value
+        text = value.strip()
+        if text.startswith("["):
+            try:
+                return json.loads(text)
+            except json.JSONDecodeError:
+                raise ValueError('expected a JSON list like ["a", "b"] or a,b') from None
+        return [part.strip() for part in text.split(",") if part.strip()]
+
+    @field_validator("verify_accept")
+    @classmethod
+    def _accept(cls, value: list[str]) -> list[str]:
+        unknown = [v for v in value if v not in VERDICT_KINDS]
+        if unknown:
+            raise ValueError(
+                f"unknown verdict {unknown[0]!r}; expected some of {', '.join(VERDICT_KINDS)}"
+            )
+        return value
+
     @field_validator("derive_splits")
     @classmethod
     def _splits(cls, value: dict[str, float]) -> dict[str, float]:
         unknown = set(value) - {"train", "validation", "test"}
         if unknown or any(v < 0 for v in value.values()) or sum(value.values()) <= 0:
-            raise ValueError("derive_splits: shares >= 0 for train, validation, test, not all zero")
+            raise ValueError("expected shares >= 0 for train, validation, test, not all zero")
         return value
 
     def salt(self) -> str:
@@ -164,3 +245,72 @@ class Settings(BaseSettings):
     def local_home(self) -> Path:
         """The local server's folder (data, logs, password file)."""
         return self.neo4j_home if self.neo4j_home is not None else self.cache_dir / "neo4j"
+
+
+def env_name(field: str) -> str:
+    """The environment variable of a setting (or of a name an error gave back)."""
+    info = Settings.model_fields.get(field)
+    if info is None:
+        return field.upper()  # already an alias such as NEO4J_URI
+    alias = info.validation_alias
+    if isinstance(alias, AliasChoices) and isinstance(alias.choices[0], str):
+        return alias.choices[0]
+    return f"KGVERIFY_{field.upper()}"
+
+
+def _field_of(name: str) -> str:
+    for field, info in Settings.model_fields.items():
+        alias = info.validation_alias
+        if isinstance(alias, AliasChoices) and name in alias.choices:
+            return field
+    return name
+
+
+def _describe(error: ErrorDetails) -> str:
+    """``KGVERIFY_BATCH_SIZE='abc': expected an integer``: the variable, its value, the rule."""
+    name = str(error["loc"][0]) if error["loc"] else ""
+    field = _field_of(name)
+    value = "" if field in _SECRET_FIELDS else f"={error['input']!r}"
+    return f"{env_name(field)}{value}: {_expected(error)}"
+
+
+def _expected(error: ErrorDetails) -> str:
+    kind, ctx = error["type"], error.get("ctx", {})
+    words = {
+        "int_parsing": "expected an integer",
+        "int_type": "expected an integer",
+        "int_from_float": "expected an integer",
+        "float_parsing": "expected a number",
+        "float_type": "expected a number",
+        "bool_parsing": "expected true or false",
+        "list_type": "expected a list",
+        "dict_type": 'expected a JSON object like {"train": 0.8}',
+    }
+    bounds = {
+        "greater_than_equal": (">=", "ge"),
+        "greater_than": (">", "gt"),
+        "less_than_equal": ("<=", "le"),
+        "less_than": ("<", "lt"),
+    }
+    if kind in words:
+        return words[kind]
+    if kind in bounds:
+        sign, key = bounds[kind]
+        return f"expected a value {sign} {ctx.get(key)}"
+    if kind == "string_pattern_mismatch" and ctx.get("pattern") == _SIZE:
+        return "expected a size such as 512m or 2g"
+    message = error["msg"].removeprefix("Value error, ")
+    return message[:1].lower() + message[1:]
+
+
+def _describe_source_error(exc: SettingsError) -> str:
+    # pydantic-settings names the field only in its message ("... for field "x" from ...").
+    found = re.search(r'field "([^"]+)"', str(exc))
+    if found is None:
+        return f"settings: {exc}"
+    field = found.group(1)
+    name = env_name(field)
+    raw = next((v for k, v in os.environ.items() if k.upper() == name), None)
+    value = "" if raw is None or field in _SECRET_FIELDS else f"={raw!r}"
+    cause = f" ({exc.__cause__})" if isinstance(exc.__cause__, json.JSONDecodeError) else ""
+    return f"{name}{value}: expected JSON{cause}"

@@ -33,6 +33,18 @@ class LoadError(KgverifyError):
     """A vocabulary load could not run (missing files, wrong layout, older release)."""
 
 
+class ReleaseGuardError(KgverifyError):
+    """A release looks damaged next to the current one (empty or shrunken files, or it would
+    retire more than the allowed share); ``report`` is set when rows were already loaded
+    and the release was held (recorded, not current, nothing retired)."""
+
+    exit_code = 4
+
+    def __init__(self, message: str, report: object | None = None) -> None:
+        super().__init__(message)
+        self.report = report
+
+
 class RejectThresholdError(KgverifyError):
     """A load finished but rejected more rows than the configured share allows."""
 

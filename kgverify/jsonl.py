@@ -1,18 +1,28 @@
 """JSONL in and out for every pydantic model kgverify exchanges (trajectories, relations,
 linked relations, verdicts): one model per line, gzip when the name ends in ``.gz``, streamed
 both ways. Readers either raise on a bad line (files kgverify wrote itself) or hand it back
-as ``(line number, reason)`` so the caller can reject it with its location."""
+as a :class:`BadLine` (line number, reason, text) so the caller can reject it with its
+location. Every line is decoded on its own, so one byte that is not UTF-8 costs one line."""
 
 from __future__ import annotations
 
 import gzip
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO, Literal, TypeVar
+from typing import IO, Literal, NamedTuple, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 
 M = TypeVar("M", bound=BaseModel)
+
+
+class BadLine(NamedTuple):
+    """A line that is not a valid record: its 1-based number, why, and its text (bytes that
+    are not UTF-8 shown as replacement characters)."""
+
+    line: int
+    reason: str
+    text: str
 
 
 def open_text(path: Path, mode: Literal["rt", "wt"]) -> IO[str]:
@@ -32,24 +42,48 @@ def write_models(models: Iterable[BaseModel], path: Path) -> int:
     return count
 
 
-def read_models(path: Path, model: type[M]) -> Iterator[M]:
-    """Models from JSONL, one line at a time; a bad line raises ValidationError."""
-    with open_text(path, "rt") as lines:
-        for line in lines:
-            if line.strip():
-                yield model.model_validate_json(line)
+def open_binary(path: Path) -> IO[bytes]:
+    """Open a file for reading bytes, through gzip for ``.gz``."""
+    if path.suffix == ".gz":
+        return cast(IO[bytes], gzip.open(path, "rb"))  # a GzipFile reads like IO[bytes]
+    return path.open("rb")
 
 
-def read_models_or_rejects(path: Path, model: type[M]) -> Iterator[M | tuple[int, str]]:
-    """Models from JSONL, streamed; a bad line comes back as ``(line, reason)``."""
-    with open_text(path, "rt") as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
+def numbered_lines(path: Path) -> Iterator[tuple[int, str] | BadLine]:
+    """The non-blank lines of a file with their 1-based numbers, each decoded on its own; a
+    line that is not UTF-8 comes back as a :class:`BadLine` and the next one is read."""
+    with open_binary(path) as handle:
+        for number, raw in enumerate(handle, start=1):
             try:
-                yield model.model_validate_json(line)
-            except ValidationError as exc:
-                yield number, reason_of(exc)
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                shown = raw.decode("utf-8", "replace").rstrip("\r\n")
+                yield BadLine(number, f"invalid UTF-8: byte {exc.start}", shown)
+                continue
+            if text.strip():
+                yield number, text.rstrip("\r\n")
+
+
+def read_models(path: Path, model: type[M]) -> Iterator[M]:
+    """Models from JSONL, one line at a time; a bad line raises ValidationError, bytes that
+    are not UTF-8 raise ValueError with the line number."""
+    for item in numbered_lines(path):
+        if isinstance(item, BadLine):
+            raise ValueError(f"{path}: line {item.line}: {item.reason}")
+        yield model.model_validate_json(item[1])
+
+
+def read_models_or_rejects(path: Path, model: type[M]) -> Iterator[M | BadLine]:
+    """Models from JSONL, streamed; a bad line comes back as a :class:`BadLine`."""
+    for item in numbered_lines(path):
+        if isinstance(item, BadLine):
+            yield item
+            continue
+        number, text = item
+        try:
+            yield model.model_validate_json(text)
+        except ValidationError as exc:
+            yield BadLine(number, reason_of(exc), text)
 
 
 def reason_of(exc: ValidationError) -> str:

@@ -42,6 +42,11 @@ class LoadOptions(BaseModel):
     )
     release: str | None = Field(default=None, description="override the detected release version")
     force: bool = Field(default=False, description="load even if an older release than current")
+    allow_retire: bool = Field(
+        default=False,
+        description="retire what the release drops even beyond max_retire_share (the guard "
+        "against damaged releases)",
+    )
 
 
 @dataclass(frozen=True)
@@ -108,6 +113,8 @@ class VocabularyLoader(ABC):
     vocab: ClassVar[Vocab]
     source_format: ClassVar[str]
     license: ClassVar[str]
+    # Lines before the first row in every file (RF2's header); a file with no more is empty.
+    header_lines: ClassVar[int] = 0
 
     def __init__(self, path: Path, options: LoadOptions | None = None) -> None:
         self.path = Path(path)

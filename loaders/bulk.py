@@ -35,6 +35,7 @@ from loaders.base import Release, Row, VocabularyLoader
 from loaders.pipeline import (
     ProgressFactory,
     begin_release,
+    check_files,
     default_rejects_path,
     finish,
     reject_if_dangling,
@@ -50,6 +51,7 @@ NODE_HEADER = [
     "owner",
     "code",
     "name",
+    "name_rank:int",
     "names:string[]",
     "kinds:string[]",
     "semantic_types:string[]",
@@ -140,6 +142,7 @@ class CsvWriter:
                         "owner": vocab,
                         "code": row["code"],
                         "name": row["name"] or (row["names"][0] if row["names"] else ""),
+                        "name_rank:int": "" if row.get("name_rank") is None else row["name_rank"],
                         "names:string[]": _array(row["names"]),
                         "kinds:string[]": _array(row["kinds"]),
                         "semantic_types:string[]": _array(row["semantic_types"]),
@@ -162,7 +165,8 @@ class CsvWriter:
                             "vocab": m["vocab"],
                             "code": m["code"],
                             "name": m["name"],
-                            "names:string[]": m["name"],
+                            "name_rank:int": m["name_rank"],
+                            "names:string[]": _array(m["names"]),
                             "active:boolean": "true",
                             "first_release": rid,
                             "stub:boolean": "true",
@@ -180,7 +184,7 @@ class CsvWriter:
                             "active:boolean": "true",
                             "release": rid,
                             "first_release": rid,
-                            "ttys:string[]": m["tty"],
+                            "ttys:string[]": _array(m["ttys"]),
                         }
                     )
 
@@ -235,6 +239,7 @@ def bulk_load(
         )
     started = time.monotonic()
     release = loader.release()
+    check_files(loader, loader.steps())
     server = LocalServer(settings)
     if server.has_store():  # look inside before the import overwrites it
         server.start()
@@ -256,7 +261,7 @@ def bulk_load(
             if step.kind == "update":
                 deferred.append(step)
                 continue
-            tally = tallies[step.label] = Tally(step.file.name, rejects)
+            tally = tallies[step.label] = Tally(step.file.name, rejects, step.label)
             with progress(
                 f"{step.file.name}: {step.label} -> CSV", step.file.stat().st_size
             ) as advance:
@@ -285,7 +290,7 @@ def bulk_load(
             ensure_schema(graph)
             begin_release(graph, loader, release, "bulk")
             for step in deferred:
-                tally = tallies[step.label] = Tally(step.file.name, rejects)
+                tally = tallies[step.label] = Tally(step.file.name, rejects, step.label)
                 run_step_batched(graph, step, release, tally, settings.batch_size, progress)
             order = [s.label for s in loader.steps()]
             report.files = [tallies[label].report() for label in order if label in tallies]

@@ -1,5 +1,11 @@
 """Runs any loader against the graph: the one place batching, progress, rejects, release
-bookkeeping and retirement happen.
+bookkeeping, the release guard and retirement happen.
+
+Nothing touches the graph before the pre-flight check passes (every file found, none empty,
+none much shorter than the current release's, not older than the current release). After
+the rows are written and before anything is retired, the release guard compares what the
+release would retire with ``max_retire_share``; over it, the release is recorded as "held"
+(not current, nothing retired) unless ``--allow-retire`` was given (docs/loaders.md).
 
 Batched mode (the default) sends each step's rows in batches of ``batch_size`` to constant
 statements; it is idempotent and safe to rerun after an interruption. Bulk mode (see
@@ -19,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from kgverify.config import Settings
-from kgverify.errors import LoadError, RejectThresholdError
+from kgverify.errors import LoadError, RejectThresholdError, ReleaseGuardError
 from kgverify.graph.driver import Graph, batched
 from kgverify.graph.model import RelType
 from kgverify.graph.queries import get_query
@@ -41,12 +47,69 @@ def default_rejects_path(settings: Settings, release: Release) -> Path:
     return settings.cache_dir / "rejects" / f"{release.id.replace('@', '-')}-{stamp}.jsonl"
 
 
-def check_not_older(graph: Graph, release: Release, force: bool) -> None:
-    """Refuse to load a release older than the vocabulary's current one (unless forced)."""
+def check_not_older(graph: Graph, release: Release, force: bool) -> dict[str, Any] | None:
+    """Refuse to load a release older than the vocabulary's current one (unless forced);
+    returns the current release (id, version, sort_key, report) or None."""
     latest = graph.read("load/latest_release", vocab=release.vocab.value)
     if latest and latest[0]["sort_key"] > release.sort_key and not force:
         raise LoadError(
             f"{release.id} is older than the loaded {latest[0]['id']}; pass --force to load it"
+        )
+    return latest[0] if latest else None
+
+
+def count_lines(path: Path) -> int:
+    """Lines in a file (a last line without a newline counts), read in 1 MiB blocks."""
+    lines, last = 0, b"\n"
+    with path.open("rb") as handle:
+        while block := handle.read(1 << 20):
+            lines += block.count(b"\n")
+            last = block[-1:]
+    return lines + (last != b"\n")
+
+
+def check_files(loader: VocabularyLoader, steps: list[Step]) -> dict[str, int]:
+    """Lines per step; LoadError when a concept or relationship file holds no rows."""
+    lines = {step.label: count_lines(step.file) for step in steps}
+    for step in steps:
+        if step.kind in ("nodes", "edges") and lines[step.label] <= loader.header_lines:
+            raise LoadError(
+                f"{step.file} holds no rows; a release's {step.label} file is never empty "
+                "(an interrupted copy?); nothing was written"
+            )
+    return lines
+
+
+def preflight(
+    graph: Graph,
+    loader: VocabularyLoader,
+    release: Release,
+    steps: list[Step],
+    settings: Settings,
+) -> None:
+    """Everything that can be checked before the graph is touched; raises, writes nothing.
+
+    Every step's file exists (``loader.steps()`` found it); the concept and relationship
+    files hold rows; no file has fewer lines than the current release's by more than
+    ``max_retire_share`` (an interrupted copy), unless retiring is allowed.
+    """
+    current = check_not_older(graph, release, loader.options.force)
+    lines = check_files(loader, steps)
+    if current is None or not current.get("report") or loader.options.allow_retire:
+        return
+    before = {f["step"]: f["read"] for f in json.loads(current["report"])["files"] if f.get("step")}
+    share = settings.max_retire_share
+    shrunk = [
+        f"{step.file.name} has {lines[step.label]:,} lines, {current['id']}'s had "
+        f"{before[step.label]:,}"
+        for step in steps
+        if before.get(step.label) and lines[step.label] < before[step.label] * (1 - share)
+    ]
+    if shrunk:
+        raise ReleaseGuardError(
+            f"{release.id} looks damaged: {'; '.join(shrunk)} (more than "
+            f"{share:.0%} fewer); nothing was written. Pass --allow-retire if the release "
+            "really drops that much"
         )
 
 
@@ -72,10 +135,13 @@ def run_step_batched(
             if step.kind == "edges":
                 check_types(batch)
             for query in step.queries:
-                result = graph.write(query, rows=batch, **params[query])
-                written = result[0].get("written") if result else None
-                if step.references and written is not None and written < len(batch):
-                    reject_dangling(graph, batch, step.references, tally)
+                # A row the database refuses is rejected; the rest of its batch is written.
+                results = graph.write_rows(
+                    query, batch, lambda row, why: reject_row(row, why, tally), **params[query]
+                )
+                written = sum(r[0].get("written") or 0 for r in results if r)
+                if step.references and written < len(batch):
+                    reject_dangling(graph, batch, step.references, release, tally)
             advance(tally.bytes)
     log.info(
         "%s %s: %s in %.1f s",
@@ -92,12 +158,30 @@ def check_types(batch: list[Row]) -> None:
         RelType(row["type"])  # ValueError on anything else: a loader bug, not bad input
 
 
+def row_lines(row: Row) -> list[int | None]:
+    """The line of each input line a row stands for: its ``lines`` when the loader grouped
+    several (MRSTY, RXNSAT), else ``line`` repeated ``count`` times."""
+    lines = row.get("lines")
+    if lines:
+        return list(lines)
+    return [row.get("line")] * int(row.get("count") or 1)
+
+
+def reject_row(row: Row, reason: str, tally: Tally) -> None:
+    """Reject ``row`` (all the lines it stands for), e.g. one the database refused."""
+    lines = row_lines(row)
+    tally.loaded -= len(lines)
+    text = json.dumps({k: v for k, v in row.items() if k not in ("line", "lines", "count")})
+    for line in lines:
+        tally.reject(line, reason, text)
+
+
 def reject_dangling(
-    graph: Graph, batch: list[Row], references: tuple[str, ...], tally: Tally
+    graph: Graph, batch: list[Row], references: tuple[str, ...], release: Release, tally: Tally
 ) -> None:
-    """Find the rows of a batch that name a missing concept and turn them into rejects."""
+    """Find the rows of a batch that name a concept this release lacks; reject them."""
     ids = sorted({row[ref] for row in batch for ref in references})
-    missing = set(graph.read("load/missing_concepts", ids=ids)[0]["missing"])
+    missing = set(graph.read("load/missing_concepts", ids=ids, release=release.id)[0]["missing"])
     for row in batch:
         reject_if_dangling(row, references, missing, tally)
 
@@ -109,11 +193,11 @@ def reject_if_dangling(
     absent = [row[ref] for ref in references if row[ref] in missing]
     if not absent:
         return False
-    count = int(row.get("count") or 1)
-    tally.loaded -= count
+    lines = row_lines(row)
+    tally.loaded -= len(lines)
     names = " and ".join(absent)
-    for _ in range(count):
-        tally.reject(row.get("line"), f"dangling reference: {names} not loaded", names)
+    for line in lines:
+        tally.reject(line, f"dangling reference: {names} not in this release", names)
     return True
 
 
@@ -133,20 +217,30 @@ def load(
     settings = settings or Settings()
     started = time.monotonic()
     release = loader.release()
-    check_not_older(graph, release, loader.options.force)
+    steps = loader.steps()
+    preflight(graph, loader, release, steps, settings)
     ensure_schema(graph)
     rejects = RejectSink(rejects_path or default_rejects_path(settings, release))
     report = LoadReport(loader=loader.name, release=release.id, mode="batched")
     begin_release(graph, loader, release, "batched")
     try:
-        for step in loader.steps():
-            tally = Tally(step.file.name, rejects)
+        for step in steps:
+            tally = Tally(step.file.name, rejects, step.label)
             run_step_batched(graph, step, release, tally, settings.batch_size, progress)
             report.files.append(tally.report())
     finally:
         rejects.close()
         loader.close()
-    finish(graph, release, report, rejects, settings, started, retire=True)
+    finish(
+        graph,
+        release,
+        report,
+        rejects,
+        settings,
+        started,
+        retire=True,
+        allow_retire=loader.options.allow_retire,
+    )
     return report
 
 
@@ -172,19 +266,29 @@ def finish(
     started: float,
     *,
     retire: bool,
+    allow_retire: bool = False,
 ) -> None:
-    """Retire what the release dropped, record the report, apply the reject threshold."""
-    if retire:
-        params = {"vocab": release.vocab.value, "release": release.id}
-        report.retired_concepts = graph.write_autocommit("load/retire_concepts", **params)[0][
-            "retired"
-        ]
-        report.retired_relationships = graph.write_autocommit(
-            "load/retire_relationships", **params
-        )[0]["retired"]
+    """Apply the reject threshold and the release guard, retire what the release dropped,
+    record the report.
+
+    A release over the reject threshold retires nothing (status "rejected"); one that would
+    retire more than ``max_retire_share`` of the vocabulary's concepts or edges is "held"
+    (recorded, not current, nothing retired) unless ``allow_retire``.
+    """
     report.rejects_path = str(rejects.path) if rejects.count else None
     over = report.reject_share > settings.max_reject_share
-    report.status = "rejected" if over else "complete"
+    held = False
+    if retire and not over:
+        held = not allow_retire and guard_retirement(graph, release, report, settings)
+        if not held:
+            params = {"vocab": release.vocab.value, "release": release.id}
+            report.retired_concepts = graph.write_autocommit("load/retire_concepts", **params)[0][
+                "retired"
+            ]
+            report.retired_relationships = graph.write_autocommit(
+                "load/retire_relationships", **params
+            )[0]["retired"]
+    report.status = "rejected" if over else "held" if held else "complete"
     report.seconds = round(time.monotonic() - started, 3)
     graph.write(
         "load/finish_release",
@@ -194,6 +298,15 @@ def finish(
         rows_read=report.read,
         rows_rejected=report.rejected,
     )
+    if held:
+        raise ReleaseGuardError(
+            f"{release.id} would retire {report.would_retire_concepts:,} concepts and "
+            f"{report.would_retire_relationships:,} relationships, more than "
+            f"{settings.max_retire_share:.0%} of what is active; held: rows written, nothing "
+            "retired, the current release unchanged. Rerun with --allow-retire if the release "
+            "really drops them",
+            report,
+        )
     if over:
         raise RejectThresholdError(
             report,
@@ -201,3 +314,21 @@ def finish(
             f"({report.reject_share:.2%} > {settings.max_reject_share:.2%}); "
             f"see {report.rejects_path}",
         )
+
+
+def guard_retirement(
+    graph: Graph, release: Release, report: LoadReport, settings: Settings
+) -> bool:
+    """Whether retiring would drop more than ``max_retire_share`` of the vocabulary's active
+    concepts or relationships; the counts and examples go into ``report`` either way."""
+    preview = graph.read(
+        "load/retire_preview", vocab=release.vocab.value, release=release.id, examples=20
+    )[0]
+    report.would_retire_concepts = preview["concepts"]
+    report.would_retire_relationships = preview["relationships"]
+    report.would_retire_examples = preview["examples"]
+    share = settings.max_retire_share
+    return bool(
+        preview["concepts"] > share * preview["active_concepts"]
+        or preview["relationships"] > share * preview["active_relationships"]
+    )

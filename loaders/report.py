@@ -7,6 +7,8 @@ are the pydantic models below, written as JSON / JSONL (see docs/loaders.md).
 from __future__ import annotations
 
 import json
+import os
+import stat
 from collections import Counter
 from pathlib import Path
 from typing import IO
@@ -29,6 +31,7 @@ class FileReport(BaseModel):
     """Row counts of one input file."""
 
     file: str
+    step: str = Field(default="", description="the load step that read it (concepts, ...)")
     read: int = 0
     loaded: int = 0
     skipped: int = 0
@@ -51,6 +54,13 @@ class LoadReport(BaseModel):
     files: list[FileReport] = Field(default_factory=list)
     retired_concepts: int = 0
     retired_relationships: int = 0
+    would_retire_concepts: int = Field(
+        default=0, description="what the release drops (retired unless the guard held it)"
+    )
+    would_retire_relationships: int = 0
+    would_retire_examples: list[str] = Field(
+        default_factory=list, description="some of the concepts it would retire (id name)"
+    )
     rejects_path: str | None = None
     seconds: float = 0.0
 
@@ -70,8 +80,9 @@ class LoadReport(BaseModel):
 class Tally:
     """Mutable counters for one file while it streams; frozen into a FileReport at the end."""
 
-    def __init__(self, file: str, rejects: RejectSink) -> None:
+    def __init__(self, file: str, rejects: RejectSink, step: str = "") -> None:
         self.file = file
+        self.step = step
         self.read = 0
         self.loaded = 0
         self.bytes = 0
@@ -89,6 +100,7 @@ class Tally:
     def report(self) -> FileReport:
         return FileReport(
             file=self.file,
+            step=self.step,
             read=self.read,
             loaded=self.loaded,
             skipped=sum(self._skipped.values()),
@@ -98,8 +110,27 @@ class Tally:
         )
 
 
+def private_dir(path: Path) -> Path:
+    """``path`` as an owner-only (0700) folder, made if missing and tightened if not: the
+    cache's rejects folder, whose files hold raw source rows."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.chmod(path, 0o700)
+    return path
+
+
+def open_private(path: Path) -> IO[str]:
+    """Open ``path`` for writing, owner-only whatever the umask: rejected rows are raw
+    source rows (person ids, birth dates). A folder made here is 0700, the file 0600."""
+    if not path.parent.is_dir():
+        private_dir(path.parent)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    if stat.S_ISREG(os.fstat(fd).st_mode):
+        os.fchmod(fd, 0o600)  # a file left by an earlier run keeps its mode otherwise
+    return os.fdopen(fd, "w", encoding="utf-8")
+
+
 class RejectSink:
-    """Appends rejected rows to a JSONL file, opened lazily on the first reject."""
+    """Appends rejected rows to an owner-only JSONL file, opened lazily on the first reject."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -108,8 +139,7 @@ class RejectSink:
 
     def write(self, row: RejectedRow) -> None:
         if self._out is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._out = self.path.open("w", encoding="utf-8")
+            self._out = open_private(self.path)
         self._out.write(json.dumps(row.model_dump(), ensure_ascii=False) + "\n")
         self.count += 1
 

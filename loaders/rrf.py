@@ -11,8 +11,33 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from kgverify.bounds import MAX_ID_CHARS, MAX_NAME_CHARS, MAX_TEXT_CHARS, over_bound
 from kgverify.errors import LoadError
 from loaders.report import Tally
+
+# Columns that become ids, keys or term types (RRF and RF2 names), and names; every other
+# column is bounded by MAX_TEXT_CHARS (kgverify/bounds.py; docs/loaders.md "Field bounds").
+ID_COLUMNS = frozenset(
+    "CUI CUI1 CUI2 AUI AUI1 AUI2 SAUI SCUI SDUI CODE SAB TTY LAT REL RELA RUI SRUI TUI RXCUI "
+    "RXAUI ATN id conceptId sourceId destinationId typeId referencedComponentId".split()
+)
+NAME_COLUMNS = frozenset({"STR", "term"})
+
+
+def _over_bound(fields: dict[str, str]) -> str | None:
+    """The reject reason of the first field over its bound, if any (one pass, no copies)."""
+    for name, value in fields.items():
+        if len(value) > MAX_ID_CHARS:
+            limit = (
+                MAX_ID_CHARS
+                if name in ID_COLUMNS
+                else MAX_NAME_CHARS
+                if name in NAME_COLUMNS
+                else MAX_TEXT_CHARS
+            )
+            if (reason := over_bound(name, value, limit)) is not None:
+                return reason
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +76,12 @@ def read_rrf(path: Path, columns: tuple[str, ...], tally: Tally) -> Iterator[Lin
                 number, f"wrong column count: {len(parts) - 1} fields, expected {expected}", text
             )
             continue
-        yield Line(number, dict(zip(columns, parts, strict=False)))
+        fields = dict(zip(columns, parts, strict=False))
+        # Most lines are shorter than the smallest bound, so only long ones are looked into.
+        if len(text) > MAX_ID_CHARS and (reason := _over_bound(fields)) is not None:
+            tally.reject(number, reason, text)
+            continue
+        yield Line(number, fields)
 
 
 def read_rf2(path: Path, columns: tuple[str, ...], tally: Tally) -> Iterator[Line]:
@@ -71,4 +101,9 @@ def read_rf2(path: Path, columns: tuple[str, ...], tally: Tally) -> Iterator[Lin
                 number, f"wrong column count: {len(parts)} fields, expected {len(columns)}", text
             )
             continue
-        yield Line(number, dict(zip(columns, parts, strict=True)))
+        fields = dict(zip(columns, parts, strict=True))
+        # Most lines are shorter than the smallest bound, so only long ones are looked into.
+        if len(text) > MAX_ID_CHARS and (reason := _over_bound(fields)) is not None:
+            tally.reject(number, reason, text)
+            continue
+        yield Line(number, fields)

@@ -46,6 +46,23 @@ def kept_atoms(
             yield line
 
 
+def name_rank(atom: dict[str, str]) -> int:
+    """How good an atom's string is as a name, 0 best: preferred first, then English.
+
+    Names are chosen by (rank, string), a total order, so the same release gives the same
+    names whatever order its lines arrive in (a concept or code split over several row
+    groups keeps the best of all of them).
+    """
+    preferred = atom["TS"] == "P" and atom["STT"] == "PF" and atom["ISPREF"] == "Y"
+    return (0 if preferred else 2) + (0 if atom["LAT"] == "ENG" else 1)
+
+
+def best_name(atoms: Iterable[dict[str, str]]) -> tuple[str, int]:
+    """The (name, rank) of the best-ranked atom; ties go to the smallest string."""
+    rank, name = min((name_rank(a), a["STR"]) for a in atoms)
+    return name, rank
+
+
 def mapping(atom: dict[str, str]) -> Row | None:
     """The code-level concept an atom names (SNOMED CT code, RxNorm RXCUI, ...), if any."""
     namespace = CODE_NAMESPACES.get(atom["SAB"])
@@ -57,8 +74,10 @@ def mapping(atom: dict[str, str]) -> Row | None:
         "vocab": namespace,
         "code": code,
         "name": atom["STR"],
+        "name_rank": name_rank(atom),
+        "names": [atom["STR"]],
         "sab": atom["SAB"],
-        "tty": atom["TTY"],
+        "ttys": [atom["TTY"]],
     }
 
 
@@ -69,16 +88,20 @@ def concept_groups(atoms: Iterable[Line]) -> Iterator[tuple[str, list[Line]]]:
 
 
 def dedup_maps(atoms: list[Line]) -> list[Row]:
+    """One mapping per (code, source): the best-ranked name, every name and term type."""
     maps: dict[tuple[str, str], Row] = {}
     for atom in atoms:
         m = mapping(atom.fields)
         if m is None:
             continue
         key = (m["id"], m["sab"])
-        best = maps.get(key)
-        # Keep the most preferred atom's string as the code's name.
-        if best is None or (atom.fields["TS"] == "P" and atom.fields["ISPREF"] == "Y"):
-            maps[key] = m
+        best = maps.setdefault(key, m)
+        if best is m:
+            continue
+        best["ttys"] = sorted({*best["ttys"], *m["ttys"]})
+        best["names"] = sorted({*best["names"], *m["names"]})
+        if (m["name_rank"], m["name"]) < (best["name_rank"], best["name"]):
+            best["name"], best["name_rank"] = m["name"], m["name_rank"]
     return list(maps.values())
 
 

@@ -78,13 +78,18 @@ class RxNormLoader(VocabularyLoader):
         for rxcui, group in concept_groups(atoms):
             own = [a for a in group if a.fields["SAB"] == "RXNORM"]
             naming = [a for a in own if a.fields["TTY"] in RXNORM_TTY_KIND]
-            ttys = list(dict.fromkeys(a.fields["TTY"] for a in naming))
+            ttys = sorted({a.fields["TTY"] for a in naming})
             kinds = sorted({RXNORM_TTY_KIND[t].value for t in ttys}) or [Kind.OTHER.value]
+            names = sorted({a.fields["STR"] for a in group})
+            # The RxNorm name of a naming term type; else the first name, ranked last, so a
+            # concept split over several row groups still gets the same name (see name_rank).
+            name, rank = (min(a.fields["STR"] for a in naming), 0) if naming else (names[0], 9)
             yield {
                 "id": concept_id("RXNORM", rxcui),
                 "code": rxcui,
-                "name": naming[0].fields["STR"] if naming else None,
-                "names": list(dict.fromkeys(a.fields["STR"] for a in group)),
+                "name": name,
+                "name_rank": rank,
+                "names": names,
                 "kinds": kinds,
                 "semantic_types": ttys,
                 "active": True,
@@ -108,6 +113,7 @@ class RxNormLoader(VocabularyLoader):
                 "available_strength": _first(by_name.get("RXN_AVAILABLE_STRENGTH")),
                 "human_drug": None if human is None else human[0].upper() not in ("N", "0"),
                 "line": group[0].number,
+                "lines": [line.number for line in group],  # each line's own, for its reject
                 "count": len(group),
             }
 

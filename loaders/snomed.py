@@ -51,6 +51,7 @@ class SnomedLoader(VocabularyLoader):
     vocab = Vocab.SNOMEDCT
     source_format = "SNOMED CT RF2 snapshot"
     license = "SNOMED CT Affiliate License; the bundled sample is synthetic-plus-public"
+    header_lines = 1
 
     def __init__(self, path: Path, options: LoadOptions | None = None) -> None:
         super().__init__(path, options)

@@ -18,6 +18,7 @@ from loaders.rrf_common import (
     CONSO_COLUMNS,
     REL_COLUMNS_UMLS,
     SUPPRESSED,
+    best_name,
     concept_groups,
     dedup_maps,
     kept_atoms,
@@ -104,20 +105,13 @@ class UmlsLoader(VocabularyLoader):
     def _concepts(self, path: Path, tally: Tally) -> Iterator[Row]:
         atoms = kept_atoms(read_rrf(path, CONSO_COLUMNS, tally), tally, self.options, CUI)
         for cui, group in concept_groups(atoms):
-            preferred = next(
-                (
-                    a
-                    for a in sorted(group, key=lambda a: a.fields["LAT"] != "ENG")
-                    if _is_preferred(a)
-                ),
-                None,
-            )  # an English preferred atom when there is one, else another language's
-            names = list(dict.fromkeys(a.fields["STR"] for a in group))
+            name, rank = best_name(a.fields for a in group)
             yield {
                 "id": concept_id("UMLS", cui),
                 "code": cui,
-                "name": preferred.fields["STR"] if preferred else None,
-                "names": names,
+                "name": name,
+                "name_rank": rank,
+                "names": sorted({a.fields["STR"] for a in group}),
                 "kinds": [],
                 "semantic_types": [],
                 "active": True,
@@ -140,6 +134,7 @@ class UmlsLoader(VocabularyLoader):
                 "stys": [g.fields["STY"] for g in group],
                 "kinds": kinds_for_tuis(tuis),
                 "line": group[0].number,
+                "lines": [g.number for g in group],  # each line's own, for its reject
                 "count": len(group),
             }
 
@@ -174,9 +169,3 @@ class UmlsLoader(VocabularyLoader):
             tally.loaded += 1
             f = line.fields
             yield {"sab": f["RSAB"], "version": f["SVER"] or f["VSAB"], "name": f["SON"]}
-
-
-def _is_preferred(atom: Line) -> bool:
-    """The concept's preferred atom in its language: TS=P, STT=PF, ISPREF=Y."""
-    f = atom.fields
-    return f["TS"] == "P" and f["STT"] == "PF" and f["ISPREF"] == "Y"

@@ -59,6 +59,9 @@ class LineageAssertion(BaseModel):
     """One extracted relation the item rests on, as verified."""
 
     id: str
+    relation_id: str | None = Field(
+        default=None, description="the relation's id in the verified input (verdicts JSONL)"
+    )
     predicate: str
     subject_text: str | None = None
     object_text: str | None = None

@@ -19,6 +19,7 @@ from kgverify.__about__ import __version__
 from kgverify.derive.model import DeriveReport, QAItem, Task
 from kgverify.derive.qa import SPLITS
 from kgverify.graph.driver import Graph, batched
+from kgverify.verify.verifier import refusal_kind
 
 
 @contextmanager
@@ -153,9 +154,7 @@ class QAWriter:
                 for item in chunk:
                     self._line(item)
                 if self.graph is not None:
-                    rows = [_item_row(i) for i in chunk]
-                    for row in self.graph.write("derive/write_items", rows=rows, run=self.run):
-                        self.report.written += int(row["written"])
+                    self._write_back(self.graph, chunk)
         finally:
             for handle in self._files.values():
                 handle.close()
@@ -164,6 +163,18 @@ class QAWriter:
             files.setdefault(task, []).append(split)
         (self.folder / "README.md").write_text(dataset_card(files, self.report, self.card))
         write_schema(QAItem, self.folder / "schema.json")
+
+    def _write_back(self, graph: Graph, chunk: list[QAItem]) -> None:
+        rows = [_item_row(i) for i in chunk]
+
+        def refused(row: dict[str, Any], reason: str) -> None:
+            # The item stays in its file; the report says it is not in the graph, and why.
+            kind = refusal_kind(reason)
+            self.report.not_written += 1
+            self.report.not_written_reasons[kind] = self.report.not_written_reasons.get(kind, 0) + 1
+
+        for results in graph.write_rows("derive/write_items", rows, refused, run=self.run):
+            self.report.written += sum(int(row["written"]) for row in results)
 
     def _line(self, item: QAItem) -> None:
         key = (item.task.value, item.split)

@@ -252,6 +252,12 @@ class DeriveReport(BaseModel):
         default_factory=dict, description="task -> answer label -> items"
     )
     written: int = Field(default=0, description="items written to the graph")
+    not_written: int = Field(
+        default=0, description="items in the files that the database refused to store"
+    )
+    not_written_reasons: dict[str, int] = Field(
+        default_factory=dict, description="why not written -> items"
+    )
     retired: int = Field(default=0, description="items of earlier runs no longer produced")
     seconds: float = 0.0
     out: str = ""

@@ -61,7 +61,7 @@ class SourceRow:
     table: str  # SourceRef.table: OMOP/MIMIC table or FHIR resource type
     tally: str  # the Ledger entry that counts it: the table, or the FHIR file
     row: str  # SourceRef.row: primary key, MIMIC line number, or FHIR resource id
-    line: int | None  # the rejects file's ``line``
+    line: int | None  # the rejects file's ``line``: where the row is in its file or table
     key: int | str | None  # the source's patient id; None when missing or unparsable
     fields: Mapping[str, Any]
     label: str | None = None  # reject text instead of the fields (FHIR: "Type/id")
@@ -144,13 +144,6 @@ def id_text(value: object) -> str | None:
     if text is not None and _INTEGRAL.match(text):
         return text.split(".", 1)[0]
     return text
-
-
-def line_number(value: str | None) -> int | None:
-    """An id usable as a rejects-file ``line`` (a positive integer), else None."""
-    if value is not None and value.isdigit() and int(value) >= 1:
-        return int(value)
-    return None
 
 
 def sex_of(text: object) -> Sex:

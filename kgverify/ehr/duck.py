@@ -5,9 +5,9 @@ DuckDB does the heavy lifting that Python must not: it sorts tables of any size 
 (spilling to disk) so the adapters see one patient at a time, and it parses CSV files in bulk.
 Every CSV is staged once into a table of text columns with ``store_rejects``, so a malformed
 line (wrong column count, bad quoting) becomes one reject with its line number instead of a
-failed query. The rows' own line numbers follow from their insertion order (``rowid``) and
-the rejected lines before them, which assumes one record per line (true of MIMIC-IV and of
-OMOP exports).
+failed query. A staged row's line in the file follows from its insertion order (``rowid``)
+and the rejected lines before it when every record is one line; a file with blank lines or
+quoted line breaks (note text) is mapped record by record instead (``StagedCsv``).
 
 SQL text is composed from the adapters' constant column lists, with every name that comes
 from input (headers, paths) passed through ``quote`` or ``literal``; that is what the
@@ -19,6 +19,8 @@ from __future__ import annotations
 import bisect
 import csv
 import gzip
+import logging
+from array import array
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,8 +31,13 @@ import duckdb
 from kgverify.ehr.common import Ledger, SourceError, SourceRow
 from loaders.report import Tally
 
+log = logging.getLogger(__name__)
+
 FETCH_SIZE = 500
 """Rows fetched per round trip: small enough that Python never holds much of a table."""
+
+MAX_LINE_SIZE = 67_108_864
+"""The longest CSV line (bytes) DuckDB reads."""
 
 
 def scratch(directory: Path) -> duckdb.DuckDBPyConnection:
@@ -100,17 +107,72 @@ def read_header(path: Path) -> tuple[list[str], str]:
 
 @dataclass(frozen=True)
 class StagedCsv:
-    """A CSV file staged as table ``name``; maps a staged row to its line in the file."""
+    """A CSV file staged as table ``name``; maps a staged row to its line in the file.
+
+    When every record of the file is one line, the line follows from the rejected lines
+    before the row (``_keys``); otherwise ``_lines`` holds each staged row's first line.
+    """
 
     name: str
     path: Path
     columns: tuple[str, ...]
     _keys: tuple[int, ...]  # for each rejected data line j (sorted): its index minus j
+    _lines: array[int] | None = None  # staged row -> its first line, for irregular files
 
     def line_of(self, rowid: int) -> int:
-        """The 1-based file line (the header is line 1) of the staged row ``rowid``."""
+        """The 1-based file line (the header is line 1) where the staged row ``rowid``
+        starts."""
+        if self._lines is not None:
+            return self._lines[rowid]
         good = rowid + 1
         return good + bisect.bisect_right(self._keys, good) + 1
+
+
+def physical_lines(con: duckdb.DuckDBPyConnection, path: Path) -> int:
+    """The lines of a CSV file (plain or gzip), blank ones included, read by DuckDB as one
+    unquoted column (a line it cannot read is left out, which makes the count differ from
+    the records staged and so only sends the file to the exact mapping)."""
+    found = con.execute(
+        f"SELECT count(*) FROM read_csv({literal(str(path))}, header = false, "  # noqa: S608
+        f"auto_detect = false, columns = {{'line': 'VARCHAR'}}, "
+        f"delim = {literal(chr(1) + chr(2) + chr(3) + chr(4))}, quote = '', escape = '', "
+        f"strict_mode = false, null_padding = true, ignore_errors = true, "
+        f"max_line_size = {MAX_LINE_SIZE})"
+    ).fetchone()
+    return int(found[0]) if found else 0
+
+
+def record_starts(path: Path) -> Iterator[tuple[int, bool]]:
+    """(first line, blank) of every record of a CSV file (quote ``"``, doubled to escape),
+    numbered as DuckDB numbers the lines of its rejects: a record ends at a line end
+    outside quotes, and a blank line counts as a record of its own."""
+    opener = gzip.open if path.name.endswith(".gz") else open
+    inside = False
+    with opener(path, "rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if not inside:
+                yield number, not raw.rstrip(b"\r\n")
+            if raw.count(b'"') % 2:
+                inside = not inside
+
+
+def _exact_lines(
+    path: Path, rejected: list[int], staged: int
+) -> tuple[array[int], dict[int, int]] | None:
+    """For a file whose records are not one line each: the first line of every staged row,
+    and DuckDB's line of every rejected record -> its first line in the file; None when the
+    records found do not add up to what DuckDB staged and rejected."""
+    bad = set(rejected)
+    lines: array[int] = array("q")
+    moved: dict[int, int] = {}
+    for record, (start, blank) in enumerate(record_starts(path), start=1):
+        if record in bad:
+            moved[record] = start
+        elif record > 1 and not blank:
+            lines.append(start)
+    if len(lines) != staged or len(moved) != len(bad):
+        return None
+    return lines, moved
 
 
 def stage_csv(
@@ -139,20 +201,29 @@ def stage_csv(
         f"header = true, auto_detect = false, columns = {columns}, delim = {literal(delimiter)}, "
         f"quote = '\"', escape = '\"', store_rejects = true, "
         f"rejects_table = {literal(rejects)}, rejects_scan = {literal(rejects + '_scan')}, "
-        f"max_line_size = 67108864)"
+        f"max_line_size = {MAX_LINE_SIZE})"
     )
     bad = con.execute(
         f"SELECT line, any_value(error_message), any_value(csv_line) FROM {quote(rejects)} "  # noqa: S608
         "GROUP BY line ORDER BY line"
     ).fetchall()
+    keys = tuple(int(line) - 1 - j for j, (line, _, _) in enumerate(bad))
+    staged = StagedCsv(name, path, tuple(names), keys)
+    moved: dict[int, int] = {}
+    rows = count(con, name)
+    if physical_lines(con, path) != 1 + rows + len(bad):  # blank lines or quoted line breaks
+        exact = _exact_lines(path, [int(b[0]) for b in bad], rows)
+        if exact is None:
+            log.warning("%s: line numbers of its rows may be off (records not mapped)", path.name)
+        else:
+            staged = StagedCsv(name, path, tuple(names), keys, exact[0])
+            moved = exact[1]
     tally = ledger.tally(name)
-    keys: list[int] = []
-    for j, (line, message, text) in enumerate(bad):
+    for line, message, text in bad:
         tally.read += 1
         raw = "(text withheld)" if withhold_text else str(text or "")
-        tally.reject(int(line), f"malformed CSV line: {message}", raw)
-        keys.append(int(line) - 1 - j)
-    return StagedCsv(name, path, tuple(names), tuple(keys))
+        tally.reject(moved.get(int(line), int(line)), f"malformed CSV line: {message}", raw)
+    return staged
 
 
 def stage_lookup(

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from kgverify.ehr.model import CodedItem, Item, Measurement, Note, Trajectory
 from kgverify.graph.driver import Graph
@@ -27,8 +27,13 @@ _KINDS = {
 }
 
 
+Refused = Callable[[str, Row, str], None]
+"""Called with (kind: patient, encounter or fact; the row; the reason) for a row not written."""
+
+
 class IngestReport(BaseModel):
-    """What an ingest wrote; ``facts == known + unknown``."""
+    """What an ingest wrote; ``facts == known + unknown``, and per kind the rows sent are
+    the rows written plus ``not_written``."""
 
     patients: int = 0
     encounters: int = 0
@@ -36,6 +41,11 @@ class IngestReport(BaseModel):
     known: int = 0
     unknown: int = 0
     notes_not_stored: int = 0
+    not_written: dict[str, int] = Field(
+        default_factory=dict,
+        description="kind -> rows not written: refused by the database (each handed to the "
+        "caller, e.g. the rejects file) or whose patient is not in the graph",
+    )
 
 
 def fact_row(trajectory: Trajectory, encounter_id: str | None, item: CodedItem) -> Row:
@@ -77,19 +87,21 @@ def ingest(
     *,
     batch_size: int = 10_000,
     on_patient: Callable[[int], None] | None = None,
+    on_refused: Refused | None = None,
 ) -> IngestReport:
-    """Write every trajectory's patient, encounters and facts; returns the counts."""
+    """Write every trajectory's patient, encounters and facts; returns the counts. A row
+    the database refuses costs only itself: it is counted and handed to ``on_refused``."""
     ensure_schema(graph)
     report = IngestReport()
     batch = _Batch()
     for count, trajectory in enumerate(trajectories, start=1):
         _add(trajectory, batch, report)
         if len(batch.facts) >= batch_size:
-            _flush(graph, batch, report)
+            _flush(graph, batch, report, on_refused)
             batch = _Batch()
         if on_patient is not None:
             on_patient(count)
-    _flush(graph, batch, report)
+    _flush(graph, batch, report, on_refused)
     return report
 
 
@@ -131,15 +143,39 @@ def _add_items(
             batch.facts.append(fact_row(trajectory, encounter_id, item))
 
 
-def _flush(graph: Graph, batch: _Batch, report: IngestReport) -> None:
-    if batch.patients:
-        report.patients += graph.write("ingest/upsert_patients", rows=batch.patients)[0]["written"]
-    if batch.encounters:
-        report.encounters += graph.write("ingest/upsert_encounters", rows=batch.encounters)[0][
-            "written"
-        ]
-    if batch.facts:
-        result = graph.write("ingest/upsert_facts", rows=batch.facts)[0]
-        report.facts += result["written"]
-        report.known += result["known"]
-        report.unknown += result["written"] - result["known"]
+def _flush(graph: Graph, batch: _Batch, report: IngestReport, on_refused: Refused | None) -> None:
+    patients = _write(graph, "patient", batch.patients, report, on_refused)
+    report.patients += sum(r["written"] for r in patients)
+    encounters = _write(graph, "encounter", batch.encounters, report, on_refused)
+    report.encounters += sum(r["written"] for r in encounters)
+    facts = _write(graph, "fact", batch.facts, report, on_refused)
+    written = sum(r["written"] for r in facts)
+    report.facts += written
+    report.known += sum(r["known"] for r in facts)
+    report.unknown += written - sum(r["known"] for r in facts)
+
+
+_STATEMENTS = {
+    "patient": "ingest/upsert_patients",
+    "encounter": "ingest/upsert_encounters",
+    "fact": "ingest/upsert_facts",
+}
+
+
+def _write(
+    graph: Graph, kind: str, rows: list[Row], report: IngestReport, on_refused: Refused | None
+) -> list[Row]:
+    """The results of writing ``rows``; what is not written (refused, or no patient for it)
+    is counted, so every row sent is accounted for."""
+    if not rows:
+        return []
+
+    def refused(row: Row, reason: str) -> None:
+        if on_refused is not None:
+            on_refused(kind, row, reason)
+
+    results = [r for part in graph.write_rows(_STATEMENTS[kind], rows, refused) for r in part]
+    missing = len(rows) - sum(int(r["written"]) for r in results)
+    if missing:
+        report.not_written[kind] = report.not_written.get(kind, 0) + missing
+    return results

@@ -17,12 +17,16 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
+from kgverify.bounds import MAX_ID_CHARS
 from kgverify.jsonl import read_models, write_models
 
 SourceName = Literal["omop", "mimic", "fhir"]
 Sex = Literal["F", "M", "U"]
 EncounterKind = Literal["inpatient", "outpatient", "emergency", "other"]
 Flag = Literal["low", "high", "normal", "abnormal"]
+# Ids and codes become node ids (patients, encounters, facts) or concept lookups: bounded
+# (kgverify/bounds.py), so an adapter rejects an over-long one with the row's location.
+Id = Annotated[str, Field(max_length=MAX_ID_CHARS)]
 
 
 def _when(value: Any) -> Any:
@@ -54,10 +58,10 @@ class _Frozen(BaseModel):
 class SourceRef(_Frozen):
     """Where an item came from, so every fact can be traced back to its source row."""
 
-    table: str = Field(description="OMOP/MIMIC table, or FHIR resource type")
-    row: str = Field(description="primary key or FHIR resource id; 1-based line for MIMIC files")
-    code_system: str = Field(description="the code system as the source names it")
-    code: str = Field(description="the code as the source stores it (OMOP: the concept_id)")
+    table: Id = Field(description="OMOP/MIMIC table, or FHIR resource type")
+    row: Id = Field(description="primary key or FHIR resource id; 1-based line for MIMIC files")
+    code_system: Id = Field(description="the code system as the source names it")
+    code: Id = Field(description="the code as the source stores it (OMOP: the concept_id)")
 
 
 def item_id_of(source: SourceRef) -> str:
@@ -69,7 +73,7 @@ def item_id_of(source: SourceRef) -> str:
 class Item(_Frozen):
     """What every clinical fact has; the subclasses add their own fields."""
 
-    item_id: str = Field(default="", description="content hash of source table, row and code")
+    item_id: Id = Field(default="", description="content hash of source table, row and code")
     source: SourceRef
     display: str | None = None
     mapped: bool = Field(
@@ -91,8 +95,8 @@ class Item(_Frozen):
 class CodedItem(Item):
     """An item that always has a code: everything but notes."""
 
-    code_system: str = Field(description="normalized: SNOMEDCT, RXNORM, LNC, ICD10CM, ICD9CM, ...")
-    code: str = Field(min_length=1)
+    code_system: Id = Field(description="normalized: SNOMEDCT, RXNORM, LNC, ICD10CM, ICD9CM, ...")
+    code: Id = Field(min_length=1)
 
 
 class Condition(CodedItem):
@@ -184,7 +188,7 @@ class ItemLists(_Frozen):
 class Encounter(ItemLists):
     """One visit or admission with the facts recorded in it."""
 
-    encounter_id: str = Field(description="salted pseudonym of the source's encounter id")
+    encounter_id: Id = Field(description="salted pseudonym of the source's encounter id")
     start: When
     end: When | None = None
     kind: EncounterKind
@@ -193,7 +197,7 @@ class Encounter(ItemLists):
 class Patient(_Frozen):
     """The only patient-level data kept: a pseudonym, an age band and sex."""
 
-    patient_id: str = Field(description="salted SHA-256 prefix of the source id, never the id")
+    patient_id: Id = Field(description="salted SHA-256 prefix of the source id, never the id")
     age_band: str | None = Field(default=None, pattern=r"^(0-9|[1-8]0-[1-8]9|90\+)$")
     sex: Sex = "U"
 

@@ -8,6 +8,10 @@ joined from ``concept``. Python holds one person's rows at a time (see ``common`
 Codes come from the ``*_concept_id``'s vocabulary and concept_code. concept_id 0 (or an id
 missing from ``concept``) is unmapped: the item then carries the ``*_source_concept_id``'s
 code, or else the ``*_source_value`` (system ``OMOP_SOURCE_VALUE``), with ``mapped=False``.
+
+A reject's ``line`` is where the row is in its source: the 1-based line of a CSV file (the
+header is line 1), the 1-based row of a Parquet file or of a DuckDB table (its position as
+stored); the row's primary key is in the reject's text.
 """
 
 from __future__ import annotations
@@ -34,7 +38,6 @@ from kgverify.ehr.common import (
     WhenValue,
     group_by_patient,
     id_text,
-    line_number,
     sex_of,
     table_trajectory,
 )
@@ -69,6 +72,20 @@ class _Table:
     @property
     def pk(self) -> str:
         return self.required[0]
+
+
+@dataclass(frozen=True)
+class _Located:
+    """How a table's rows give a reject's ``line``: ``position`` is SQL over the table
+    (alias ``t``) for a row's 0-based position, NULL where there is none; ``line`` turns a
+    position into the line."""
+
+    position: str
+    line: Callable[[int], int]
+
+
+_ORDINAL = _Located("t._rid", lambda position: position + 1)
+"""Parquet files and DuckDB tables: the view exposes the 0-based row as ``_rid``."""
 
 
 def _table(name: str, required: str, optional: str = "", concepts: str = "") -> _Table:
@@ -214,8 +231,12 @@ def _trajectories(
         present = _open_tables(con, source, ledger)
         events = [t for t in EVENTS if t.name in present and _usable(con, t, ledger)]
         _stage_concepts(con, ledger)
-        facts = {t.name: duck.stream(con, _select(con, t), _maker(t)) for t in [VISIT, *events]}
-        persons = duck.stream(con, _select(con, PERSON), _maker(PERSON))
+        facts = {
+            t.name: duck.stream(con, _select(con, t, present[t.name]), _maker(t, present[t.name]))
+            for t in [VISIT, *events]
+        }
+        located = present[PERSON.name]
+        persons = duck.stream(con, _select(con, PERSON, located), _maker(PERSON, located))
         count = 0
         for person, rows in group_by_patient(persons, facts, ledger):
             trajectory = table_trajectory(LAYOUT, person, rows, ledger, salt)
@@ -225,24 +246,48 @@ def _trajectories(
         log.info("omop: %d trajectories from %s", count, source)
 
 
-def _open_tables(con: duckdb.DuckDBPyConnection, source: Path, ledger: Ledger) -> set[str]:
-    """Make every OMOP table present a relation of ``con`` under its lower-case name."""
+def _open_tables(
+    con: duckdb.DuckDBPyConnection, source: Path, ledger: Ledger
+) -> dict[str, _Located]:
+    """Make every OMOP table present a relation of ``con`` under its lower-case name, and
+    say how its rows are located."""
+    located: dict[str, _Located] = {}
     if source.is_file():
         con.execute(f"ATTACH {duck.literal(str(source))} AS src (READ_ONLY)")
         tables = _database_tables(con, "src")
+        views = _source_views(con)
         for table, qualified in tables.items():
-            con.execute(f"CREATE VIEW {duck.quote(table)} AS SELECT * FROM {qualified}")  # noqa: S608
-        return set(tables)
-    files = _files(source)
-    for table, path in files.items():
+            # A table's rowid is its position as stored; a view has none.
+            position = "NULL::BIGINT" if qualified in views else "rowid"
+            con.execute(
+                f"CREATE VIEW {duck.quote(table)} AS "  # noqa: S608
+                f"SELECT *, {position} AS _rid FROM {qualified}"
+            )
+            located[table] = _ORDINAL
+        return located
+    for table, path in _files(source).items():
         if path.name.lower().endswith(".parquet"):
             con.execute(
-                f"CREATE VIEW {duck.quote(table)} AS SELECT * FROM "  # noqa: S608
-                f"read_parquet({duck.literal(str(path))})"
+                f"CREATE VIEW {duck.quote(table)} AS SELECT * EXCLUDE (file_row_number), "  # noqa: S608
+                f"file_row_number AS _rid FROM "
+                f"read_parquet({duck.literal(str(path))}, file_row_number = true)"
             )
+            located[table] = _ORDINAL
         else:
-            duck.stage_csv(con, table, path, ledger, withhold_text=table == NOTE.name)
-    return set(files)
+            staged = duck.stage_csv(con, table, path, ledger, withhold_text=table == NOTE.name)
+            located[table] = _Located("t.rowid", staged.line_of)
+    return located
+
+
+def _source_views(con: duckdb.DuckDBPyConnection) -> set[str]:
+    """The qualified names (as ``_database_tables`` gives them) of the attached source
+    database's views."""
+    rows = con.execute(
+        "SELECT table_schema, table_name FROM information_schema.tables "
+        "WHERE table_catalog = 'src' AND table_type = 'VIEW'"
+    ).fetchall()
+    prefix = duck.quote("src")
+    return {f"{prefix}.{duck.quote(str(s))}.{duck.quote(str(t))}" for s, t in rows}
 
 
 def _usable(con: duckdb.DuckDBPyConnection, table: _Table, ledger: Ledger) -> bool:
@@ -277,8 +322,9 @@ def _stage_concepts(con: duckdb.DuckDBPyConnection, ledger: Ledger) -> None:
     )
 
 
-def _select(con: duckdb.DuckDBPyConnection, table: _Table) -> str:
-    """The table's rows as text, with its concepts joined, sorted by person (missing first)."""
+def _select(con: duckdb.DuckDBPyConnection, table: _Table, located: _Located) -> str:
+    """The table's rows as text, with its concepts joined, sorted by person (missing first);
+    ``_rid`` is each row's position in its source."""
     have = duck.columns_of(con, table.name)
     columns = [
         f"CAST(t.{c} AS VARCHAR) AS {c}" if c in have else f"NULL::VARCHAR AS {c}"
@@ -290,18 +336,20 @@ def _select(con: duckdb.DuckDBPyConnection, table: _Table) -> str:
         on = f"TRY_CAST(t.{column} AS BIGINT)" if column in have else "NULL"
         joins.append(f"LEFT JOIN _concept {alias} ON {alias}.concept_id = {on}")
     return (
-        f"SELECT TRY_CAST(t.person_id AS BIGINT) AS _key, {', '.join(columns)} "  # noqa: S608
+        f"SELECT TRY_CAST(t.person_id AS BIGINT) AS _key, {located.position} AS _rid, "  # noqa: S608
+        f"{', '.join(columns)} "
         f"FROM {duck.quote(table.name)} t {' '.join(joins)} "
         f"ORDER BY _key NULLS FIRST, TRY_CAST(t.{table.pk} AS DOUBLE) NULLS FIRST, "
         f"CAST(t.{table.pk} AS VARCHAR)"
     )
 
 
-def _maker(table: _Table) -> Callable[[dict[str, Any]], SourceRow]:
+def _maker(table: _Table, located: _Located) -> Callable[[dict[str, Any]], SourceRow]:
     def make(values: dict[str, Any]) -> SourceRow:
-        key = values.pop("_key")
+        key, position = values.pop("_key"), values.pop("_rid")
         row = id_text(values.get(table.pk)) or ""
-        return SourceRow(table.name, table.name, row, line_number(row), key, values)
+        line = located.line(int(position)) if position is not None else None
+        return SourceRow(table.name, table.name, row, line, key, values)
 
     return make
 

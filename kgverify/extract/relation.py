@@ -12,10 +12,16 @@ import json
 from collections.abc import Iterable, Iterator
 from enum import StrEnum
 from pathlib import Path
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from kgverify.jsonl import read_models_or_rejects, write_models
+from kgverify.bounds import MAX_ID_CHARS
+from kgverify.jsonl import BadLine, read_models_or_rejects, write_models
+
+# Ids and codes become node keys or are looked up by index: bounded (kgverify/bounds.py) so
+# an over-long one is a rejected line, never a refused write (docs/relations.md).
+Id = Annotated[str, Field(max_length=MAX_ID_CHARS)]
 
 
 class Predicate(StrEnum):
@@ -35,8 +41,8 @@ class Mention(_Frozen):
     """One side of a relation: the text as extracted, and a code when the source gave one."""
 
     text: str = Field(min_length=1, max_length=500)
-    code_system: str | None = Field(default=None, description="SNOMEDCT, RXNORM, LNC, ...")
-    code: str | None = None
+    code_system: Id | None = Field(default=None, description="SNOMEDCT, RXNORM, LNC, ...")
+    code: Id | None = None
 
     @model_validator(mode="after")
     def _code_pair(self) -> Mention:
@@ -48,21 +54,21 @@ class Mention(_Frozen):
 class ExtractorInfo(_Frozen):
     """Which extractor produced a relation, so an audit can group and re-run by it."""
 
-    name: str = Field(description="'template', 'vllm', 'openai'")
-    version: str = Field(description="extractor version; for LLMs the prompt template hash")
-    model: str | None = Field(default=None, description="model name, for LLM extractors")
+    name: Id = Field(description="'template', 'vllm', 'openai'")
+    version: Id = Field(description="extractor version; for LLMs the prompt template hash")
+    model: Id | None = Field(default=None, description="model name, for LLM extractors")
 
 
 class CandidateRelation(_Frozen):
     """A proposed relation between two mentions in one patient's record."""
 
-    relation_id: str = Field(default="", description="content hash; filled in when empty")
-    patient_id: str
-    encounter_id: str | None = Field(default=None, description="where the relation was seen")
+    relation_id: Id = Field(default="", description="content hash; filled in when empty")
+    patient_id: Id
+    encounter_id: Id | None = Field(default=None, description="where the relation was seen")
     subject: Mention
     predicate: Predicate
     object: Mention
-    evidence: list[str] = Field(
+    evidence: list[Id] = Field(
         default_factory=list, description="item_ids of the trajectory items it rests on"
     )
     extractor: ExtractorInfo
@@ -107,6 +113,6 @@ def write_relations(relations: Iterable[CandidateRelation], path: Path) -> int:
     return write_models(relations, path)
 
 
-def read_relations(path: Path) -> Iterator[CandidateRelation | tuple[int, str]]:
-    """Relations from JSONL, streamed; a bad line comes back as ``(line, reason)``."""
+def read_relations(path: Path) -> Iterator[CandidateRelation | BadLine]:
+    """Relations from JSONL, streamed; a bad line comes back as a ``BadLine``."""
     return read_models_or_rejects(path, CandidateRelation)

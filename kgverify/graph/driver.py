@@ -53,14 +53,35 @@ def _translated(uri: str, user: str, database: str) -> Iterator[None]:
     except neo4j_errors.DatabaseUnavailable as exc:
         raise GraphUnavailableError(f"database {database!r} at {uri} is not available") from exc
     except neo4j_errors.ClientError as exc:
+        # After three wrong passwords the server refuses every login of that user, the right
+        # one included, for about 5 s; the driver raises this as a plain ClientError.
+        if exc.code == "Neo.ClientError.Security.AuthenticationRateLimit":
+            raise GraphAuthError(
+                f"Neo4j at {uri} is refusing logins for user {user!r} after repeated wrong "
+                "passwords; check NEO4J_PASSWORD and retry in a few seconds"
+            ) from exc
         if exc.code == "Neo.ClientError.Database.DatabaseNotFound":
             raise GraphUnavailableError(f"database {database!r} does not exist at {uri}") from exc
         raise
 
 
+def _not_row_caused(exc: neo4j_errors.Neo4jError) -> bool:
+    """Errors no single row causes: security, a missing database, a malformed statement."""
+    code = exc.code or ""
+    return code.startswith(("Neo.ClientError.Security.", "Neo.ClientError.Database.")) or (
+        code == "Neo.ClientError.Statement.SyntaxError"
+    )
+
+
 def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip() or type(exc).__name__
-    return text.splitlines()[0]
+    """The message's first line, with the next one when the first ends in a colon (the
+    driver puts the reason for "Couldn't connect to ...:" on a line of its own)."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    if not lines:
+        return type(exc).__name__
+    if lines[0].endswith(":") and len(lines) > 1:
+        return f"{lines[0]} {lines[1]}"
+    return lines[0]
 
 
 class Graph:
@@ -132,6 +153,34 @@ class Graph:
     def write(self, name: str, **params: Any) -> list[Row]:
         """Run a named query in a managed write transaction and return its rows."""
         return self._run("write", name, params)
+
+    def write_rows(
+        self,
+        name: str,
+        rows: list[Row],
+        refused: Callable[[Row, str], None],
+        **params: Any,
+    ) -> list[list[Row]]:
+        """Write ``rows`` (the query's ``$rows``) in one managed transaction, row-safely.
+
+        When the database refuses the batch for what a row holds (a non-transient client or
+        database error, e.g. a value too large to index), the batch is split in halves and
+        each retried, so every valid row is still written and each refused row is handed to
+        ``refused`` with the database's one-line reason. Returns the results of the
+        transactions that committed (one list of rows each).
+        """
+        try:
+            return [self.write(name, rows=rows, **params)]
+        except (neo4j_errors.ClientError, neo4j_errors.DatabaseError) as exc:
+            if isinstance(exc, neo4j_errors.TransientError) or _not_row_caused(exc):
+                raise
+            if len(rows) == 1:
+                refused(rows[0], f"refused by the database: {exc.message or _first_line(exc)}")
+                return []
+        middle = len(rows) // 2
+        return self.write_rows(name, rows[:middle], refused, **params) + self.write_rows(
+            name, rows[middle:], refused, **params
+        )
 
     def write_autocommit(self, name: str, **params: Any) -> list[Row]:
         """Run a named query in an implicit transaction; needed for ``IN TRANSACTIONS``."""

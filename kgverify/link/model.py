@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kgverify.extract.relation import CandidateRelation
+from kgverify.extract.relation import CandidateRelation, Id
 from kgverify.jsonl import read_models, write_models
 
 
@@ -44,7 +44,7 @@ class _Frozen(BaseModel):
 class LinkCandidate(_Frozen):
     """One concept a mention may denote."""
 
-    concept_id: str
+    concept_id: Id
     name: str
     vocab: str
     kinds: list[str] = Field(default_factory=list)
@@ -59,8 +59,8 @@ class MentionLink(_Frozen):
     """The linking result for one mention."""
 
     status: LinkStatus
-    concept_id: str | None = Field(default=None, description="set only when linked")
-    equivalents: list[str] = Field(
+    concept_id: Id | None = Field(default=None, description="set only when linked")
+    equivalents: list[Id] = Field(
         default_factory=list, description="the chosen concept's group and MAPS_TO neighbours"
     )
     score: float = Field(default=0.0, ge=0.0, le=1.0, description="best plausible score")
@@ -81,7 +81,7 @@ class LinkedRelation(_Frozen):
     relation: CandidateRelation
     subject: MentionLink
     object: MentionLink
-    index: str = Field(description="key of the linker index used (the releases it was built on)")
+    index: Id = Field(description="key of the linker index used (the releases it was built on)")
 
     @property
     def linked(self) -> bool:

@@ -13,8 +13,9 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from kgverify.ehr.model import Trajectory
+from kgverify.errors import ConfigError
 from kgverify.extract.relation import CandidateRelation, Mention
-from kgverify.jsonl import read_models
+from kgverify.jsonl import BadLine, read_models_or_rejects
 from kgverify.link.linker import Linker, MentionQuery
 from kgverify.link.model import LinkedRelation, MentionLink
 from kgverify.link.slots import Slot, slot_kinds
@@ -61,7 +62,15 @@ class Contexts:
 
     @classmethod
     def from_file(cls, path: Path) -> Contexts:
-        return cls(read_models(path, Trajectory))
+        """Contexts from trajectories JSONL; a bad line is one error with its number."""
+
+        def trajectories() -> Iterator[Trajectory]:
+            for item in read_models_or_rejects(path, Trajectory):
+                if isinstance(item, BadLine):
+                    raise ConfigError(f"trajectories {path}: line {item.line}: {item.reason}")
+                yield item
+
+        return cls(trajectories())
 
     def of(self, relation: CandidateRelation) -> str | None:
         found = self._text.get((relation.patient_id, relation.encounter_id))
@@ -83,16 +92,17 @@ def _query(relation: CandidateRelation, slot: Slot, context: str | None) -> Ment
 
 
 def link_relations(
-    relations: Iterable[CandidateRelation | tuple[int, str]],
+    relations: Iterable[CandidateRelation | tuple[int, str] | tuple[int, str, str]],
     linker: Linker,
     report: LinkReport,
     *,
     contexts: Contexts | None = None,
-    on_reject: Callable[[int, str], None] | None = None,
+    on_reject: Callable[[int, str, str], None] | None = None,
     batch_size: int = 2_000,
     progress: Callable[[int], None] | None = None,
 ) -> Iterator[LinkedRelation]:
-    """Linked relations, in input order; ``(line, reason)`` items are counted as rejects."""
+    """Linked relations, in input order; ``(line, reason[, text])`` items are counted as
+    rejects and handed to ``on_reject(line, reason, text)`` (text: the raw line, or "")."""
     # A report may be passed to several calls (one per batch): counts accumulate.
     started = time.perf_counter() - report.seconds
     statuses: Counter[str] = Counter(report.by_status)
@@ -120,7 +130,7 @@ def link_relations(
         if isinstance(item, tuple):
             report.rejected += 1
             if on_reject is not None:
-                on_reject(*item)
+                on_reject(item[0], item[1], item[2] if len(item) == 3 else "")
             continue
         batch.append(item)
         if len(batch) >= batch_size:

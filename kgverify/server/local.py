@@ -5,18 +5,26 @@ built with Maven into ``<cache_dir>/neo4j-local/<source hash>``, so a changed la
 rebuilt and an unchanged one never is. The server's data, log, pid and password files live
 under ``Settings.local_home`` (outside the repository). The password is generated on first
 start and kept in an owner-only file; nothing ships a default password.
+
+A server killed mid-write (SIGKILL, power loss) replays its transaction log on the next
+start, which can take minutes. ``start`` reads Neo4j's ``debug.log`` while it waits, says how
+far the recovery got, and counts ``start_timeout_s`` from the last recovery step, so a long
+recovery that keeps moving is never cut off; one that stalls is left running, never killed.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
+import re
 import shutil
 import signal
 import subprocess
 import time
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
 
@@ -30,6 +38,7 @@ IMPORT_CLASS = "org.kgverify.neo4jlocal.BulkImport"
 # The server outlives the call that started it; holding its Popen here keeps Python from
 # warning that a child it forgot about is still running.
 _STARTED: list[subprocess.Popen[bytes]] = []
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -42,6 +51,9 @@ class ServerStatus:
     home: str
     apoc: str | None = None
     password_file: str | None = None
+    # A JVM that runs but does not answer yet (e.g. replaying its transaction log).
+    starting: bool = False
+    recovery: str | None = None
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -110,6 +122,121 @@ def classpath(build: Path) -> str:
     return os.pathsep.join(str(p) for p in parts)
 
 
+# -- recovery, as Neo4j 5.26 writes it to debug.log ----------------------------------------------
+# e.g. "... INFO  [o.n.k.d.Database] [neo4j/4e97d140] Recovery required from position ...",
+#      "... INFO  [o.n.k.r.Recovery] [neo4j/4e97d140]  40% completed",
+#      "... INFO  [o.n.k.d.Database] [neo4j/4e97d140] Recovery in 'full' mode completed. ..."
+_DATABASE = r"\[(?P<db>[^\s/\]]+)/[0-9a-f]+\] "
+_RECOVERY_REQUIRED = re.compile(
+    _DATABASE + r"(?:Recovery required from position|Transaction logs recovery is required)"
+)
+_RECOVERY_PERCENT = re.compile(_DATABASE + r"\s*(?P<pct>\d{1,3})% completed\s*$")
+# Not the checkpoint line that quotes it ('Checkpoint triggered by "Recovery completed."').
+_RECOVERY_DONE = re.compile(
+    _DATABASE + r"Recovery (?:in '[^']*' mode |with missing logs )?completed\."
+)
+
+
+@dataclass
+class RecoveryLog:
+    """What the debug log has said about recovery since the launch, per database.
+
+    >>> r = RecoveryLog()
+    >>> r.feed("2026-01-01 INFO  [o.n.k.r.Recovery] [neo4j/4e97d140]  40% completed")
+    True
+    >>> r.active, r.describe()
+    (True, 'neo4j 40% replayed')
+    """
+
+    percent: dict[str, int] = field(default_factory=dict)  # database -> share replayed
+    done: set[str] = field(default_factory=set)
+
+    def feed(self, line: str) -> bool:
+        """Take one log line; True when it shows recovery moving on (new information)."""
+        if (m := _RECOVERY_DONE.search(line)) is not None:
+            new = m["db"] not in self.done
+            self.done.add(m["db"])
+            self.percent[m["db"]] = 100
+            return new
+        if (m := _RECOVERY_PERCENT.search(line)) is not None:
+            pct = min(int(m["pct"]), 100)
+            if pct <= self.percent.get(m["db"], -1):
+                return False
+            self.percent[m["db"]] = pct
+            return True
+        if (m := _RECOVERY_REQUIRED.search(line)) is not None:
+            new = m["db"] not in self.percent
+            self.percent.setdefault(m["db"], 0)
+            return new
+        return False
+
+    @property
+    def seen(self) -> bool:
+        return bool(self.percent)
+
+    @property
+    def active(self) -> bool:
+        """Some database is still replaying its transaction log."""
+        return any(db not in self.done for db in self.percent)
+
+    def describe(self) -> str:
+        return ", ".join(
+            f"{db} done" if db in self.done else f"{db} {pct}% replayed"
+            for db, pct in self.percent.items()
+        )
+
+
+class StartWatch:
+    """The start deadline: ``timeout_s`` from the launch, and again from each recovery step
+    the log shows, so the timeout bounds silence, not a long recovery that keeps moving."""
+
+    def __init__(self, timeout_s: float, now: float) -> None:
+        self.timeout_s = timeout_s
+        self.deadline = now + timeout_s
+        self.recovery = RecoveryLog()
+
+    def observe(self, lines: Iterable[str], now: float) -> str | None:
+        """Read new log lines; a message for the user when recovery moved on, else None."""
+        moved = [self.recovery.feed(line) for line in lines]
+        if not any(moved):
+            return None
+        self.deadline = now + self.timeout_s
+        if self.recovery.active:
+            return f"database recovery in progress ({self.recovery.describe()}); waiting"
+        return f"database recovery completed ({self.recovery.describe()}); finishing start"
+
+    def expired(self, now: float) -> bool:
+        return now >= self.deadline
+
+
+class _LogTail:
+    """Complete lines appended to a file since ``offset`` (a rotated file is read anew)."""
+
+    def __init__(self, path: Path, offset: int) -> None:
+        self.path = path
+        self.offset = offset
+
+    def lines(self) -> list[str]:
+        try:
+            with self.path.open("rb") as f:
+                if f.seek(0, os.SEEK_END) < self.offset:
+                    self.offset = 0
+                f.seek(self.offset)
+                data = f.read()
+        except OSError:
+            return []
+        end = data.rfind(b"\n") + 1  # a half-written last line waits for the next read
+        self.offset += end
+        return data[:end].decode(errors="replace").splitlines()
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
 class LocalServer:
     """Start, stop and inspect the local Neo4j described by ``settings``.
 
@@ -139,12 +266,24 @@ class LocalServer:
         return value
 
     # -- state ----------------------------------------------------------------------------
+    @property
+    def debug_log(self) -> Path:
+        """Neo4j's own log (the embedded default place under its home): recovery shows here."""
+        return self.data_home / "logs" / "debug.log"
+
     def _state(self) -> dict[str, object] | None:
         try:
             state: dict[str, object] = json.loads(self.state_file.read_text())
         except (OSError, ValueError):
             return None
         return state
+
+    def _state_int(self, key: str) -> int | None:
+        state = self._state()
+        try:
+            return int(str(state[key])) if state and key in state else None
+        except ValueError:
+            return None
 
     def _alive(self, pid: int) -> bool:
         try:
@@ -153,16 +292,33 @@ class LocalServer:
             return False
         return MAIN_CLASS.encode() in cmdline
 
+    def _password_file(self) -> str | None:
+        return str(self.password_file) if self.password_file.is_file() else None
+
     def status(self) -> ServerStatus:
         state = self._state()
-        pid = int(str(state["pid"])) if state and "pid" in state else None
-        if pid is not None and self._alive(pid) and self.ready_file.is_file():
+        pid = self._state_int("pid")
+        if pid is None or not self._alive(pid):
+            return ServerStatus(False, None, None, str(self.home), None, self._password_file())
+        uri = str(state["uri"]) if state and "uri" in state else None
+        if self.ready_file.is_file():
             ready = self.ready_file.read_text().split()
             apoc = next((w.split("=", 1)[1] for w in ready if w.startswith("apoc=")), None)
-            return ServerStatus(
-                True, pid, str(state["uri"]) if state else None, str(self.home), apoc
-            )
-        return ServerStatus(False, None, None, str(self.home))
+            return ServerStatus(True, pid, uri, str(self.home), apoc, self._password_file())
+        # Launched but not answering yet: say how far a recovery got since the launch.
+        recovery = RecoveryLog()
+        for line in _LogTail(self.debug_log, self._state_int("log_offset") or 0).lines():
+            recovery.feed(line)
+        return ServerStatus(
+            False,
+            pid,
+            uri,
+            str(self.home),
+            None,
+            self._password_file(),
+            starting=True,
+            recovery=recovery.describe() if recovery.seen else None,
+        )
 
     @property
     def uri(self) -> str:
@@ -176,11 +332,22 @@ class LocalServer:
         return (self.data_home / "data" / "databases" / "neo4j").is_dir()
 
     # -- lifecycle ------------------------------------------------------------------------
-    def start(self) -> ServerStatus:
-        """Start the server and wait until Bolt answers; a no-op when it already runs."""
+    def start(self, on_progress: Callable[[str], None] | None = None) -> ServerStatus:
+        """Start the server and wait until Bolt answers; a no-op when it already runs.
+
+        A JVM that an earlier start left running (still recovering) is waited for, not
+        launched again. ``on_progress`` gets one line per recovery step (default: logged).
+        """
         current = self.status()
         if current.running:
             return current
+        if current.starting and current.pid is not None:
+            return self._wait(current.pid, None, on_progress)
+        proc = self._launch()
+        return self._wait(proc.pid, proc, on_progress)
+
+    def _launch(self) -> subprocess.Popen[bytes]:
+        """Start the JVM and record it; returns at once (``start`` waits for it)."""
         build = ensure_built(self.settings)
         java = _require("java")
         self.password(create=True)
@@ -207,30 +374,66 @@ class LocalServer:
             "--ready-file",
             str(self.ready_file),
         ]
-        with self.log_file.open("ab") as log:
+        # Both logs are appended across runs; only what this run writes counts.
+        offsets = {"log_offset": _size(self.debug_log), "out_offset": _size(self.log_file)}
+        with self.log_file.open("ab") as out:
             proc = subprocess.Popen(
                 cmd,
-                stdout=log,
+                stdout=out,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
                 start_new_session=True,
             )
         _STARTED.append(proc)
         uri = f"bolt://127.0.0.1:{port}"
-        self.state_file.write_text(json.dumps({"pid": proc.pid, "uri": uri}))
-        deadline = time.monotonic() + self.settings.start_timeout_s
-        while time.monotonic() < deadline:
-            if proc.poll() is not None:
+        self.state_file.write_text(json.dumps({"pid": proc.pid, "uri": uri, **offsets}))
+        return proc
+
+    def _wait(
+        self,
+        pid: int,
+        proc: subprocess.Popen[bytes] | None,
+        on_progress: Callable[[str], None] | None,
+    ) -> ServerStatus:
+        """Wait for the ready file and Bolt while the JVM lives and the watch allows."""
+        notify = on_progress or log.warning
+        offset = self._state_int("log_offset")
+        tail = _LogTail(self.debug_log, _size(self.debug_log) if offset is None else offset)
+        watch = StartWatch(self.settings.start_timeout_s, time.monotonic())
+        while True:
+            now = time.monotonic()
+            # The log first, so a recovery that ends just before readiness is still told.
+            message = watch.observe(tail.lines(), now)
+            if message is not None:
+                notify(message)
+            exited = proc.poll() is not None if proc is not None else not self._alive(pid)
+            if exited:
+                reason = self._last_error()
                 self.state_file.unlink(missing_ok=True)
-                raise ServerError(f"Neo4j did not start: {self._last_error()}")
+                raise ServerError(f"Neo4j did not start: {reason}")
             if self.ready_file.is_file():
-                self._check_bolt(uri)
+                self._check_bolt(self.uri)
                 return self.status()
+            if watch.expired(now):
+                break
             time.sleep(0.25)
-        self._terminate(proc.pid)
+        hint = (
+            f"KGVERIFY_START_TIMEOUT_S (seconds without progress, now "
+            f"{self.settings.start_timeout_s:g})"
+        )
+        if watch.recovery.active:
+            # Killing it would throw the replay away; the next start picks it up again.
+            raise ServerError(
+                f"Neo4j is still recovering its database after an unclean stop "
+                f"({watch.recovery.describe()}; no progress for "
+                f"{self.settings.start_timeout_s:g}s; log: {self.debug_log}); left running "
+                f"(pid {pid}): run `kgverify neo4j start` again to keep waiting, or raise {hint}"
+            )
+        self._terminate(pid)
+        self.state_file.unlink(missing_ok=True)
         raise ServerError(
-            f"Neo4j did not answer within {self.settings.start_timeout_s:.0f}s "
-            f"(log: {self.log_file})"
+            f"Neo4j did not answer within {self.settings.start_timeout_s:g}s and was stopped "
+            f"(logs: {self.log_file}, {self.debug_log}); to wait longer raise {hint}"
         )
 
     def _check_bolt(self, uri: str) -> None:
@@ -244,14 +447,14 @@ class LocalServer:
             graph.close()
 
     def _last_error(self) -> str:
-        try:
-            lines = self.log_file.read_text(errors="replace").splitlines()
-        except OSError:
+        """The launcher's last ``error:`` line of this run (the log is appended across runs)."""
+        lines = _LogTail(self.log_file, self._state_int("out_offset") or 0).lines()
+        if not lines and not self.log_file.is_file():
             return "no log was written"
         errors = [line for line in lines if line.startswith("error:")]
         if errors:
             return errors[-1].removeprefix("error:").strip()
-        return f"see {self.log_file}"
+        return f"see {self.log_file} and {self.debug_log}"
 
     def _terminate(self, pid: int, timeout_s: float = 90.0) -> None:
         try:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kgverify.extract.relation import CandidateRelation
+from kgverify.extract.relation import CandidateRelation, relation_id_of
 from kgverify.jsonl import read_models, write_models
 from kgverify.link.model import MentionLink
 
@@ -85,6 +85,25 @@ class Verdict(_Frozen):
     @property
     def relation_id(self) -> str:
         return self.relation.relation_id
+
+    @property
+    def assertion_id(self) -> str:
+        """The key of this verdict's ``(:Assertion)`` in the graph."""
+        return assertion_id_of(self.relation)
+
+
+def assertion_id_of(relation: CandidateRelation) -> str:
+    """The ``(:Assertion)`` key of a relation: what identifies it, not only the caller's id.
+
+    A ``relation_id`` that is kgverify's content hash (every extractor's default) already
+    names the relation and is the key as it is. Any other id gets ``#`` and the content hash
+    appended, so an id reused for a different relation gets its own assertion instead of
+    replacing one, while the same relation verified again updates its own (docs/verification.md).
+    """
+    content = relation_id_of(relation)
+    if relation.relation_id == content:
+        return content
+    return f"{relation.relation_id}#{content}"
 
 
 def write_verdicts(verdicts: Iterable[Verdict], path: Path) -> int:

@@ -11,14 +11,16 @@ from pathlib import Path
 from pydantic import BaseModel, Field, ValidationError
 
 from kgverify.extract.relation import CandidateRelation
-from kgverify.jsonl import open_text, reason_of
+from kgverify.firstseen import FirstSeen, repeat_of
+from kgverify.jsonl import BadLine, numbered_lines, reason_of
 from kgverify.link.model import LinkedRelation
 from kgverify.link.relations import LinkReport
 from kgverify.verify.model import Verdict
 
 
 class VerifyReport(BaseModel):
-    """Counts of one run; ``read == verified + rejected``."""
+    """Counts of one run; ``read == verified + rejected`` and, when writing back,
+    ``verified == written + not_written``."""
 
     read: int = 0
     rejected: int = 0
@@ -28,6 +30,12 @@ class VerifyReport(BaseModel):
         default_factory=dict, description="predicate -> verdict -> relations"
     )
     written: int = Field(default=0, description="assertions written back to the graph")
+    not_written: int = Field(
+        default=0, description="verdicts whose assertion the database refused (in the rejects)"
+    )
+    not_written_reasons: dict[str, int] = Field(
+        default_factory=dict, description="why not written -> verdicts"
+    )
     unknown_patients: int = 0
     unknown_encounters: int = 0
     seconds: float = 0.0
@@ -52,20 +60,29 @@ class VerifyReport(BaseModel):
 AnyRelation = CandidateRelation | LinkedRelation
 
 
-def read_relations_any(path: Path) -> Iterator[AnyRelation | tuple[int, str]]:
-    """Candidate or linked relations from JSONL; a bad line comes back as ``(line, reason)``."""
-    with open_text(path, "rt") as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as exc:
-                yield number, f"invalid JSON: {exc.msg}"
-                continue
-            linked = isinstance(data, dict) and "relation" in data
-            model: type[AnyRelation] = LinkedRelation if linked else CandidateRelation
-            try:
-                yield model.model_validate(data)
-            except ValidationError as exc:
-                yield number, reason_of(exc)
+def read_relations_any(
+    path: Path, *, seen: FirstSeen | None = None, candidates_only: bool = False
+) -> Iterator[AnyRelation | BadLine]:
+    """Candidate or linked relations from JSONL; a bad line comes back as a ``BadLine``, and
+    so does, given ``seen``, a line repeating a relation_id (naming the first line).
+    ``candidates_only`` reads every line as a candidate relation (what `link` takes)."""
+    for item in numbered_lines(path):
+        if isinstance(item, BadLine):
+            yield item
+            continue
+        number, line = item
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            yield BadLine(number, f"invalid JSON: {exc.msg}", line)
+            continue
+        linked = not candidates_only and isinstance(data, dict) and "relation" in data
+        model: type[AnyRelation] = LinkedRelation if linked else CandidateRelation
+        try:
+            relation = model.model_validate(data)
+        except ValidationError as exc:
+            yield BadLine(number, reason_of(exc), line)
+            continue
+        plain = relation.relation if isinstance(relation, LinkedRelation) else relation
+        repeat = repeat_of(seen, plain.relation_id, number, line)
+        yield relation if repeat is None else repeat

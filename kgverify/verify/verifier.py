@@ -10,7 +10,8 @@ enriches the ones that pass, and writes all of them back as provenance.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import Any
@@ -31,6 +32,7 @@ from kgverify.verify.model import (
     EvidencePath,
     Verdict,
     VerdictKind,
+    assertion_id_of,
 )
 from kgverify.verify.rules import RULES, SNOMED_ROOT, SUPPORT, Rule
 
@@ -74,6 +76,7 @@ class Verifier:
         write: bool = True,
         enrich: bool = True,
         contexts: Contexts | None = None,
+        on_refused: Callable[[Verdict, str], None] | None = None,
     ) -> None:
         self.graph = graph
         self.settings = settings
@@ -86,6 +89,10 @@ class Verifier:
         self.unknown_patients = 0
         self.unknown_encounters = 0
         self.written = 0
+        # Verdicts whose assertion the database refused: counted, and handed to on_refused.
+        self.on_refused = on_refused
+        self.not_written = 0
+        self.not_written_reasons: Counter[str] = Counter()
         # A map, so the rules test hub membership in O(1): $hubs[id] IS NULL.
         self.hubs: dict[str, bool] = {
             row["id"]: True
@@ -303,20 +310,36 @@ class Verifier:
     def _write_back(self, verdicts: list[Verdict]) -> None:
         now = datetime.now(UTC).isoformat()
         rows = [_assertion_row(v, now) for v in verdicts]
+        of_row = {id(row): v for row, v in zip(rows, verdicts, strict=True)}
         if self._releases is None:
             self._releases = [r["id"] for r in self.graph.read("verify/current_releases")]
-        for result in self.graph.write(
-            "verify/write_assertions", rows=rows, releases=self._releases
+
+        def refused(row: dict[str, Any], reason: str) -> None:
+            # One refused row costs only itself (write_rows bisects the batch).
+            self.not_written += 1
+            self.not_written_reasons[refusal_kind(reason)] += 1
+            if self.on_refused is not None:
+                self.on_refused(of_row[id(row)], reason)
+
+        for results in self.graph.write_rows(
+            "verify/write_assertions", rows, refused, releases=self._releases
         ):
-            self.written += int(result["written"])
-            self.unknown_patients += int(result["unknown_patients"])
-            self.unknown_encounters += int(result["unknown_encounters"])
+            for result in results:
+                self.written += int(result["written"])
+                self.unknown_patients += int(result["unknown_patients"])
+                self.unknown_encounters += int(result["unknown_encounters"])
+
+
+def refusal_kind(reason: str) -> str:
+    """A database refusal's reason without the per-row detail (index, element id, size)."""
+    return reason.split(",", 1)[0].split(". ", 1)[0]
 
 
 def _assertion_row(v: Verdict, now: str) -> dict[str, Any]:
     r = v.relation
     return {
-        "id": r.relation_id,
+        "id": assertion_id_of(r),
+        "relation_id": r.relation_id,
         "patient_id": r.patient_id,
         "encounter_id": r.encounter_id,
         "predicate": r.predicate.value,

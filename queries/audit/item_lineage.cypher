@@ -1,8 +1,8 @@
 // Why does this item exist? Its full lineage, one row per assertion it rests on: the item
 // (task, question, answer and distractor concepts, whether it is current and still stands),
-// the assertion (the extracted relation: predicate, mention texts, linked concepts, the
-// verdict it was given and its standing verdict after any re-verification, the deciding rule
-// version, the extractor and its confidence), its evidence paths (EvidencePath JSON, best
+// the assertion (the extracted relation: its relation_id, predicate, mention texts, linked
+// concepts, the verdict it was given and its standing verdict after any re-verification, the
+// deciding rule version, the extractor and its confidence), its evidence paths (EvidencePath JSON, best
 // first) with the concepts on them, and the patient facts it was extracted from (source
 // table and row), and its latest re-check after a newer release, if any (recheck: verdict,
 // reason, run, checked_at). The item's distractor justifications come as stored (why_wrong,
@@ -10,7 +10,7 @@
 // with its topic, content key, difficulty, vocabulary releases and filter policy.
 // `kgverify prov ITEM` exports the same lineage as W3C PROV.
 // @param item: str: id of the item (the item_id of the dataset row)
-// @returns item, task, topic, content_key, why_wrong, difficulty, releases, policy, question, answer, answer_concept, answer_name, distractors, current, standing, flags, patient, template, assertion, predicate, subject_text, object_text, subject, object, verdict, standing_verdict, rule, extractor, confidence, verified_at, evidence, evidence_concepts, facts, recheck
+// @returns item, task, topic, content_key, why_wrong, difficulty, releases, policy, question, answer, answer_concept, answer_name, distractors, current, standing, flags, patient, template, assertion, relation_id, predicate, subject_text, object_text, subject, object, verdict, standing_verdict, rule, extractor, confidence, verified_at, evidence, evidence_concepts, facts, recheck
 MATCH (i:Item {id: $item})-[:RESTS_ON]->(a:Assertion)
 OPTIONAL MATCH (i)-[:ANSWER]->(answer:Concept)
 RETURN i.id AS item, i.task AS task, i.topic AS topic, i.content_key AS content_key,
@@ -21,7 +21,8 @@ RETURN i.id AS item, i.task AS task, i.topic AS topic, i.content_key AS content_
          AS distractors,
        i.current AS current, coalesce(i.standing, true) AS standing,
        coalesce(i.flags, []) AS flags, i.patient_id AS patient, i.template AS template,
-       a.id AS assertion, a.predicate AS predicate, a.subject_text AS subject_text,
+       a.id AS assertion, coalesce(a.relation_id, a.id) AS relation_id,
+       a.predicate AS predicate, a.subject_text AS subject_text,
        a.object_text AS object_text, a.subject_id AS subject, a.object_id AS object,
        a.verdict AS verdict, coalesce(a.standing_verdict, a.verdict) AS standing_verdict,
        a.rule + "@" + a.rule_version AS rule, a.extractor AS extractor,

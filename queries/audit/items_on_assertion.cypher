@@ -1,8 +1,13 @@
-// What depends on this relation? The items resting on one assertion (an extracted relation,
-// by its relation_id), current or not, with whether they still stand.
-// @param assertion: str: the assertion's id (relation_id in verdicts JSONL)
-// @returns item, task, split, answer_concept, current, standing
-MATCH (:Assertion {id: $assertion})<-[:RESTS_ON]-(i:Item)
-RETURN i.id AS item, i.task AS task, i.split AS split, i.answer_concept AS answer_concept,
-       i.current AS current, coalesce(i.standing, true) AS standing
-ORDER BY item
+// What depends on this relation? The items resting on one assertion, current or not, with
+// whether they still stand. `assertion` is the assertion's id or a relation_id as in verdicts
+// JSONL: when a relation_id was reused for different relations it names several assertions,
+// and the items of each come back with the assertion they rest on.
+// @param assertion: str: the assertion's id, or its relation_id (verdicts JSONL)
+// @returns assertion, item, task, split, answer_concept, current, standing
+MATCH (a:Assertion)
+WHERE a.id = $assertion OR a.relation_id = $assertion
+MATCH (a)<-[:RESTS_ON]-(i:Item)
+RETURN a.id AS assertion, i.id AS item, i.task AS task, i.split AS split,
+       i.answer_concept AS answer_concept, i.current AS current,
+       coalesce(i.standing, true) AS standing
+ORDER BY item, assertion

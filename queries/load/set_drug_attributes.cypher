@@ -4,7 +4,7 @@
 // @param release: id of the release being loaded
 // @returns written: rows whose concept exists
 UNWIND $rows AS row
-MATCH (c:Concept {id: row.id})
+MATCH (c:Concept {id: row.id}) WHERE c.release = $release
 SET c.ndcs = CASE WHEN c.sat_release = $release THEN coalesce(c.ndcs, []) + [x IN row.ndcs WHERE NOT x IN coalesce(c.ndcs, [])] ELSE row.ndcs END,
     c.strength = coalesce(row.strength, CASE WHEN c.sat_release = $release THEN c.strength END),
     c.available_strength = coalesce(row.available_strength,

@@ -1,22 +1,25 @@
-// Writes verdicts back as provenance, idempotently: one (:Assertion {id: relation_id}) per
-// relation, its properties replaced on every run, linked to the patient (ABOUT), to the
-// patient facts it rests on (FROM_FACT: fact id = patient source + ":" + item id), to the
-// encounter (SEEN_IN), to the linked concepts (SUBJECT, OBJECT), to every concept on its evidence paths (EVIDENCE) and
-// to the rule version that decided it (DECIDED_BY a (:Rule {key: "<id>@<version>"})), with
-// the enrichment's distractor pool (ids) kept on the assertion for derivation. The edges of
-// its evidence paths are kept as "start|TYPE|end" keys (audit and re-verification look them
-// up), with the current releases it was judged against and whether the rules decided it
-// (judged = "evidence") or its links did ("links"); standing_verdict and standing_passed
-// start equal to verdict and passed and are what `kgverify reverify` updates. Old
-// edges of a rerun are removed first, so a re-verification never leaves stale evidence.
-// @param rows: list of {id, patient_id, encounter_id, predicate, verdict, score, passed, rule, rule_version, reason, subject_id, object_id, subject_text, object_text, items, evidence_nodes, evidence, distractors, extractor, confidence, index, verified_at, evidence_edges, judged}
+// Writes verdicts back as provenance, idempotently: one (:Assertion {id}) per relation, the
+// id being the relation_id when that is the relation's content hash, else relation_id + "#"
+// + content hash (an id reused for another relation never replaces an assertion), with
+// relation_id kept as a property; its properties replaced on every run, linked to the
+// patient (ABOUT), to the patient facts it rests on (FROM_FACT: fact id = patient source +
+// ":" + item id), to the encounter (SEEN_IN), to the linked concepts (SUBJECT, OBJECT), to
+// every concept on its evidence paths (EVIDENCE) and to the rule version that decided it
+// (DECIDED_BY a (:Rule {key: "<id>@<version>"})), with the enrichment's distractor pool
+// (ids) kept on the assertion for derivation. The edges of its evidence paths are kept as
+// "start|TYPE|end" keys (audit and re-verification look them up), with the current releases
+// it was judged against and whether the rules decided it (judged = "evidence") or its links
+// did ("links"); standing_verdict and standing_passed start equal to verdict and passed and
+// are what `kgverify reverify` updates. Old edges of a rerun are removed first, so a
+// re-verification never leaves stale evidence.
+// @param rows: list of {id, relation_id, patient_id, encounter_id, predicate, verdict, score, passed, rule, rule_version, reason, subject_id, object_id, subject_text, object_text, items, evidence_nodes, evidence, distractors, extractor, confidence, index, verified_at, evidence_edges, judged}
 // @param releases: ids of the current vocabulary releases
-// @returns written, unknown_patients, unknown_encounters: rows written, and how many name a patient or an encounter the graph does not hold (reported, still written)
+// @returns written, unknown_patients, unknown_encounters: assertions written, and how many name a patient or an encounter the graph does not hold (reported, still written)
 UNWIND $rows AS row
 MERGE (a:Assertion {id: row.id})
-SET a.patient_id = row.patient_id, a.encounter_id = row.encounter_id,
-    a.predicate = row.predicate, a.verdict = row.verdict, a.score = row.score,
-    a.passed = row.passed, a.rule = row.rule, a.rule_version = row.rule_version,
+SET a.relation_id = row.relation_id, a.patient_id = row.patient_id,
+    a.encounter_id = row.encounter_id, a.predicate = row.predicate, a.verdict = row.verdict,
+    a.score = row.score, a.passed = row.passed, a.rule = row.rule, a.rule_version = row.rule_version,
     a.reason = row.reason, a.subject_id = row.subject_id, a.object_id = row.object_id,
     a.subject_text = row.subject_text, a.object_text = row.object_text,
     a.evidence = row.evidence, a.distractors = row.distractors,
@@ -62,6 +65,6 @@ CALL (a, e) {
   WITH a, e WHERE e IS NOT NULL
   MERGE (a)-[:SEEN_IN]->(e)
 }
-RETURN count(*) AS written, count(*) - count(p) AS unknown_patients,
+RETURN count(DISTINCT a) AS written, count(*) - count(p) AS unknown_patients,
        sum(CASE WHEN row.encounter_id IS NOT NULL AND e IS NULL THEN 1 ELSE 0 END)
          AS unknown_encounters

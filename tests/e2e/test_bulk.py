@@ -113,7 +113,8 @@ def test_bulk_refuses_unsorted_concepts(bulk_settings: Settings, tmp_path: Path)
     )
     (meta / "MRCONSO.RRF").write_text(rows)
     (meta / "MRSTY.RRF").write_text("")
-    (meta / "MRREL.RRF").write_text("")
+    # A release's relationship file is never empty (the pre-flight check refuses one).
+    (meta / "MRREL.RRF").write_text("C0000001|A1|AUI|RB|C0000002|A2|AUI||R1||MTH||||N||\n")
     with Graph.connect(bulk_settings) as g:
         from kgverify.graph import delete_all
 

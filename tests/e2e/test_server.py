@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import subprocess
@@ -116,3 +117,30 @@ def test_stop_then_start_keeps_the_data(settings: Settings, graph: Graph) -> Non
 def test_cli_status_json() -> None:
     result = CliRunner().invoke(cli, ["neo4j", "status", "--json"])
     assert result.exit_code == 0 and '"running": true' in result.stdout
+
+
+@pytest.mark.usefixtures("cli_env")
+def test_cli_start_and_status_name_the_password_file(settings: Settings) -> None:
+    path = str(LocalServer(settings).password_file)
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    start = CliRunner().invoke(cli, ["neo4j", "start"])
+    assert start.exit_code == 0 and f"user neo4j, password in {path}" in start.stdout
+    assert "NEO4J_URI" not in start.stdout
+    for command in ("start", "status"):
+        result = CliRunner().invoke(cli, ["neo4j", command, "--json"])
+        shown = json.loads(result.stdout)
+        assert shown["password_file"] == path and shown["neo4j_uri"] is None, command
+    status = CliRunner().invoke(cli, ["neo4j", "status"])
+    assert status.exit_code == 0 and f"password in {path}" in status.stdout
+
+
+@pytest.mark.usefixtures("cli_env")
+def test_cli_says_when_commands_use_an_external_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NEO4J_URI", "bolt://db.example.org:7687")
+    monkeypatch.setenv("NEO4J_PASSWORD", "not-this-servers")
+    note = "NEO4J_URI is set, so kgverify commands use bolt://db.example.org:7687"
+    for command in ("start", "status"):
+        result = CliRunner().invoke(cli, ["neo4j", command])
+        assert result.exit_code == 0 and note in result.stdout, command
+    shown = json.loads(CliRunner().invoke(cli, ["neo4j", "status", "--json"]).stdout)
+    assert shown["neo4j_uri"] == "bolt://db.example.org:7687"

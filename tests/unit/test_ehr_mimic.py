@@ -86,6 +86,30 @@ def test_rejects_name_file_line_and_reason(result: Any) -> None:
     }
 
 
+def test_lines_count_blank_lines_and_line_breaks_inside_quotes(tmp_path: Path) -> None:
+    """Rejects and ``source.row`` give the line in the file even when a quoted comment
+    spans two lines and a blank line sits between records."""
+    hosp = tmp_path / "hosp"
+    shutil.copytree(FIXTURES / "hosp", hosp)
+    labs = (hosp / "labevents.csv").read_text().splitlines(keepends=True)
+    assert labs[1].endswith('70-100 NORMAL, >125 PROVISIONAL DIABETES."\n')
+    labs[1] = labs[1].replace("70-100 NORMAL, ", "70-100 NORMAL,\n")  # line 2 is now 2-3
+    labs.insert(5, "\n")  # a blank line after the lab that was on line 5, now 6
+    (hosp / "labevents.csv").write_text("".join(labs))
+    trajectories, ledger, rejects = _read(hosp, tmp_path)
+    found = {r["line"]: r["reason"] for r in rejects if r["file"] == "labevents"}
+    assert found == {
+        13: "unparsable date charttime: 'not a time'",  # was line 11
+        14: "unknown patient: 19999999",
+        15: "malformed CSV line: Expected Number of Columns: 16 Found: 15",
+    }
+    outside = trajectories[pid(10000084)].items_outside_encounters.measurements
+    assert [(m.code, m.source.row) for m in outside] == [("51237", "8")]  # was line 6
+    first = trajectories[pid(10000032)].encounters[0].measurements
+    assert "2" in [m.source.row for m in first]  # the two-line record starts on line 2
+    assert ledger.report("labevents").read == 12 and ledger.reconciles
+
+
 def test_subjects_come_sorted_with_admissions_in_time_order(result: Any) -> None:
     trajectories, _, _ = result
     subjects = (10000032, 10000084, 10000117, 10000980, 10002428)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.resources
 import itertools
+import json
 import tracemalloc
 from collections.abc import Iterator
 from contextlib import closing
@@ -223,8 +224,9 @@ def test_bad_rows_are_rejected_and_unmapped_codes_kept(run: Run, tmp_path: Path)
     person = 6  # a Eunomia person (see the SQL below)
     assert sql("SELECT count(*) FROM person WHERE person_id = 6") == [(1,)]
     _export(folder, [person], "csv")
-    header = (folder / "condition_occurrence.csv").read_text().splitlines()[0]
-    assert header.lower().startswith("condition_occurrence_id,person_id,condition_concept_id")
+    exported = (folder / "condition_occurrence.csv").read_text().splitlines()
+    assert exported[0].lower().startswith("condition_occurrence_id,person_id,condition_concept_id")
+    first = len(exported) + 1  # the file line of 900001 below
     with (folder / "condition_occurrence.csv").open("a") as out:
         out.write("900001,6,0,2015-10-02,,,,32020,,,,,K92.2,35208414,,\n")  # source concept
         out.write("900002,6,0,2015-10-03,,,,32020,,,,,XYZ-1,0,,\n")  # source value only
@@ -256,12 +258,76 @@ def test_bad_rows_are_rejected_and_unmapped_codes_kept(run: Run, tmp_path: Path)
     report = ledger.report("condition_occurrence")
     assert report.reconciles and report.rejected == 4
     rejects = sink.path.read_text()
-    assert '"line": 900003' in rejects and "unmapped concept" in rejects
-    assert '"line": 900004' in rejects and "unparsable date condition_start_date" in rejects
-    assert '"line": 900005' in rejects and "unknown patient: 424242" in rejects
-    assert "malformed CSV line" in rejects
-    assert "unparsable date note_date" in rejects and "Secret text" not in rejects
+    found = {
+        (r["line"], r["reason"].split(":")[0]): r["text"]
+        for r in map(json.loads, rejects.splitlines())
+    }
+    # The file line of each bad row, its primary key in the text.
+    assert found[(first + 2, "unmapped concept")].startswith("condition_occurrence_id=900003;")
+    assert (
+        "condition_occurrence_id=900004"
+        in found[(first + 3, "unparsable date condition_start_date")]
+    )
+    assert "condition_occurrence_id=900005" in found[(first + 4, "unknown patient")]
+    assert found[(first + 5, "malformed CSV line")] == "900006,6,192671"
+    assert "note_id=2" in found[(3, "unparsable date note_date")] and "Secret text" not in rejects
     assert ledger.report("note").reconciles
+
+
+NOTES = (
+    "note_id,person_id,note_date,note_datetime,note_type_concept_id,note_class_concept_id,"
+    "note_title,note_text,encoding_concept_id,language_concept_id,provider_id,"
+    "visit_occurrence_id,visit_detail_id,note_source_value\n"
+    '1,6,2015-10-02,,44814637,0,Discharge,"Pt stable.\nDischarged home.\n",0,0,,,,\n'
+    "\n"
+    '2,6,yesterday,,44814637,0,Discharge,"Secret text about the patient.",0,0,,,,\n'
+)
+"""A note over three lines, a blank line, then a bad note on line 6 (the second row)."""
+
+
+def _converted(folder: Path, fmt: str) -> Path:
+    """The CSV tables of ``folder`` as Parquet files or as a DuckDB database, rows in order."""
+    target = folder.with_name(f"{folder.name}.duckdb" if fmt == "duckdb" else fmt)
+    if fmt == "parquet":
+        target.mkdir()
+    with closing(duckdb.connect(str(target) if fmt == "duckdb" else ":memory:")) as con:
+        for path in sorted(folder.iterdir()):
+            read = f"SELECT * FROM read_csv('{path}', header = true, all_varchar = true)"  # noqa: S608
+            if fmt == "duckdb":
+                con.execute(f"CREATE TABLE {path.stem} AS {read}")
+            else:
+                con.execute(f"COPY ({read}) TO '{target / path.stem}.parquet' (FORMAT parquet)")
+    return target
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet", "duckdb"])
+def test_a_reject_is_located_by_its_file_line_or_row(tmp_path: Path, fmt: str) -> None:
+    """CSV: the line in the file, whatever the keys, blank lines and line breaks inside
+    quotes; Parquet and DuckDB tables: the 1-based row. The primary key is in the text."""
+    folder = tmp_path / "cdm"
+    _export(folder, [6], "csv")
+    conditions = folder / "condition_occurrence.csv"
+    bad = len(conditions.read_text().splitlines()) + 1  # the line of the row added below
+    with conditions.open("a") as out:
+        out.write("7,6,192671,2015-13-45,,,,32020,,,,,,0,,\n")  # a key far below its line
+    (folder / "note.csv").write_text(NOTES)
+    if fmt == "csv":
+        source, expected = folder, {"condition_occurrence": bad, "note": 6}
+    else:  # the same rows in the same order: the header and the blank line are gone
+        source, expected = _converted(folder, fmt), {"condition_occurrence": bad - 1, "note": 2}
+    sink = RejectSink(tmp_path / "rejects.jsonl")
+    ledger = Ledger(sink)
+    (trajectory,) = list(read_omop(source, ledger, salt=SALT))
+    sink.close()
+    assert [n.text for n in _all(trajectory, "notes")] == ["Pt stable.\nDischarged home."]
+    rejects = {r["file"]: r for r in map(json.loads, sink.path.read_text().splitlines())}
+    assert {file: r["line"] for file, r in rejects.items()} == expected
+    assert rejects["condition_occurrence"]["reason"].startswith("unparsable date condition_")
+    assert rejects["condition_occurrence"]["text"].startswith("condition_occurrence_id=7;")
+    assert rejects["note"]["reason"].startswith("unparsable date note_date")
+    assert rejects["note"]["text"].startswith("note_id=2;")
+    assert "Secret" not in rejects["note"]["text"]
+    assert ledger.reconciles
 
 
 def test_missing_tables_and_salt_fail_before_reading(tmp_path: Path) -> None:
