@@ -264,12 +264,13 @@ class _Prediction:
 
 
 def _kgverify_predict(
-    index: Any, texts: Sequence[str], batch: int
+    index: Any, texts: Sequence[str], batch: int, disabled: Sequence[str] = ()
 ) -> tuple[list[_Prediction], Any]:
     from kgverify.config import Settings
     from kgverify.link.linker import Linker, LinkParams, MentionQuery
 
-    linker = Linker(index, LinkParams.from_settings(Settings()))
+    params = LinkParams.from_settings(Settings())
+    linker = Linker(index, params.model_copy(update={"disabled": frozenset(disabled)}))
     found: list[_Prediction] = []
     for start in range(0, len(texts), batch):
         links = linker.link([MentionQuery(t) for t in texts[start : start + batch]])
@@ -352,7 +353,9 @@ def _quality(spec: dict[str, Any]) -> dict[str, Any]:
     stage_counts: dict[str, int] | None = None
     started = time.perf_counter()
     if spec["linker"] == "kgverify":
-        predictions, stage_counts = _kgverify_predict(index, texts, spec["batch"])
+        predictions, stage_counts = _kgverify_predict(
+            index, texts, spec["batch"], spec.get("disabled", [])
+        )
     else:
         predictions = _scispacy_predict(index, texts, spec["batch"])
     link_s = time.perf_counter() - started
@@ -608,6 +611,38 @@ def markdown(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def ablation_markdown(report: dict[str, Any]) -> str:
+    """What each stage adds: the full pipeline against the same run with one stage off."""
+    full = {q["set"]: q for q in report["quality"] if q.get("preset") == "kgverify"}
+    full = {k: v for k, v in full.items() if v.get("linker") == "kgverify" and "error" not in v}
+    lines = [
+        "Ablation (kgverify, default index; each figure: stage on / off, off = the same run "
+        "with only that stage switched off):",
+        "",
+        "| set | stage | acc@1 | recall@5 | precision | coverage | non-exact acc@1 "
+        "| non-exact recall@5 | mentions/s |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for a in report.get("ablation", []):
+        on = full.get(a["set"])
+        if on is None or "error" in a:
+            lines.append(f"| {SET_LABELS[a['set']]} | {a['stage']} | {a.get('error', '')} ||||||")
+            continue
+
+        def pair(subset: str, metric: str, on: dict[str, Any] = on, a: dict[str, Any] = a) -> str:
+            return f"{_fmt(on[subset][metric])} / {_fmt(a[subset][metric])}"
+
+        lines.append(
+            f"| {SET_LABELS[a['set']]} | {a['stage']} | {pair('all', 'accuracy_at_1')} | "
+            f"{pair('all', 'recall_at_5')} | {pair('all', 'precision')} | "
+            f"{pair('all', 'coverage')} | {pair('non_exact', 'accuracy_at_1')} | "
+            f"{pair('non_exact', 'recall_at_5')} | "
+            f"{_fmt(on['mentions_per_s'])} / {_fmt(a['mentions_per_s'])} |"
+        )
+    lines.append("")
+    return "\n".join(lines)
+
+
 def _print_errors(q: dict[str, Any]) -> None:
     print(f"\n{len(q['errors'])} wrong: {SET_LABELS[q['set']]}, {q['linker_label']}")
     for e in q["errors"]:
@@ -634,6 +669,17 @@ def main() -> None:
     parser.add_argument("--scale-timeout", type=float, default=900.0, help="seconds")
     parser.add_argument("--throughput", type=int, default=10_000)
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--ablate",
+        default="all",
+        help="stages to switch off one at a time (comma-separated names of "
+        "kgverify.link.linker.SWITCHABLE; 'all' = every one, '' = no ablation)",
+    )
+    parser.add_argument(
+        "--reuse-indexes",
+        action="store_true",
+        help="keep an index folder already built with the current format (development runs)",
+    )
     args = parser.parse_args()
 
     sets = [s for s in args.sets.split(",") if s]
@@ -646,8 +692,13 @@ def main() -> None:
     started = time.perf_counter()
 
     from kgverify.config import Settings
-    from kgverify.link.linker import LinkParams
+    from kgverify.link.index import INDEX_FORMAT
+    from kgverify.link.linker import SWITCHABLE, LinkParams
 
+    ablate = list(SWITCHABLE) if args.ablate == "all" else [s for s in args.ablate.split(",") if s]
+    for stage in ablate:
+        if stage not in SWITCHABLE:
+            parser.error(f"unknown stage {stage}; switchable: {', '.join(SWITCHABLE)}")
     params = LinkParams.from_settings(Settings())
     meta: dict[str, Any] = {
         "machine": platform.machine(),
@@ -661,7 +712,7 @@ def main() -> None:
         "limit": args.limit or None,
         "seed": args.seed,
         "batch": args.batch,
-        "link_params": params.model_dump(),
+        "link_params": params.model_dump(mode="json"),
         "kgverify_index": _index_settings("kgverify").model_dump(),
         "stock_index": _index_settings("stock").model_dump(),
         "scispacy": {"threshold": SCISPACY_THRESHOLD, "k": SCISPACY_K, "definition_filter": False},
@@ -700,6 +751,14 @@ def main() -> None:
                 "kb_file": str(work / f"kb-{kb}.jsonl"),
                 "index": str(work / f"{kb}-{preset}"),
             }
+            meta_file = work / f"{kb}-{preset}" / "meta.json"
+            if args.reuse_indexes and meta_file.is_file():
+                info = json.loads(meta_file.read_text())
+                if info["format"] == INDEX_FORMAT:
+                    result = {"kb": kb, "preset": preset, "reused": True} | info
+                    print(json.dumps(result), flush=True)
+                    builds[(kb, preset)] = result
+                    continue
             result = {"kb": kb, "preset": preset} | _run_child("build", spec)
             print(json.dumps(result), flush=True)
             builds[(kb, preset)] = result
@@ -733,6 +792,31 @@ def main() -> None:
             shown = {k: v for k, v in result.items() if k != "errors"}
             print(json.dumps(shown), flush=True)
             report["quality"].append(result)
+
+    report["ablation"] = []
+    for name in sets:
+        kb = SETS[name]
+        for stage in ablate:
+            head = {"set": name, "kb": kb, "stage": stage}
+            if "error" in builds[(kb, "kgverify")]:
+                report["ablation"].append(head | {"error": "index build failed"})
+                continue
+            off: dict[str, Any] = {
+                "set": name,
+                "kb": kb,
+                "linker": "kgverify",
+                "preset": "kgverify",
+                "mentions": str(work / f"mentions-{name}.json"),
+                "index": str(work / f"{kb}-kgverify"),
+                "batch": args.batch,
+                "seed": args.seed,
+                "errors": 0,
+                "disabled": [stage],
+            }
+            result = head | _run_child("quality", off)
+            result.pop("errors", None)
+            print(json.dumps(result), flush=True)
+            report["ablation"].append(result)
 
     if args.scale_aliases:
         kb = f"corpus-{args.scale_aliases}"
@@ -770,6 +854,8 @@ def main() -> None:
             _print_errors(q)
     print()
     print(markdown(report))
+    if report["ablation"]:
+        print(ablation_markdown(report))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(report, indent=2) + "\n")

@@ -10,6 +10,8 @@ graph_summary()["concepts"]
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from importlib import resources
@@ -20,7 +22,7 @@ from pydantic import ValidationError
 
 from kgverify.config import Settings
 from kgverify.errors import ConfigError
-from kgverify.graph.driver import Graph
+from kgverify.graph.driver import AdhocResult, Graph
 from loaders import LoadOptions, LoadReport, get_loader
 from loaders.pipeline import ProgressFactory, load, no_progress
 from loaders.report import RejectSink, open_private, private_dir
@@ -317,6 +319,60 @@ def open_linker(
     index_settings = IndexSettings.from_settings(settings)
     index = LinkerIndex(directory, index_settings.ef_search, index_settings.threads)
     return Linker(index, LinkParams.from_settings(settings), graph)
+
+
+def find_concepts(
+    text: str, *, limit: int = 10, settings: Settings | None = None, graph: Graph | None = None
+) -> list[dict[str, Any]]:
+    """Concepts for a name, as the linker sees it (``kgverify find``): the linker's
+    candidates first, in its order and with its method and score (``linked`` marks the one it
+    would link), then the full-text matches over names and synonyms it did not list
+    (``method`` "fulltext", Lucene's score). With no release loaded there is no index, and
+    only the full-text search runs."""
+    from kgverify.link.index import LinkerIndexError
+    from kgverify.link.linker import MentionQuery
+
+    settings = settings or Settings()
+    rows: list[dict[str, Any]] = []
+    with _graph(settings, graph) as g:
+        try:
+            linker = open_linker(settings, g)
+        except LinkerIndexError:
+            linker = None
+        if linker is not None:
+            try:
+                [link] = linker.link([MentionQuery(text)])
+            finally:
+                linker.index.close()
+            for candidate in link.candidates:
+                rows.append(
+                    {
+                        "id": candidate.concept_id,
+                        "name": candidate.name,
+                        "vocab": candidate.vocab,
+                        "kinds": candidate.kinds,
+                        "active": True,  # the index holds active concepts only
+                        "score": candidate.score,
+                        "method": candidate.method.value,
+                        "linked": candidate.concept_id == link.concept_id,
+                    }
+                )
+        listed = {row["id"] for row in rows}
+        for row in g.read("summary/find_concepts_by_name", text=lucene_words(text), limit=limit):
+            if row["id"] not in listed:
+                rows.append(row | {"score": round(row["score"], 3), "method": "fulltext"})
+                rows[-1]["linked"] = False
+    return rows[:limit]
+
+
+_LUCENE_SPECIAL = frozenset('+-&|!(){}[]^"~*?:\\/')
+
+
+def lucene_words(text: str) -> str:
+    """Search text as plain words for the full-text index: Lucene's operators escaped and
+    AND / OR / NOT lower-cased (the index lower-cases anyway), so quotes, slashes and the
+    like are searched for instead of failing to parse."""
+    return "".join("\\" + c if c in _LUCENE_SPECIAL else c for c in text.lower())
 
 
 def link_relations_file(
@@ -846,3 +902,65 @@ def review_state(*, settings: Settings | None = None, graph: Graph | None = None
 
     with _graph(settings or Settings(), graph) as g:
         return ReviewState.read(g)
+
+
+_INT = re.compile(r"[+-]?(0|[1-9]\d*)")  # "007" stays a string
+_FLOAT = re.compile(r"[+-]?((0|[1-9]\d*)(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+
+
+def cypher_param(text: str) -> tuple[str, Any]:
+    """One ``KEY=VALUE`` of ``kgverify cypher -p``, the value typed: ``true``/``false``
+    (booleans), ``null``, integers (not ``007``), decimals (``1.5``, ``1e-3``), JSON lists,
+    maps and quoted strings (``[1, 2]``, ``{"a": 1}``, ``"42"``); anything else is a string.
+
+    >>> cypher_param("limit=5"), cypher_param('ids=["a", "b"]'), cypher_param("code=007")
+    (('limit', 5), ('ids', ['a', 'b']), ('code', '007'))
+    >>> cypher_param('code="42"'), cypher_param("name=type 2 diabetes")
+    (('code', '42'), ('name', 'type 2 diabetes'))
+    """
+    key, sep, raw = text.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise ConfigError(f"a parameter is KEY=VALUE, got {text!r}")
+    value = raw.strip()
+    lowered = value.lower()
+    if lowered in ("true", "false"):
+        return key, lowered == "true"
+    if lowered == "null":
+        return key, None
+    if _INT.fullmatch(value):
+        return key, int(value)
+    if _FLOAT.fullmatch(value):
+        return key, float(value)
+    if value[:1] in ("[", "{", '"'):
+        try:
+            return key, json.loads(value)
+        except ValueError as exc:
+            raise ConfigError(f"parameter {key}: {value[:40]!r} is not valid JSON ({exc})") from exc
+    return key, raw
+
+
+def cypher(
+    statement: str,
+    params: dict[str, Any] | None = None,
+    *,
+    write: bool = False,
+    max_rows: int = 0,
+    settings: Settings | None = None,
+    graph: Graph | None = None,
+) -> AdhocResult:
+    """Run one ad-hoc Cypher statement (``kgverify cypher``) in a managed read transaction,
+    or a write one with ``write=True``; a write in a read transaction is refused (nothing
+    changes) with a :class:`~kgverify.errors.QueryError`, as is a statement Neo4j rejects.
+
+    The engine's own statements are named queries in ``queries/``; this is for looking at
+    the graph while auditing it.
+
+    >>> result = cypher("MATCH (c:Concept) RETURN c.id, c.name LIMIT $n", {"n": 5})
+    >>> result.columns, len(result.rows)
+    (['c.id', 'c.name'], 5)
+    """
+    if not statement.strip():
+        raise ConfigError("the Cypher statement is empty")
+    with _graph(settings or Settings(), graph) as g:
+        return g.run_adhoc(statement, params or {}, write=write, max_rows=max_rows)

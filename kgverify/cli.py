@@ -6,6 +6,8 @@ Every command prints a readable table by default and JSON with ``--json``. Expec
 
 from __future__ import annotations
 
+import csv
+import dataclasses
 import json
 import logging
 import sys
@@ -194,6 +196,19 @@ def _password_note(password_file: str | None) -> str:
     return f"user neo4j, password in {password_file}"
 
 
+def _browser_note(browser: str | None, http: str | None) -> str:
+    """Where Neo4j Browser is, or why there is none."""
+    if browser:
+        return f"Neo4j Browser at {browser}"
+    if http and http.startswith("busy:"):
+        port = http.removeprefix("busy:")
+        return f"no Neo4j Browser (port {port} was taken; set KGVERIFY_HTTP_PORT)"
+    if http == "off":
+        return "no Neo4j Browser (KGVERIFY_HTTP_PORT=0)"
+    # A server an older launcher started says nothing about HTTP.
+    return "no Neo4j Browser (an older launcher started it: `kgverify neo4j stop`, then start)"
+
+
 @neo4j.command("start")
 @json_option
 def neo4j_start(as_json: bool) -> None:
@@ -211,6 +226,7 @@ def neo4j_start(as_json: bool) -> None:
         as_json,
         lambda: click.echo(
             f"Neo4j running at {status.uri} (pid {status.pid}, APOC {status.apoc}); "
+            f"{_browser_note(status.browser, status.http)}; "
             f"{_password_note(status.password_file)}{_external_uri_note(settings)}"
         ),
     )
@@ -241,6 +257,7 @@ def neo4j_status(as_json: bool) -> None:
     if status.running:
         line = (
             f"running at {status.uri} (pid {status.pid}), data in {status.home}; "
+            f"{_browser_note(status.browser, status.http)}; "
             f"{_password_note(status.password_file)}"
         )
     elif status.starting:
@@ -282,6 +299,11 @@ def neo4j_status(as_json: bool) -> None:
 @click.option("--release", help="Release version, when it cannot be read from the files.")
 @click.option("--force", is_flag=True, help="Load even a release older than the current one.")
 @click.option(
+    "--abandon-interrupted",
+    is_flag=True,
+    help="Mark an interrupted load of another release of this vocabulary abandoned.",
+)
+@click.option(
     "--allow-retire",
     is_flag=True,
     help="Retire what the release drops even beyond --max-retire-share (else it is held).",
@@ -313,6 +335,7 @@ def load_command(
     include_suppressed: bool,
     release: str | None,
     force: bool,
+    abandon_interrupted: bool,
     allow_retire: bool,
     max_retire_share: float | None,
     batch_size: int | None,
@@ -356,6 +379,7 @@ def load_command(
             release=release,
             force=force,
             allow_retire=allow_retire,
+            abandon_interrupted=abandon_interrupted,
         )
     except (RejectThresholdError, ReleaseGuardError) as exc:
         if exc.report is not None:  # rows were written: say what happened to them
@@ -406,11 +430,44 @@ def ingest_command(source: str, path: Path, rejects: Path | None, as_json: bool)
     SOURCE is omop (a DuckDB file or a folder of CSV/Parquet tables), mimic (a MIMIC-IV hosp
     folder) or fhir (R4 bundles / NDJSON). Patients and encounters get salted pseudonyms
     (KGVERIFY_PSEUDONYM_SALT); each fact links to its vocabulary concept when loaded.
+
+    Exit codes: 0 ingested; 2 bad input; 3 more rows rejected than KGVERIFY_MAX_REJECT_SHARE
+    allows (the report is printed first, what was read is written).
     """
     from kgverify.api import ingest_source
 
-    result = ingest_source(source, path, settings=Settings(), rejects_path=rejects)
+    settings = Settings()
+    result = ingest_source(source, path, settings=settings, rejects_path=rejects)
     emit(result, as_json, lambda: print_source_result("Ingested", result["ingest"], result))
+    check_reject_share(
+        f"ingest {source}",
+        sum(r["read"] for r in result["rows"]),
+        sum(r["rejected"] for r in result["rows"]),
+        result.get("rejects"),
+        settings,
+        result,
+    )
+
+
+def check_reject_share(
+    what: str,
+    read: int,
+    rejected: int,
+    rejects: str | None,
+    settings: Settings,
+    report: object = None,
+) -> None:
+    """The one rule for every command reading rows (docs/configuration.md, "Exit codes"):
+    called after the report is printed, rejected rows above ``max_reject_share`` of those
+    read end in exit 3 with one line."""
+    share = rejected / read if read else 0.0
+    if share > settings.max_reject_share:
+        where = f"; see {rejects}" if rejects else ""
+        raise RejectThresholdError(
+            report,
+            f"{what}: {rejected} of {read} rows rejected "
+            f"({share:.2%} > {settings.max_reject_share:.2%}){where}",
+        )
 
 
 @cli.command("extract")
@@ -465,12 +522,13 @@ def extract_command(
     """
     from kgverify.api import extract_relations
 
+    settings = Settings()
     with model_calls_progress(enabled=not as_json and extractor != "template") as progress:
         result = extract_relations(
             source,
             path,
             out,
-            settings=Settings(),
+            settings=settings,
             rejects_path=rejects,
             extractor=extractor,
             model=model,
@@ -492,6 +550,14 @@ def extract_command(
             result["by_predicate"],
             result,
         ),
+    )
+    check_reject_share(
+        f"extract {source}",
+        sum(r["read"] for r in result["rows"]),
+        sum(r["rejected"] for r in result["rows"]),
+        result.get("rejects"),
+        settings,
+        result,
     )
 
 
@@ -536,6 +602,9 @@ def link_command(
         )
     result = report.model_dump()
     emit(result, as_json, lambda: print_link_report(result))
+    check_reject_share(
+        "link", report.read, report.rejected, result.get("rejects"), settings, result
+    )
 
 
 @cli.command("index")
@@ -615,7 +684,7 @@ def verify_command(
         report = verify_relations_file(
             relations,
             out,
-            settings=Settings(),
+            settings=(settings := Settings()),
             trajectories=trajectories,
             rejects_path=rejects,
             write=not no_write,
@@ -623,6 +692,9 @@ def verify_command(
         )
     result = report.model_dump()
     emit(result, as_json, lambda: print_verify_report(result))
+    check_reject_share(
+        "verify", report.read, report.rejected, result.get("rejects"), settings, result
+    )
 
 
 VERDICT_COLUMNS = (
@@ -823,24 +895,59 @@ def print_source_result(title: str, counts: dict[str, Any], result: dict[str, An
     help="A parameter of the query (repeatable); see `kgverify audit --list`.",
 )
 @click.option("--list", "show_list", is_flag=True, help="Describe every audit query.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "csv", "tsv"]),
+    help="Output: readable text (default), JSON, or CSV/TSV with a header row.",
+)
+@click.option("--csv", "as_csv", is_flag=True, help="Same as --format csv.")
+@click.option("--tsv", "as_tsv", is_flag=True, help="Same as --format tsv.")
+@click.option(
+    "--graphml",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="item_lineage only: also write the item's evidence subgraph as GraphML here.",
+)
 @json_option
 def audit_command(
-    name: str | None, params: tuple[str, ...], show_list: bool, as_json: bool
+    name: str | None,
+    params: tuple[str, ...],
+    show_list: bool,
+    fmt: str | None,
+    as_csv: bool,
+    as_tsv: bool,
+    graphml: Path | None,
+    as_json: bool,
 ) -> None:
     """Run an audit query from queries/audit/ and print its rows.
 
+    item_lineage prints the item, its options and why each is wrong, the assertions with
+    their evidence paths in words (sources and releases), the patient facts and the
+    extractor. Parameters listing their values (`one of ...` in `--list`) accept any case;
+    ids that the graph does not hold are an error, not an empty answer.
+
     \b
     kgverify audit --list
-    kgverify audit item_lineage --param item=ITEM_ID
+    kgverify audit item_lineage --param item=ITEM_ID --graphml item.graphml
     kgverify audit items_on_concept -p concept=SNOMEDCT:43878008
     kgverify audit rejected_relations -p verdict=unsupported -p limit=10 --json
+    kgverify audit filter_rates --csv > rates.csv
     """
     from kgverify.api import audit, audits
 
+    chosen = {f for f, on in (("json", as_json), ("csv", as_csv), ("tsv", as_tsv)) if on}
+    if fmt is not None:
+        chosen.add(fmt)
+    if len(chosen) > 1:
+        raise click.UsageError(f"choose one output format, got {', '.join(sorted(chosen))}")
+    out_format = chosen.pop() if chosen else "table"
     if show_list or name is None:
         listed = [a.model_dump() for a in audits()]
-        emit(listed, as_json, lambda: print_audits(listed))
+        emit(listed, out_format == "json", lambda: print_audits(listed))
         return
+    short = name.removeprefix("audit/")
+    if graphml is not None and short != "item_lineage":
+        raise ConfigError("--graphml draws one item's evidence: use it with item_lineage")
     given: dict[str, str] = {}
     for text in params:
         key, sep, value = text.partition("=")
@@ -848,7 +955,150 @@ def audit_command(
             raise click.UsageError(f"--param takes KEY=VALUE, got {text!r}")
         given[key.strip()] = value
     rows = audit(name, given, settings=Settings())
-    emit(rows, as_json, lambda: print_rows(f"{name}: {len(rows)} rows", rows))
+    lineage = None
+    if short == "item_lineage" and rows:
+        from kgverify.audit.lineage import evidence_graph, lineage_from_rows, write_graphml
+
+        lineage = lineage_from_rows(rows)
+        if graphml is not None:
+            write_graphml(evidence_graph(lineage), graphml)
+            click.echo(f"evidence subgraph of item {lineage.item} -> {graphml}", err=True)
+    if out_format in ("csv", "tsv"):
+        from kgverify.audit import get_audit
+
+        header = [c.strip() for c in get_audit(name).returns.split(",")]
+        print_delimited(rows, "," if out_format == "csv" else "\t", header)
+    elif out_format == "json":
+        emit(rows, True, lambda: None)
+    elif lineage is not None:
+        print_lineage(lineage)
+    else:
+        print_rows(f"{name}: {len(rows)} rows", rows)
+
+
+def print_delimited(rows: list[dict[str, Any]], delimiter: str, header: list[str]) -> None:
+    """Rows as CSV or TSV with a header (the query's declared columns when there is no
+    row): lists of plain values joined with "; ", maps and lists of maps as JSON, null as an
+    empty cell."""
+    import csv
+
+    writer = csv.writer(sys.stdout, delimiter=delimiter, lineterminator="\n")
+    writer.writerow(list(rows[0]) if rows else header)
+    for row in rows:
+        writer.writerow([_flat_cell(v) for v in row.values()])
+
+
+def _flat_cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, list) and not any(isinstance(v, dict | list) for v in value):
+        return "; ".join(str(v) for v in value)
+    if isinstance(value, dict | list):
+        return json.dumps(value, default=str)
+    return str(value)
+
+
+def print_lineage(lin: Any) -> None:
+    """An item's lineage for a reader: the item, its options and why each wrong one is
+    wrong, each assertion with its evidence paths in words, its patient facts, and the
+    extractors. Plain text (no markup: names may hold brackets)."""
+    names = lin.concept_names()
+
+    def named(concept: str | None) -> str:
+        if concept is None:
+            return "(not linked)"
+        return f"{names[concept]} ({concept})" if concept in names else concept
+
+    out: list[str] = []
+    state = ("current" if lin.current else "replaced") + (
+        ", stands" if lin.standing else ", no longer stands: " + "; ".join(lin.flags)
+    )
+    question = ("\n" + " " * 15).join(lin.question.splitlines())
+    out += [f"Item {lin.item} ({lin.task}; {state})", f"  question:    {question}"]
+    why = {w.label: w for w in lin.why_wrong}
+    if lin.options:
+        out.append("  options:")
+        for o in lin.options:
+            right = o.concept_id == lin.answer_concept
+            out.append(
+                f"    {o.label}. {o.text}  [{o.concept_id}]" + ("  <- answer" if right else "")
+            )
+            if o.label in why:
+                for j in why[o.label].justifications:
+                    out.append(f"       wrong: {j.reason}  ({j.rule}@{j.version})")
+                    for e in j.edges:
+                        release = (e.release or "").replace("@", " ")
+                        source = ", ".join(p for p in (e.source, release) if p)
+                        out.append(
+                            f"         cites {e.start_name or e.start} -[{e.type}"
+                            + (f", {source}" if source else "")
+                            + f"]-> {e.end_name or e.end}"
+                        )
+    out.append(f"  answer:      {lin.answer}  ({named(lin.answer_concept)})")
+    for label, value in (
+        ("topic", named(lin.topic) if lin.topic else None),
+        ("patient", lin.patient),
+        ("template", lin.template),
+        ("difficulty", lin.difficulty),
+        ("releases", ", ".join(lin.releases) or None),
+        ("policy", lin.policy),
+        ("content key", lin.content_key),
+    ):
+        if value is not None:
+            out.append(f"  {label + ':':<13}{value}")
+    for check in lin.checks:
+        fixed = named(check.fixed)
+        triple = ("distractor", fixed) if check.slot == "subject" else (fixed, "distractor")
+        out.append(
+            f"  distractor check: no rule supports ({triple[0]}, {triple[1]}, {check.predicate})"
+        )
+    for n, a in enumerate(lin.assertions, 1):
+        out += [
+            "",
+            f"Assertion {n} of {len(lin.assertions)}: {a.id}"
+            + (f" (relation {a.relation_id})" if a.relation_id and a.relation_id != a.id else ""),
+            f'  extracted:  "{a.subject_text}" {a.predicate} "{a.object_text}"',
+            f"  linked:     {named(a.subject)} {a.predicate} {named(a.object)}",
+            f"  verdict:    {a.verdict}"
+            + (f", now {a.standing_verdict}" if a.standing_verdict != a.verdict else "")
+            + (f"  by rule {a.rule}" if a.rule else "")
+            + (f", verified {a.verified_at}" if a.verified_at else ""),
+        ]
+        if a.evidence:
+            out.append("  evidence:")
+            for k, path in enumerate(a.evidence, 1):
+                out.append(
+                    f"    {k}. {a.readable_path(path)}"
+                    f"  ({path.rule}, {path.stance}, score {path.score:g})"
+                )
+        else:
+            out.append("  evidence:   none")
+        if a.facts:
+            out.append("  patient facts:")
+            for f in a.facts:
+                what = " ".join(x for x in (f.kind, f'"{f.display}"' if f.display else None) if x)
+                details = [
+                    f"{label} {value}"
+                    for label, value in (
+                        ("code", f.code),
+                        ("on", f.start),
+                        ("value", " ".join(x for x in (f.value, f.unit) if x) or None),
+                        ("source table", f.table),
+                        ("row", f.row),
+                    )
+                    if value
+                ]
+                out.append(f"    - {what or f.id}: " + ", ".join(details))
+        if a.recheck is not None:
+            r = a.recheck
+            out.append(
+                f"  re-checked: {r.verdict} ({'passes' if r.passed else 'fails'}) in run {r.run}"
+                f": {r.reason}"
+            )
+        extractor = a.extractor or "unknown extractor"
+        confidence = f", confidence {a.confidence:g}" if a.confidence is not None else ""
+        out.append(f"  extractor:  {extractor}{confidence}")
+    click.echo("\n".join(out))
 
 
 def print_rows(title: str, rows: list[dict[str, Any]]) -> None:
@@ -891,12 +1141,18 @@ def print_audits(listed: list[dict[str, Any]]) -> None:
             for p in a["params"]
         )
         console.print(f"[bold]{a['name']}[/bold]({params})")
-        console.print(f"  {a['description']}", highlight=False)
+        console.print(f"  {a['description']}", highlight=False, markup=False)
         for p in a["params"]:
             console.print(
-                f"  --param {p['name']}=<{p['type']}>  {p['description']}", highlight=False
+                f"  --param {p['name']}=<{p['type']}>  {p['description']}",
+                highlight=False,
+                markup=False,
             )
-        console.print(f"  returns: {a['returns']}", highlight=False)
+            if p.get("choices"):
+                console.print(
+                    f"      values (any case): {', '.join(p['choices'])}", highlight=False
+                )
+        console.print(f"  returns: {a['returns']}", highlight=False, markup=False)
 
 
 @cli.command("reverify")
@@ -1090,28 +1346,23 @@ def print_summary(summary: dict[str, list[dict[str, Any]]]) -> None:
 @click.option("--limit", type=click.IntRange(1, 1000), default=10, show_default=True)
 @json_option
 def find_command(text: str, limit: int, as_json: bool) -> None:
-    """Find concepts by name (full-text search over preferred names and synonyms)."""
-    from kgverify.graph import Graph
+    """Find concepts by name: the linker's candidates first (its stages: exact, normalized,
+    fallback forms, typos, TF-IDF), then full-text matches over names and synonyms."""
+    from kgverify.api import find_concepts
 
     if not text.strip():
         raise ConfigError("find: the search text is empty")
-    with Graph.connect(Settings()) as g:
-        rows = g.read("summary/find_concepts_by_name", text=lucene_words(text), limit=limit)
-    for row in rows:
-        row["score"] = round(row["score"], 3)
+    rows = find_concepts(text, limit=limit, settings=Settings())
     emit(
         rows, as_json, lambda: _console("stdout").print(table(f"Concepts matching {text!r}", rows))
     )
 
 
-_LUCENE_SPECIAL = frozenset('+-&|!(){}[]^"~*?:\\/')
-
-
 def lucene_words(text: str) -> str:
-    """Search text as plain words for the full-text index: Lucene's operators escaped and
-    AND / OR / NOT lower-cased (the index lower-cases anyway), so quotes, slashes and the
-    like are searched for instead of failing to parse."""
-    return "".join("\\" + c if c in _LUCENE_SPECIAL else c for c in text.lower())
+    """``kgverify.api.lucene_words`` (imported on use: the API is slow to import)."""
+    from kgverify.api import lucene_words as words
+
+    return words(text)
 
 
 @cli.group()
@@ -1152,6 +1403,87 @@ def queries_command(name: str | None, as_json: bool) -> None:
         "text": q.text,
     }
     emit(data, as_json, lambda: click.echo(f"{q.description}\n\n{q.text}"))
+
+
+@cli.command("cypher")
+@click.argument("statement")
+@click.option(
+    "--param",
+    "-p",
+    "params",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help='A $parameter (repeatable): numbers, true/false, null and JSON ([..], {..}, "..") '
+    "are typed, anything else is a string.",
+)
+@click.option("--write", is_flag=True, help="Run in a write transaction (default: read only).")
+@click.option(
+    "--max-rows",
+    type=click.IntRange(0),
+    default=1000,
+    show_default=True,
+    help="Rows printed at most (0: all); the statement always runs to its end.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (columns, rows, counters).")
+@click.option("--csv", "as_csv", is_flag=True, help="Print CSV (a header, then one line a row).")
+def cypher_command(
+    statement: str,
+    params: tuple[str, ...],
+    write: bool,
+    max_rows: int,
+    as_json: bool,
+    as_csv: bool,
+) -> None:
+    """Run one Cypher statement against the graph and print its rows (`-` reads stdin).
+
+    Read-only unless --write: a statement that writes is refused in a read transaction and
+    nothing changes (docs/graph-browser.md).
+
+    \b
+    kgverify cypher "MATCH (c:Concept) RETURN c.id, c.name LIMIT 5"
+    kgverify cypher "MATCH (c:Concept {id: \\$id}) RETURN c" -p id=SNOMEDCT:44054006 --json
+    kgverify cypher "MATCH (a:Assertion) RETURN a.verdict, count(*)" --csv
+    """
+    from kgverify.api import cypher, cypher_param
+
+    if as_json and as_csv:
+        raise click.UsageError("--json and --csv exclude each other")
+    text = sys.stdin.read() if statement == "-" else statement
+    given = dict(cypher_param(p) for p in params)
+    result = cypher(text, given, write=write, max_rows=max_rows, settings=Settings())
+    more = f"; only the first {max_rows} shown (--max-rows 0 for all)" if result.truncated else ""
+    if as_json:
+        click.echo(json.dumps(dataclasses.asdict(result), indent=2, default=str))
+    elif as_csv:
+        out = csv.writer(sys.stdout, lineterminator="\n")
+        out.writerow(result.columns)
+        for row in result.rows:
+            out.writerow([_cypher_text(row.get(c)) for c in result.columns])
+        if more:
+            click.echo(f"note: {len(result.rows)} rows{more}", err=True)
+    else:
+        _print_cypher(result.columns, result.rows, f"{len(result.rows)} rows{more}")
+    if result.counters:
+        changes = ", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in result.counters.items())
+        click.echo(changes, err=as_json or as_csv)
+
+
+def _cypher_text(value: Any) -> str:
+    """A value as one cell: strings as they are, null empty, the rest as JSON."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, default=str, ensure_ascii=False)
+
+
+def _print_cypher(columns: list[str], rows: list[dict[str, Any]], title: str) -> None:
+    t = Table(title=title, title_justify="left")
+    for column in columns:
+        t.add_column(column, overflow="fold")
+    for row in rows:
+        t.add_row(*(_cypher_text(row.get(c)) for c in columns))
+    _console("stdout").print(t)
 
 
 # -- main job ---------------------------------------------------------------------------------

@@ -72,6 +72,12 @@ class Settings(BaseSettings):
         default=None, description="Data folder of the local server; default <cache_dir>/neo4j."
     )
     bolt_port: int = Field(default=7687, ge=1, le=65535)
+    http_port: int = Field(
+        default=7474,
+        ge=0,
+        le=65535,
+        description="HTTP port of the local server (Neo4j Browser, HTTP API); 0: none.",
+    )
     neo4j_heap: str = Field(default="1g", pattern=_SIZE)
     neo4j_pagecache: str = Field(default="512m", pattern=_SIZE)
     start_timeout_s: float = Field(default=180.0, gt=0)
@@ -96,6 +102,9 @@ class Settings(BaseSettings):
         default=0.05, ge=0.0, le=1.0, description="lead over the next group to be linked"
     )
     link_k: int = Field(default=30, ge=1, le=500, description="TF-IDF neighbours per mention")
+    link_rerank: bool = Field(
+        default=False, description="score TF-IDF candidates with the index's learned re-ranker"
+    )
     index_min_df: int = Field(default=1, ge=1)
     index_m: int = Field(default=16, ge=2)
     index_ef_construction: int = Field(default=100, ge=10)

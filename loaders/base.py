@@ -42,6 +42,11 @@ class LoadOptions(BaseModel):
     )
     release: str | None = Field(default=None, description="override the detected release version")
     force: bool = Field(default=False, description="load even if an older release than current")
+    abandon_interrupted: bool = Field(
+        default=False,
+        description="mark another release of the vocabulary left loading (an interrupted "
+        "load) abandoned instead of refusing to start",
+    )
     allow_retire: bool = Field(
         default=False,
         description="retire what the release drops even beyond max_retire_share (the guard "

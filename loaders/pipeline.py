@@ -245,8 +245,11 @@ def load(
 
 
 def begin_release(graph: Graph, loader: VocabularyLoader, release: Release, mode: str) -> None:
-    graph.write(
+    """Register the release as loading; LoadError when another release of the vocabulary is
+    loading (running now or interrupted), unless ``abandon_interrupted``."""
+    [row] = graph.write(
         "load/begin_release",
+        abandon=loader.options.abandon_interrupted,
         release=release.id,
         vocab=release.vocab.value,
         version=release.version,
@@ -255,6 +258,12 @@ def begin_release(graph: Graph, loader: VocabularyLoader, release: Release, mode
         path=str(loader.path.resolve()),
         options=loader.options.model_dump_json(),
     )
+    if not row["registered"]:
+        raise LoadError(
+            f"another load of {release.vocab.value} is running or was interrupted: "
+            f"{', '.join(row['busy'])}; wait for it, or rerun it to finish it, or pass "
+            "--abandon-interrupted to mark it abandoned; nothing was written"
+        )
 
 
 def finish(

@@ -40,6 +40,7 @@ def settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
     s = Settings(
         neo4j_home=home,
         bolt_port=free_port(),
+        http_port=free_port(),
         neo4j_heap="768m",
         neo4j_pagecache="256m",
         cache_dir=cache,

@@ -2,9 +2,18 @@
 
 An audit query's header declares each parameter as ``// @param name: type[ = default]:
 meaning`` with type ``str``, ``int``, ``float`` or ``bool``; a parameter with a default is
-optional (``null`` means "no filter"). ``kgverify audit NAME --param key=value`` and
-:func:`run_audit` check and convert values against that declaration, so the files stay the
-one place that documents them.
+optional (``null`` means "no filter"). Two phrases in the meaning are checked too:
+
+* ``one of a, b, c`` (or ``one of RelType``, ``one of VerdictKind``, ``one of Predicate``:
+  the model's list) names the allowed values; a value is matched case-insensitively and
+  replaced by its spelling in the list (``may_treat`` -> ``MAY_TREAT``), anything else is
+  refused with the list;
+* ``existing item`` (``assertion``, ``concept``, ``rule``, ``run``) says the value is an id
+  the graph must hold: before the query runs, ``lookup/exists`` asks, and an unknown id is
+  "no such item: X" rather than an empty answer.
+
+``kgverify audit NAME --param key=value`` and :func:`run_audit` check and convert values
+against that declaration, so the files stay the one place that documents them.
 
     from kgverify.audit import list_audits, run_audit
     [a.name for a in list_audits()]
@@ -19,13 +28,24 @@ from typing import Any
 from pydantic import BaseModel
 
 from kgverify.errors import ConfigError, QueryError
+from kgverify.extract.relation import Predicate
 from kgverify.graph.driver import Graph
+from kgverify.graph.model import RelType
 from kgverify.graph.queries import get_query, list_queries
+from kgverify.verify.model import VerdictKind
 
 PREFIX = "audit/"
 _DECLARED = re.compile(r"^(str|int|float|bool)(?:\s*=\s*([^:]*?))?\s*:\s*(.+)$")
 _TRUE = {"true", "yes", "1"}
 _FALSE = {"false", "no", "0"}
+_ONE_OF = re.compile(r"\bone of ([^():;]+)")
+_EXISTING = re.compile(r"\bexisting (item|assertion|concept|rule|run)\b")
+# Lists a header may name instead of spelling them out: the model's own enumerations.
+MODEL_LISTS: dict[str, list[str]] = {
+    "RelType": [t.value for t in RelType],
+    "VerdictKind": [v.value for v in VerdictKind],
+    "Predicate": [p.value for p in Predicate],
+}
 
 
 class AuditParam(BaseModel):
@@ -34,6 +54,8 @@ class AuditParam(BaseModel):
     required: bool
     default: str | int | float | bool | None = None
     description: str
+    choices: list[str] | None = None
+    names: str | None = None  # item, assertion, concept, rule, run: must exist in the graph
 
 
 class Audit(BaseModel):
@@ -64,6 +86,27 @@ def _convert(kind: str, text: str, where: str) -> str | int | float | bool | Non
     return text
 
 
+def _choices(description: str) -> list[str] | None:
+    """The allowed values a parameter's meaning lists after ``one of``."""
+    m = _ONE_OF.search(description)
+    if m is None:
+        return None
+    words = [w.strip() for w in re.split(r",|\bor\b", m.group(1)) if w.strip()]
+    if len(words) == 1 and words[0] in MODEL_LISTS:
+        return MODEL_LISTS[words[0]]
+    return words
+
+
+def _choose(p: AuditParam, value: Any, where: str) -> Any:
+    """``value`` as spelled in the parameter's list (case-insensitive), or ConfigError."""
+    if p.choices is None or not isinstance(value, str) or value in p.choices:
+        return value
+    folded = [c for c in p.choices if c.lower() == value.lower()]
+    if len(folded) == 1:
+        return folded[0]
+    raise ConfigError(f"{where}: {value!r} is not one of {', '.join(p.choices)}")
+
+
 def get_audit(name: str) -> Audit:
     """The audit query ``name`` (with or without the ``audit/`` prefix)."""
     full = name if name.startswith(PREFIX) else PREFIX + name
@@ -77,6 +120,7 @@ def get_audit(name: str) -> Audit:
         if m is None:
             raise QueryError(f"{full}: parameter {pname} has no type (str, int, float, bool)")
         kind, default, description = m.group(1), m.group(2), m.group(3)
+        existing = _EXISTING.search(description)
         params.append(
             AuditParam(
                 name=pname,
@@ -84,6 +128,8 @@ def get_audit(name: str) -> Audit:
                 required=default is None,
                 default=_convert(kind, default, f"{full} {pname}") if default is not None else None,
                 description=description.strip(),
+                choices=_choices(description),
+                names=existing.group(1) if existing else None,
             )
         )
     return Audit(
@@ -118,11 +164,25 @@ def audit_params(audit: Audit, given: dict[str, Any]) -> dict[str, Any]:
             continue
         value = given[p.name]
         where = f"audit {audit.name} {p.name}"
-        out[p.name] = _convert(p.type, value, where) if isinstance(value, str) else value
+        value = _convert(p.type, value, where) if isinstance(value, str) else value
+        out[p.name] = _choose(p, value, where)
     return out
+
+
+def check_ids(graph: Graph, audit: Audit, params: dict[str, Any]) -> None:
+    """ConfigError "no such item: X" when a parameter that names an existing node (item,
+    assertion, concept, rule, run) names none."""
+    for p in audit.params:
+        value = params.get(p.name)
+        if p.names is not None and value is not None:
+            [row] = graph.read("lookup/exists", kind=p.names, id=str(value))
+            if not row["found"]:
+                raise ConfigError(f"no such {p.names}: {value}")
 
 
 def run_audit(graph: Graph, name: str, **params: Any) -> list[dict[str, Any]]:
     """Run one audit query (read-only) and return its rows."""
     audit = get_audit(name)
-    return graph.read(PREFIX + audit.name, **audit_params(audit, params))
+    checked = audit_params(audit, params)
+    check_ids(graph, audit, checked)
+    return graph.read(PREFIX + audit.name, **checked)

@@ -4,22 +4,25 @@ export and the notebooks all see the same thing), and its evidence subgraph for 
 
     lineage = item_lineage(graph, "8fa4f73c707f9c1d1d75")
     lineage.assertions[0].evidence[0].edges
+    lineage.assertions[0].readable_paths()   # ["Diclofenac -[MAY_TREAT, MED-RT, ...]-> ..."]
     g = evidence_graph(lineage)   # networkx.DiGraph, nodes tagged with a "kind"
+    write_graphml(g, "item.graphml")
 """
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import networkx as nx
 from pydantic import BaseModel, Field
 
 from kgverify.audit.catalog import run_audit
-from kgverify.derive.model import DistractorWhy
+from kgverify.derive.model import DistractorCheck, DistractorWhy, Option
 from kgverify.errors import ConfigError
 from kgverify.graph.driver import Graph
-from kgverify.verify.model import EvidencePath
+from kgverify.verify.model import Edge, EvidencePath
 
 
 class LineageConcept(BaseModel):
@@ -42,6 +45,43 @@ class LineageFact(BaseModel):
     row: str | None = None
     code: str | None = None
     display: str | None = None
+    kind: str | None = None
+    start: str | None = None
+    value: str | None = None
+    unit: str | None = None
+
+
+class LineageEdge(BaseModel):
+    """A vocabulary relationship on an evidence path, with what asserts it: the source
+    (``sab``, e.g. MED-RT) inside the vocabulary (``vocab``) and the release that loaded it."""
+
+    start: str
+    start_name: str | None = None
+    type: str
+    end: str
+    end_name: str | None = None
+    sab: str | None = None
+    vocab: str | None = None
+    release: str | None = None
+    active: bool | None = None
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return self.start, self.type, self.end
+
+    def source_label(self) -> str:
+        """ "MED-RT, UMLS 2025AA": the source, then the release (``@`` read as a space)."""
+        parts = [p for p in (self.sab, (self.release or "").replace("@", " ")) if p]
+        return ", ".join(parts) + ("" if self.active is not False else ", retired")
+
+    def label(self) -> str:
+        """ "Dornase Alfa MAY_TREAT Cystic Fibrosis according to MED-RT in UMLS@2025AA"."""
+        text = f"{self.start_name or self.start} {self.type} {self.end_name or self.end}"
+        if self.sab:
+            text += f" according to {self.sab}"
+        if self.release:
+            text += f" in {self.release}"
+        return text
 
 
 class LineageRecheck(BaseModel):
@@ -66,7 +106,9 @@ class LineageAssertion(BaseModel):
     subject_text: str | None = None
     object_text: str | None = None
     subject: str | None = None
+    subject_name: str | None = None
     object: str | None = None
+    object_name: str | None = None
     verdict: str
     standing_verdict: str
     rule: str | None = None
@@ -74,9 +116,56 @@ class LineageAssertion(BaseModel):
     confidence: float | None = None
     verified_at: str | None = None
     evidence: list[EvidencePath] = Field(default_factory=list)
+    evidence_edges: list[LineageEdge] = Field(
+        default_factory=list, description="the edges of the paths with source and release"
+    )
     evidence_concepts: list[LineageConcept] = Field(default_factory=list)
     facts: list[LineageFact] = Field(default_factory=list)
     recheck: LineageRecheck | None = None
+
+    def edge_sources(self, edge: Edge) -> list[LineageEdge]:
+        """The stored relationships behind one path edge (one per source asserting it)."""
+        return [e for e in self.evidence_edges if e.key == (edge.start, edge.type, edge.end)]
+
+    def name_of(self, concept: str) -> str:
+        for c in self.evidence_concepts:
+            if c.id == concept and c.name:
+                return c.name
+        for e in self.evidence_edges:
+            if e.start == concept and e.start_name:
+                return e.start_name
+            if e.end == concept and e.end_name:
+                return e.end_name
+        return concept
+
+    def readable_path(self, path: EvidencePath) -> str:
+        """One path in words: names, then each edge with its sources and release, arrows in
+        the stored direction: ``Diclofenac -[MAY_TREAT, MED-RT, UMLS 2025AA]-> Osteoarthritis``."""
+        if not path.edges:
+            return " = ".join(self.name_of(n) for n in path.nodes)
+        first = path.edges[0]
+        current = (
+            path.nodes[0]
+            if path.nodes and path.nodes[0] in (first.start, first.end)
+            else first.start
+        )
+        text = self.name_of(current)
+        for e in path.edges:
+            sources = "; ".join(s.source_label() for s in self.edge_sources(e))
+            label = e.type + (f", {sources}" if sources else "")
+            if e.start == current:
+                text += f" -[{label}]-> {self.name_of(e.end)}"
+                current = e.end
+            elif e.end == current:
+                text += f" <-[{label}]- {self.name_of(e.start)}"
+                current = e.start
+            else:
+                text += f"; {self.name_of(e.start)} -[{label}]-> {self.name_of(e.end)}"
+                current = e.end
+        return text
+
+    def readable_paths(self) -> list[str]:
+        return [self.readable_path(p) for p in self.evidence]
 
 
 class Lineage(BaseModel):
@@ -87,6 +176,27 @@ class Lineage(BaseModel):
     topic: str | None = None
     content_key: str | None = None
     why_wrong: list[DistractorWhy] = Field(default_factory=list)
+    options: list[Option] = Field(default_factory=list)
+    checks: list[DistractorCheck] = Field(
+        default_factory=list, description="the rule checks every distractor failed"
+    )
+    fact_concepts: list[LineageConcept] = Field(
+        default_factory=list, description="the concepts of the patient facts the item shows"
+    )
+
+    def concept_names(self) -> dict[str, str]:
+        """Every concept name the lineage knows, by id."""
+        names = {c.id: c.name for c in self.fact_concepts if c.name}
+        for a in self.assertions:
+            names.update({c.id: c.name for c in a.evidence_concepts if c.name})
+            for concept, name in ((a.subject, a.subject_name), (a.object, a.object_name)):
+                if concept and name:
+                    names[concept] = name
+        names.update({o.id: o.name for o in self.distractors if o.name})
+        if self.answer_name:
+            names[self.answer_concept] = self.answer_name
+        return names
+
     difficulty: float | None = None
     releases: list[str] = Field(default_factory=list)
     policy: str | None = None
@@ -109,31 +219,58 @@ _RENAMED = {"assertion": "id"}
 
 def item_lineage(graph: Graph, item_id: str) -> Lineage:
     """The lineage of one item (ConfigError when the graph holds no such item)."""
-    rows = run_audit(graph, "item_lineage", item=item_id)
+    rows = run_audit(graph, "item_lineage", item=item_id)  # "no such item: X" when unknown
     if not rows:
-        raise ConfigError(f"no item {item_id!r} in the graph (run `kgverify derive qa` first)")
+        raise ConfigError(f"item {item_id} rests on no assertion in the graph")
     return lineage_from_rows(rows)
 
 
 def lineage_from_rows(rows: list[dict[str, Any]]) -> Lineage:
     """Build the model from ``item_lineage`` rows (one per assertion)."""
     first = dict(rows[0])
-    first["why_wrong"] = json.loads(first["why_wrong"] or "[]")
+    for key in ("why_wrong", "options", "checks"):
+        first[key] = json.loads(first.get(key) or "[]")
     assertions = []
     for row in rows:
         fields = {
             _RENAMED.get(k, k): v
             for k, v in row.items()
-            if k not in _ITEM_FIELDS and k != "evidence"
+            if k not in _ITEM_FIELDS and k not in ("evidence", "facts")
         }
         fields["evidence"] = [EvidencePath.model_validate_json(p) for p in row["evidence"] or []]
         fields["facts"] = [{k: _text(v) for k, v in f.items()} for f in row["facts"]]
+        fields["evidence_edges"] = row.get("evidence_edges") or []
         assertions.append(LineageAssertion.model_validate(fields))
     return Lineage.model_validate({**{k: first[k] for k in _ITEM_FIELDS}, "assertions": assertions})
 
 
 def _text(value: Any) -> str | None:
     return None if value is None else str(value)
+
+
+def write_graphml(g: nx.DiGraph[str], path: str | Path) -> None:
+    """The evidence subgraph as GraphML (every attribute a string, number or boolean; a
+    missing value an empty string), written whole or not at all."""
+    safe: nx.DiGraph[str] = nx.DiGraph()
+    for node, attrs in g.nodes(data=True):
+        safe.add_node(node, **{k: _graphml_value(v) for k, v in attrs.items()})
+    for a, b, attrs in g.edges(data=True):
+        safe.add_edge(a, b, **{k: _graphml_value(v) for k, v in attrs.items()})
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    partial = out.with_name(out.name + ".partial")
+    nx.write_graphml(safe, partial)
+    partial.replace(out)
+
+
+def _graphml_value(value: Any) -> str | int | float | bool:
+    if isinstance(value, bool | int | float | str):
+        return value
+    if value is None:
+        return ""
+    if isinstance(value, list | tuple | set):
+        return "; ".join(str(v) for v in value)
+    return str(value)
 
 
 def evidence_graph(lineage: Lineage) -> nx.DiGraph[str]:
@@ -160,10 +297,24 @@ def evidence_graph(lineage: Lineage) -> nx.DiGraph[str]:
                     if end not in g:
                         g.add_node(end, kind="concept", label=name or end)
                 g.add_edge(
-                    cited.start, cited.end, type=cited.type, rule=j.rule, source=cited.source or ""
+                    cited.start,
+                    cited.end,
+                    type=cited.type,
+                    rule=j.rule,
+                    source=cited.source or "",
+                    release=cited.release or "",
                 )
+    g.nodes[lineage.item]["question"] = lineage.question
+    g.nodes[lineage.item]["answer"] = lineage.answer
     for a in lineage.assertions:
-        g.add_node(a.id, kind="assertion", label=f"{a.predicate}: {a.standing_verdict}")
+        g.add_node(
+            a.id,
+            kind="assertion",
+            label=f"{a.subject_text} {a.predicate} {a.object_text}: {a.standing_verdict}",
+            verdict=a.standing_verdict,
+            rule=a.rule or "",
+            extractor=a.extractor or "",
+        )
         g.add_edge(lineage.item, a.id, type="RESTS_ON")
         for role, concept in (("SUBJECT", a.subject), ("OBJECT", a.object)):
             if concept is not None:
@@ -175,5 +326,14 @@ def evidence_graph(lineage: Lineage) -> nx.DiGraph[str]:
                 for end in (e.start, e.end):
                     if end not in g:
                         g.add_node(end, kind="concept", label=names.get(end) or end)
-                g.add_edge(e.start, e.end, type=e.type, rule=path.rule)
+                sources = a.edge_sources(e)
+                g.add_edge(
+                    e.start,
+                    e.end,
+                    type=e.type,
+                    rule=path.rule,
+                    source="; ".join(s.sab or "" for s in sources),
+                    release="; ".join(s.release or "" for s in sources),
+                    label=a.readable_path(path),
+                )
     return g

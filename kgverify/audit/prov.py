@@ -18,7 +18,15 @@ The mapping (docs/audit.md draws it):
   justification rule version (a software agent), with its reason, the concept sets it
   compared, and each cited vocabulary edge as an entity carrying its type, source
   vocabulary and release ("MAY_TREAT according to MED-RT in UMLS@2025AA"); the item names
-  the vocabulary releases (``kgv:release``) and filter policy it was built under.
+  the vocabulary releases (``kgv:release``) and filter policy it was built under;
+* each edge of an assertion's evidence paths is an entity too (``kgv:VocabularyEdge``, one
+  per source asserting it, shared by every path and item citing it): its start, type, end,
+  source (the edge's ``sab``), vocabulary, release and an ``rdfs:label`` such as "Diclofenac
+  MAY_TREAT Osteoarthritis according to MED-RT in UMLS@2025AA"; the path
+  ``prov:wasDerivedFrom`` its edges;
+* the distractor checks kept on the item (the rule checks every distractor failed, which
+  re-verification repeats) are ``kgv:DistractorCheck`` nodes: slot, fixed concept,
+  predicate.
 
     from kgverify.audit import item_lineage, lineage_prov
     text = lineage_prov(item_lineage(graph, item_id)).serialize(format="turtle")
@@ -31,8 +39,8 @@ from urllib.parse import quote
 from rdflib import RDF, RDFS, XSD, Graph, Literal, Namespace, URIRef
 from rdflib.namespace import PROV
 
-from kgverify.audit.lineage import Lineage
-from kgverify.derive.model import DistractorWhy
+from kgverify.audit.lineage import Lineage, LineageEdge
+from kgverify.derive.model import CitedEdge, DistractorWhy
 
 KGV = Namespace("https://w3id.org/kgverify/ns#")
 ID = "https://w3id.org/kgverify/id/"
@@ -79,6 +87,18 @@ def lineage_prov(lineage: Lineage) -> Graph:
         g.add((item, KGV.contentKey, Literal(lineage.content_key)))
     for why in lineage.why_wrong:
         _justifications(g, item, derivation, why)
+    names = lineage.concept_names()
+    for n, check in enumerate(lineage.checks):
+        node = _iri("check", f"{lineage.item}/{n}")
+        fixed = names.get(check.fixed, check.fixed)
+        g.add((node, RDF.type, PROV.Entity))
+        g.add((node, RDF.type, KGV.DistractorCheck))
+        g.add((node, KGV.slot, Literal(check.slot)))
+        g.add((node, KGV.fixed, _iri("concept", check.fixed)))
+        g.add((node, KGV.predicate, Literal(check.predicate)))
+        triple = ("distractor", fixed) if check.slot == "subject" else (fixed, "distractor")
+        g.add((node, RDFS.label, Literal(f"({triple[0]}, {triple[1]}, {check.predicate})")))
+        g.add((item, KGV.distractorCheck, node))
     for a in lineage.assertions:
         assertion = _iri("assertion", a.id)
         relation = _iri("relation", a.id)
@@ -111,6 +131,11 @@ def lineage_prov(lineage: Lineage) -> Graph:
             g.add((node, KGV.score, Literal(path.score, datatype=XSD.decimal)))
             for e in path.edges:
                 g.add((node, KGV.edge, Literal(f"{e.start} {e.type} {e.end}")))
+                for stored in a.edge_sources(e):
+                    edge = _iri("edge", f"{e.start}|{e.type}|{e.end}|{stored.sab or ''}")
+                    _vocab_edge(g, edge, stored)
+                    g.add((node, PROV.wasDerivedFrom, edge))
+            g.add((node, RDFS.label, Literal(a.readable_path(path))))
             for concept in path.nodes:
                 g.add((node, KGV.passesThrough, _iri("concept", concept)))
             g.add((verification, PROV.used, node))
@@ -176,23 +201,35 @@ def _justifications(g: Graph, item: URIRef, derivation: URIRef, why: DistractorW
                 g.add((node, KGV[f"set_{named.name}"], _iri("concept", concept)))
         for k, e in enumerate(j.edges):
             edge = _iri("edge", f"{item}/{why.label}/{n}/{k}")
-            g.add((edge, RDF.type, PROV.Entity))
-            g.add((edge, RDF.type, KGV.VocabularyEdge))
-            g.add((edge, KGV.start, _iri("concept", e.start)))
-            g.add((edge, KGV.relation, Literal(e.type)))
-            g.add((edge, KGV.end, _iri("concept", e.end)))
-            label = f"{e.start_name or e.start} {e.type} {e.end_name or e.end}"
-            if e.source:
-                g.add((edge, KGV.source, Literal(e.source)))
-                label += f" according to {e.source}"
-            if e.release:
-                g.add((edge, KGV.release, Literal(e.release)))
-                label += f" in {e.release}"
-            g.add((edge, RDFS.label, Literal(label)))
+            _vocab_edge(g, edge, e)
             g.add((node, PROV.wasDerivedFrom, edge))
         g.add((item, KGV.justification, node))
         g.add((derivation, PROV.used, node))
         _agent(g, "justification-rule", f"{j.rule}@{j.version}", derivation, node)
+
+
+def _vocab_edge(g: Graph, edge: URIRef, e: LineageEdge | CitedEdge) -> None:
+    """A vocabulary relationship as an entity: ends, type, the source asserting it, the
+    release that loaded it, and a label that says so in words."""
+    source = e.sab if isinstance(e, LineageEdge) else e.source
+    g.add((edge, RDF.type, PROV.Entity))
+    g.add((edge, RDF.type, KGV.VocabularyEdge))
+    g.add((edge, KGV.start, _iri("concept", e.start)))
+    g.add((edge, KGV.relation, Literal(e.type)))
+    g.add((edge, KGV.end, _iri("concept", e.end)))
+    label = f"{e.start_name or e.start} {e.type} {e.end_name or e.end}"
+    if source:
+        g.add((edge, KGV.source, Literal(source)))
+        label += f" according to {source}"
+    if e.release:
+        g.add((edge, KGV.release, Literal(e.release)))
+        label += f" in {e.release}"
+    if isinstance(e, LineageEdge):
+        if e.vocab:
+            g.add((edge, KGV.vocabulary, Literal(e.vocab)))
+        if e.active is False:
+            g.add((edge, KGV.retired, Literal(True, datatype=XSD.boolean)))
+    g.add((edge, RDFS.label, Literal(label)))
 
 
 def _agent(g: Graph, kind: str, key: str, activity: URIRef, entity: URIRef) -> None:

@@ -4,13 +4,16 @@ Every statement is a named query (see :mod:`kgverify.graph.queries`) run in a ma
 transaction (``execute_read`` / ``execute_write``), so retries on transient errors and
 cluster routing come from the driver, and the same code runs against a local server, a
 cluster or Aura. Driver errors that users can cause (wrong password, server down, missing
-database) become one-line :class:`~kgverify.errors.KgverifyError` subclasses.
+database) become one-line :class:`~kgverify.errors.KgverifyError` subclasses. The one
+exception to named queries is :meth:`Graph.run_adhoc`, the statement a user types into
+``kgverify cypher``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from itertools import islice
 from types import TracebackType
 from typing import Any, Self, TypeVar
@@ -19,7 +22,7 @@ import neo4j
 from neo4j import exceptions as neo4j_errors
 
 from kgverify.config import Settings
-from kgverify.errors import GraphAuthError, GraphUnavailableError, KgverifyError
+from kgverify.errors import GraphAuthError, GraphUnavailableError, KgverifyError, QueryError
 from kgverify.graph.queries import get_query
 
 Row = dict[str, Any]
@@ -63,6 +66,17 @@ def _translated(uri: str, user: str, database: str) -> Iterator[None]:
         if exc.code == "Neo.ClientError.Database.DatabaseNotFound":
             raise GraphUnavailableError(f"database {database!r} does not exist at {uri}") from exc
         raise
+
+
+@dataclass(frozen=True)
+class AdhocResult:
+    """What an ad-hoc statement returned: columns, rows, whether rows were left out, and
+    the update counters that are not 0 (e.g. ``{"nodes_created": 2}``)."""
+
+    columns: list[str]
+    rows: list[Row]
+    truncated: bool = False
+    counters: dict[str, int] = field(default_factory=dict)
 
 
 def _not_row_caused(exc: neo4j_errors.Neo4jError) -> bool:
@@ -181,6 +195,52 @@ class Graph:
         return self.write_rows(name, rows[:middle], refused, **params) + self.write_rows(
             name, rows[middle:], refused, **params
         )
+
+    def run_adhoc(
+        self, text: str, params: dict[str, Any], *, write: bool = False, max_rows: int = 0
+    ) -> AdhocResult:
+        """Run one ad-hoc statement (``kgverify cypher``; the engine's own statements are all
+        named queries) in a managed read transaction, or a write one with ``write``.
+
+        At most ``max_rows`` rows are kept when it is not 0 (the statement still runs to its
+        end). A statement Neo4j refuses (syntax, a write in a read transaction, a missing
+        parameter) becomes a one-line :class:`QueryError`.
+        """
+
+        def work(tx: neo4j.ManagedTransaction) -> AdhocResult:
+            result = tx.run(text, params)
+            columns = list(result.keys())
+            rows: list[Row] = []
+            truncated = False
+            for record in result:
+                if max_rows and len(rows) == max_rows:
+                    truncated = True
+                    break
+                rows.append(record.data())
+            counters = {
+                k: v
+                for k, v in vars(result.consume().counters).items()
+                if not k.startswith("_") and isinstance(v, int) and not isinstance(v, bool) and v
+            }
+            return AdhocResult(columns, rows, truncated, counters)
+
+        try:
+            with self._errors(), self._driver.session(database=self.database) as session:
+                if write:
+                    return session.execute_write(work)
+                return session.execute_read(work)
+        except neo4j_errors.Neo4jError as exc:
+            # What the connection could cause was translated by _errors(); the rest is about
+            # the statement (syntax, parameters, a write in a read transaction, IN TRANSACTIONS
+            # in a managed one, a procedure or constraint refusing it).
+            code = exc.code or ""
+            if code == "Neo.ClientError.Statement.AccessMode":
+                raise QueryError(
+                    "the statement writes, and ran in a read transaction: nothing was "
+                    "changed (add --write to let it write)"
+                ) from exc
+            lines = (exc.message or "").strip().splitlines() or [code or type(exc).__name__]
+            raise QueryError(f"Neo4j refused the statement: {lines[0]}") from exc
 
     def write_autocommit(self, name: str, **params: Any) -> list[Row]:
         """Run a named query in an implicit transaction; needed for ``IN TRANSACTIONS``."""

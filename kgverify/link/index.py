@@ -41,10 +41,12 @@ from kgverify.errors import KgverifyError
 from kgverify.graph.driver import Graph
 from kgverify.graph.queries import get_query
 from kgverify.link.kb import KbEntry, KbStore, StoreKnowledgeBase, export_entries
+from kgverify.link.mined import MINED_VERSION, MinedTables, mine
+from kgverify.link.rerank import RERANK_VERSION, Reranker, name_counts, train
 
 log = logging.getLogger(__name__)
 
-INDEX_FORMAT = 4
+INDEX_FORMAT = 5
 """Bumped whenever the files of an index change meaning; part of the cache key."""
 
 SPACE = "cosinesimil_sparse_fast"
@@ -100,6 +102,10 @@ class IndexInfo(BaseModel):
     aliases: int
     indexed_aliases: int = Field(description="aliases with a non-empty TF-IDF vector")
     build_seconds: float
+    mined: dict[str, int] = Field(default_factory=dict, description="mined.MinedTables.stats")
+    reranker: dict[str, Any] | None = Field(
+        default=None, description="re-ranker training figures (None: not trained)"
+    )
 
 
 @dataclass(frozen=True)
@@ -128,6 +134,14 @@ class _Files:
     def all_aliases(self) -> Path:
         return self.root / "all_aliases.json"
 
+    @property
+    def mined(self) -> Path:
+        return self.root / "mined.json"
+
+    @property
+    def reranker(self) -> Path:
+        return self.root / "reranker.json"
+
 
 def build_index(
     entries: Iterable[KbEntry],
@@ -146,6 +160,10 @@ def build_index(
         store = KbStore(files.store, create=True)
         concepts = store.add(entries)
         aliases, offsets, rows = _alias_arrays(store.exact_aliases())
+        # Learned from this KB's own names, so a new release relearns them (mined.py).
+        tables = mine(store)
+        tables.save(files.mined)
+        counts = name_counts(store)
         store.close()
         log.info(
             "stored %d concepts, %d distinct aliases (%.1f s); fitting TF-IDF and HNSW",
@@ -164,6 +182,23 @@ def build_index(
             aliases=len(aliases),
             indexed_aliases=indexed,
             build_seconds=round(time.perf_counter() - started, 3),
+        )
+        # The re-ranker queries the finished TF-IDF index (rerank.py); an untrained one
+        # (a tiny KB) leaves the linker on the cosine.
+        Reranker(None, counts).save(work)
+        files.meta.write_text(info.model_dump_json(indent=2))
+        opened = LinkerIndex(work, ef_search=settings.ef_search, threads=settings.threads)
+        try:
+            model = train(opened, tables, counts)
+        finally:
+            opened.close()
+        Reranker(model, counts).save(work)
+        info = info.model_copy(
+            update={
+                "mined": tables.stats,
+                "reranker": model["training"] if model else None,
+                "build_seconds": round(time.perf_counter() - started, 3),
+            }
         )
         files.meta.write_text(info.model_dump_json(indent=2))
         if directory.exists():
@@ -297,6 +332,10 @@ class LinkerIndex:
         self.offsets: npt.NDArray[np.int64] = arrays["offsets"]
         self.rows: npt.NDArray[np.int32] = arrays["rows"]
         self.positions: npt.NDArray[np.int64] = arrays["positions"]
+        if not files.mined.is_file() or not files.reranker.is_file():
+            raise LinkerIndexError(f"linker index in {directory} lacks its mined tables")
+        self.mined = MinedTables.load(files.mined)
+        self.reranker = Reranker.load(directory)
         self.store = KbStore(files.store)
         self.kb = StoreKnowledgeBase(self.store, _AliasConcepts(self))
 
@@ -346,7 +385,14 @@ def graph_index_key(
     ]
     source = {"database": database, "releases": releases}
     material = json.dumps(
-        [INDEX_FORMAT, source, settings.build_key(), get_query("link/export_concepts").text],
+        [
+            INDEX_FORMAT,
+            MINED_VERSION,
+            RERANK_VERSION,
+            source,
+            settings.build_key(),
+            get_query("link/export_concepts").text,
+        ],
         sort_keys=True,
     )
     return hashlib.sha256(material.encode()).hexdigest()[:16], source

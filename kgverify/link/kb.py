@@ -130,6 +130,34 @@ class KbStore:
             found.setdefault(key, []).append(idx)
         return found
 
+    def names_by_concept(self, stage: int) -> Iterator[tuple[int, list[str]]]:
+        """(row, its name keys of one stage) per concept, streamed: ``add`` writes a
+        concept's names together, so rowid order groups them without a sort."""
+        row, keys = -1, list[str]()
+        cursor = self._db.execute(
+            "SELECT idx, key FROM names WHERE stage = ? ORDER BY rowid", (stage,)
+        )
+        for idx, key in cursor:
+            if idx != row:
+                if keys:
+                    yield row, keys
+                row, keys = idx, []
+            keys.append(key)
+        if keys:
+            yield row, keys
+
+    def identities(self, rows: Iterable[int]) -> dict[int, set[str]]:
+        """Per row, its id and the ids MAPS_TO joins it to: two rows sharing one are one
+        thing (a CUI and the SNOMED code it contains)."""
+        found: dict[int, set[str]] = {}
+        for idx, cid, equivalents in self._db.execute(
+            "SELECT idx, id, equivalents FROM concepts"
+            " WHERE idx IN (SELECT value FROM json_each(?))",
+            (json.dumps(list(dict.fromkeys(rows))),),
+        ):
+            found[idx] = {cid, *json.loads(equivalents)}
+        return found
+
     def concepts(self, rows: Iterable[int]) -> dict[int, KbEntry]:
         """The stored entries of these concept rows (names are not stored back)."""
         found: dict[int, KbEntry] = {}

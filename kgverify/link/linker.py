@@ -30,7 +30,8 @@ from kgverify.link.abbreviations import AbbreviationExpander
 from kgverify.link.index import LinkerIndex
 from kgverify.link.kb import EXACT, NORMALIZED, REORDERED, KbEntry
 from kgverify.link.model import LinkCandidate, LinkStatus, MentionLink, Method
-from kgverify.link.normalize import bag_key, exact_key, normalized_key
+from kgverify.link.normalize import VARIANTS, bag_key, exact_key, normalized_key
+from kgverify.link.rerank import Candidate, features, normalized_alias
 from kgverify.link.slots import fits
 
 NORMALIZED_SCORE = 0.95
@@ -47,6 +48,13 @@ EDIT_SCORE = 0.9
 transposition hard ("metfromin" shares few 3-grams with "metformin"); one edit is a typo,
 two are often a different concept ("hypokalemia" / "hyperkalemia"), so only one counts."""
 
+VARIANT_SCORE = 0.9
+"""Score of a fallback key (``normalize.VARIANTS``): a form of the name, not the name."""
+
+MINED_SCORE = 0.85
+"""Score of a name reached through mined substitutions (mined.py): below a direct name
+match, above the default threshold."""
+
 MIN_TYPO_LENGTH = 5
 
 MAX_CANDIDATES = 10
@@ -60,11 +68,20 @@ class LinkParams(BaseModel):
     threshold: float = Field(ge=0.0, le=1.0)
     margin: float = Field(ge=0.0, le=1.0)
     k: int = Field(ge=1)
+    disabled: frozenset[str] = Field(
+        default=frozenset(), description="named stages switched off (``SWITCHABLE``)"
+    )
+    rerank: bool = Field(
+        default=False, description="score TF-IDF candidates with the learned re-ranker"
+    )
 
     @classmethod
     def from_settings(cls, settings: Settings) -> LinkParams:
         return cls(
-            threshold=settings.link_threshold, margin=settings.link_margin, k=settings.link_k
+            threshold=settings.link_threshold,
+            margin=settings.link_margin,
+            k=settings.link_k,
+            rerank=settings.link_rerank,
         )
 
 
@@ -123,13 +140,18 @@ class Linker:
         work = [self._prepare(q) for q in queries]
         entries: dict[int, KbEntry] = {}
         self._by_code(work)
-        for stage in (Method.EXACT, Method.NORMALIZED, Method.REORDERED, Method.TFIDF):
+        stages = (Method.EXACT, Method.NORMALIZED, Method.REORDERED, Method.VARIANT, Method.TFIDF)
+        for stage in stages:
             self._fetch(work, entries)  # one store query per stage for the whole batch
             pending = [w for w in work if not self._plausible(w, entries)]
             if not pending:
                 break
             if stage is Method.TFIDF:
                 self._by_tfidf(pending)
+                self._rerank(pending, entries)
+                self._by_mined(pending)
+            elif stage is Method.VARIANT:
+                self._by_variant(pending)
             else:
                 self._by_name(pending, stage)
         self._fetch(work, entries)
@@ -166,6 +188,23 @@ class Linker:
             for row in found.get(key, []):
                 w.add(_Hit(row, score, stage, key))
 
+    def _by_variant(self, work: list[_Work]) -> None:
+        """Fallback keys (salt, stereo, Greek, inverted, letter-plural forms) looked up among
+        the normalized names, all in one store query; only for mentions no name matched."""
+        wanted = [
+            (w, key)
+            for w in work
+            for name, keys_of in VARIANTS.items()
+            if name not in self.params.disabled
+            for key in keys_of(w.text)
+        ]
+        if not wanted:
+            return
+        found = self.index.store.lookup([key for _, key in wanted], NORMALIZED)
+        for w, key in wanted:
+            for row in found.get(key, []):
+                w.add(_Hit(row, VARIANT_SCORE, Method.VARIANT, key))
+
     def _by_tfidf(self, work: list[_Work]) -> None:
         keys = [exact_key(w.text) for w in work]
         neighbours = self.index.neighbours(keys, self.params.k)
@@ -178,6 +217,53 @@ class Linker:
                 score, method = hit or (max(0.0, min(1.0, similarity)), Method.TFIDF)
                 for row in self.index.rows_of_alias(position):
                     w.add(_Hit(row, score, method, alias))
+
+    def _by_mined(self, work: list[_Work]) -> None:
+        """Mentions rewritten with the substitutions and acronyms mined from the KB's own
+        synonyms (mined.py), looked up among the normalized names in one store query."""
+        if "mined" in self.params.disabled:
+            return
+        rewrites = self.index.mined.rewrites
+        wanted = [(w, key) for w in work for key in rewrites(normalized_key(w.text))]
+        if not wanted:
+            return
+        found = self.index.store.lookup([key for _, key in wanted], NORMALIZED)
+        for w, key in wanted:
+            for row in found.get(key, []):
+                w.add(_Hit(row, MINED_SCORE, Method.MINED, key))
+
+    def _rerank(self, work: list[_Work], entries: dict[int, KbEntry]) -> None:
+        """TF-IDF candidates rescored by the re-ranker learned at build time (rerank.py): a
+        calibrated probability replaces the cosine. Other methods keep their scores. Off by
+        default: trained on the KB's own held-out synonyms it under-rates near-exact
+        cross-vocabulary variants (docs/linking.md)."""
+        reranker = self.index.reranker
+        if not self.params.rerank or not reranker.trained:
+            return
+        self._fetch(work, entries)
+        for w in work:
+            hits = sorted(
+                (h for h in w.hits.values() if h.method is Method.TFIDF),
+                key=lambda h: (-h.score, h.row),
+            )
+            if not hits:
+                continue
+            key = exact_key(w.text)
+            rewrites = set(self.index.mined.rewrites(normalized_key(w.text)))
+            candidates = [
+                Candidate(
+                    h.alias,
+                    h.score,
+                    rank,
+                    entries[h.row],
+                    reranker.names(h.row),
+                    normalized_alias(h.alias) in rewrites,
+                )
+                for rank, h in enumerate(hits)
+            ]
+            scores = reranker.score(features(key, candidates, self.params.k))
+            for h, score in zip(hits, scores.tolist(), strict=True):
+                h.score = score
 
     # -- decision -------------------------------------------------------------------------
 
@@ -204,9 +290,24 @@ class Linker:
         ]
 
     def _decide(self, w: _Work, entries: dict[int, KbEntry]) -> MentionLink:
+        # Capped here, after any re-scoring of the neighbours, so nothing can undo it.
+        key = exact_key(w.text)
+        swaps = _swaps(key)
+        for hit in w.hits.values() if swaps else ():
+            if hit.method in (Method.TFIDF, Method.EDIT) and _contrary(key, hit.alias, swaps):
+                hit.score = min(hit.score, CONTRARY_SCORE)
+        # Candidates that fit the slot come first in the output, not only in the decision: a
+        # drug mention's list is otherwise often topped by disorders (issue 16).
+        slot_first = "slot_order" not in self.params.disabled
         ranked = sorted(
             w.hits.values(),
-            key=lambda h: (-h.score, _METHOD_ORDER[h.method], _vocab_rank(entries[h.row]), h.row),
+            key=lambda h: (
+                slot_first and not fits(entries[h.row].kinds, w.query.allowed),
+                -h.score,
+                _METHOD_ORDER[h.method],
+                _vocab_rank(entries[h.row]),
+                h.row,
+            ),
         )[: self.params.k]
         groups = _group(ranked, entries, self._name_keys(ranked, entries))
         plausible = {h.row for h in self._plausible(w, entries)}
@@ -261,6 +362,9 @@ class Linker:
 
 _METHOD_ORDER = {method: order for order, method in enumerate(Method)}
 
+SWITCHABLE = ("slot_order", *VARIANTS, "mined")
+"""Stages ``LinkParams.disabled`` can switch off (the benchmark's ablation)."""
+
 _NAME_STAGES: dict[Method, tuple[Callable[[str], str], float, int]] = {
     Method.EXACT: (exact_key, 1.0, EXACT),
     Method.NORMALIZED: (normalized_key, NORMALIZED_SCORE, NORMALIZED),
@@ -295,6 +399,37 @@ def _one_typo(key: str, alias: str) -> bool:
         return False
     word = _word_at(key, where)
     return len(word) > 3 and word not in _ROMAN_WORDS
+
+
+CONTRARY_SCORE = 0.5
+"""Cap on a neighbour that is the mention with one part turned into its opposite."""
+
+# Parts that turn a name into its opposite or a different process: 3-grams barely see the
+# change ("hyperkalemia" / "hypokalemia" have cosine 0.83 in a small KB).
+_OPPOSITES = (
+    ("hyper", "hypo"),
+    ("tachy", "brady"),
+    ("micro", "macro"),
+    ("itis", "osis"),
+    ("itis", "oma"),
+)
+
+
+def _swaps(key: str) -> list[tuple[str, str]]:
+    """The (part, opposite) pairs whose part the mention contains: most contain none, and
+    their neighbours need no check."""
+    pairs = [*_OPPOSITES, *((b, a) for a, b in _OPPOSITES)]
+    return [(a, b) for a, b in pairs if a in key]
+
+
+def _contrary(key: str, alias: str, swaps: list[tuple[str, str]] | None = None) -> bool:
+    """The alias is the mention with one part swapped for its opposite (give or take a
+    typo): "hyperkalemia" / "hypokalemia", "arthritis" / "arthrosis"."""
+    for a, b in _swaps(key) if swaps is None else swaps:
+        swapped = b in alias and a not in alias
+        if swapped and OSA.distance(key.replace(a, b), alias, score_cutoff=1) <= 1:
+            return True
+    return False
 
 
 _VOWELS = frozenset("aeiouy")

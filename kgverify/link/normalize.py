@@ -17,6 +17,8 @@ only for names in which order cannot matter.
 from __future__ import annotations
 
 import re
+import unicodedata
+from collections.abc import Callable
 
 _SPACE = re.compile(r"\s+")
 _EDGES = " \t.,;:!?\"'`"
@@ -29,6 +31,30 @@ _ROMAN = {"i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5", "vi": "6", "vii"
 _NUMBERED = frozenset({"type", "class", "grade", "stage", "complex", "factor", "phase", "group"})
 # Word endings that look plural but are not (diabetes, virus, pelvis, analysis, ...).
 _KEEP_S = ("ss", "us", "is", "ics", "ous", "itis", "sis", "xis", "betes", "pes")
+# Singular words and disease names that end like plurals ("rabies" is not a "raby").
+_NOT_PLURAL = frozenset(
+    {
+        "measles",
+        "rabies",
+        "scabies",
+        "caries",
+        "series",
+        "species",
+        "herpes",
+        "diabetes",
+        "mumps",
+        "rickets",
+        "shingles",
+        "ascites",
+        "feces",
+        "faeces",
+        "lues",
+        "pubes",
+        "hives",
+        "tabes",
+        "mores",
+    }
+)
 
 
 def exact_key(text: str) -> str:
@@ -38,7 +64,7 @@ def exact_key(text: str) -> str:
 
 def singular(word: str) -> str:
     """A conservative English singular: enough for vocabulary names, never a stemmer."""
-    if len(word) <= 3 or not word.isalpha():
+    if len(word) <= 3 or not word.isalpha() or word in _NOT_PLURAL:
         return word
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
@@ -111,3 +137,200 @@ def bag_key(text: str) -> str:
     if any(w[0].isdigit() or len(w) == 1 or w in _ORDERED for w in words):
         return ""
     return " ".join(sorted(words))
+
+
+# -- Fallback keys ------------------------------------------------------------------------
+# Each function below gives keys in the normalized key space for a mention that no exact,
+# normalized or reordered name matched. They are tried only then, so a salt, stereoisomer or
+# inverted name that is its own concept in the vocabulary still links to itself first. Each
+# is a named stage (``VARIANTS``) the linker can switch off, so the benchmark measures what
+# each adds and breaks (docs/linking.md, "Fallback keys").
+
+# Counter-ions, ester groups and hydrate words that name a form of a parent substance
+# ("saccharin sodium", "dequalinium dichloride", "metformin hydrochloride", "cortisone
+# acetate", "... monohydrate"). A fixed list: anything not on it is kept.
+SALT_WORDS = frozenset(
+    {
+        # anions and acid salts
+        "hydrochloride",
+        "hydrobromide",
+        "hydroiodide",
+        "chloride",
+        "bromide",
+        "iodide",
+        "fluoride",
+        "sulfate",
+        "sulphate",
+        "bisulfate",
+        "hydrogensulfate",
+        "nitrate",
+        "phosphate",
+        "acetate",
+        "maleate",
+        "fumarate",
+        "tartrate",
+        "bitartrate",
+        "citrate",
+        "succinate",
+        "hemisuccinate",
+        "mesylate",
+        "mesilate",
+        "besylate",
+        "besilate",
+        "tosylate",
+        "lactate",
+        "gluconate",
+        "stearate",
+        "palmitate",
+        "propionate",
+        "valerate",
+        "butyrate",
+        "benzoate",
+        "oxalate",
+        "malate",
+        "pamoate",
+        "napsylate",
+        "embonate",
+        "bicarbonate",
+        "carbonate",
+        "hydroxide",
+        "decanoate",
+        "enanthate",
+        "cypionate",
+        "furoate",
+        # cations and bases
+        "sodium",
+        "potassium",
+        "calcium",
+        "magnesium",
+        "lithium",
+        "zinc",
+        "ammonium",
+        "meglumine",
+        "tromethamine",
+        "trometamol",
+        # water of crystallization
+        "hydrate",
+        "anhydrous",
+    }
+)
+# Counting prefixes of salt words: "dichloride", "disodium", "monohydrate", "sesquihydrate".
+_SALT_WORD = re.compile(r"(?:mono|di|tri|tetra|penta|hexa|hepta|hemi|sesqui|bis)?(\w+)")
+# Alkyl words of esters: "methyl salicylate" is not a form of "methyl".
+_ALKYL = frozenset({"methyl", "ethyl", "propyl", "isopropyl", "butyl", "hydrogen", "acid"})
+
+
+def _is_salt_word(word: str) -> bool:
+    match = _SALT_WORD.fullmatch(word)
+    return word in SALT_WORDS or (match is not None and match.group(1) in SALT_WORDS)
+
+
+def salt_keys(text: str) -> list[str]:
+    """The parent substance of a salt, ester or hydrate form: "saccharin sodium" ->
+    "saccharin", "dichloride, dequalinium" -> "dequalinium". Nothing when only salt words
+    would remain ("sodium chloride", "magnesium sulfate heptahydrate" are substances of
+    their own)."""
+    words = normalized_key(text).split()
+    kept = [w for w in words if not _is_salt_word(w)]
+    if len(kept) == len(words) or not any(w not in _ALKYL for w in kept):
+        return []
+    return [" ".join(kept)]
+
+
+# Stereo and optical-rotation prefixes at the start of a word: "(S)-", "(R,S)-", "L-", "D-",
+# "dl-", "(+)-", "(-)-", "(±)-", "R-", "rac-".
+_STEREO = re.compile(
+    r"(?:(?<=^)|(?<=[\s,(]))(?:\((?:[+\-±]|\d*[rs](?:,\s*\d*[rs])*|[dl]{1,2})\)|dl|[dlrs]|[+±]|rac)-",
+    re.IGNORECASE,
+)
+
+
+def stereo_keys(text: str) -> list[str]:
+    """The name without stereo descriptors ("(S)-ibuprofen" -> "ibuprofen", "L-dopa" ->
+    "dopa"): a fallback only, since enantiomers are distinct concepts where the vocabulary
+    lists them."""
+    stripped = _STEREO.sub("", exact_key(text))
+    if stripped == exact_key(text):
+        return []
+    key = normalized_key(stripped)
+    return [key] if key else []
+
+
+_GREEK_NAMES = (
+    "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi pi rho sigma tau"
+    " phi chi psi omega"
+).split()
+# Built from the Unicode names, so the source holds no letters that look like Latin ones.
+# (Unicode spells lambda "LAMDA".)
+GREEK = {
+    unicodedata.lookup(f"GREEK SMALL LETTER {n.upper().replace('LAMBDA', 'LAMDA')}"): n
+    for n in _GREEK_NAMES
+}
+_GREEK_SYMBOL = re.compile("|".join(GREEK))
+_GREEK_WORD = re.compile(r"\b(" + "|".join(v for v in GREEK.values() if len(v) > 2) + r")\b")
+_SYMBOL_OF = {word: symbol for symbol, word in GREEK.items()}
+
+
+def _spelled(match: re.Match[str]) -> str:
+    # A space only where the letter is glued to a word (alpha + "thalassemia"); TNF-alpha
+    # written with the symbol stays one hyphenated name, "tnf alpha" after normalization.
+    after = match.string[match.end() : match.end() + 1]
+    return GREEK[match.group(0)] + (" " if after.isalnum() else "")
+
+
+def greek_keys(text: str) -> list[str]:
+    """Greek letters the other way round: the beta symbol + "-blocker" -> "beta blocker",
+    "alpha thalassemia" -> the alpha symbol + " thalassemia" (names use both). The letter
+    itself is kept, never dropped: "alpha" and "beta" forms are different concepts.
+    Two-letter names (mu, nu, xi, pi) are only spelled out, never turned into symbols: they
+    are words or abbreviations too."""
+    folded = exact_key(text)
+    keys: list[str] = []
+    spelled = _GREEK_SYMBOL.sub(_spelled, folded)
+    if spelled != folded:
+        keys.append(normalized_key(spelled))
+    symbols = _GREEK_WORD.sub(lambda m: _SYMBOL_OF[m.group(1)], folded)
+    if symbols != folded:
+        keys.append(normalized_key(symbols))
+    return [k for k in dict.fromkeys(keys) if k]
+
+
+def inverted_keys(text: str) -> list[str]:
+    """Inverted forms with more than one comma or the head elsewhere: "Leukemia, Myeloid,
+    Acute" -> "acute myeloid leukemia", and each comma tried as the point of inversion
+    ("Carcinoma, squamous cell, of skin"). ``normalized_key`` already undoes the single
+    comma. Lists ("A, B, and C") are left alone."""
+    parts = [p.strip() for p in exact_key(text).split(",")]
+    if len(parts) < 3 or not all(parts) or any(p.split()[0] in _LIST_WORDS for p in parts):
+        return []
+    keys = [normalized_key(" ".join(reversed(parts)))]
+    for at in range(1, len(parts)):
+        keys.append(normalized_key(" ".join(parts[at:] + parts[:at])))
+    plain = normalized_key(text)
+    return [k for k in dict.fromkeys(keys) if k and k != plain]
+
+
+_LIST_WORDS = frozenset({"and", "or", "nor", "etc"})
+# A letter with a plural s: "Hemophilia As" -> "hemophilia a", "von Willebrand disease
+# type 2Bs"; "as", "is" and "us" are words elsewhere, so this is a fallback key only.
+_LETTER_PLURAL = re.compile(r"^([a-z])s$")
+
+
+def letter_plural_keys(text: str) -> list[str]:
+    """Plurals of letter-suffixed names ("Hemophilia As" -> "hemophilia a"), which
+    ``singular`` leaves alone (it never touches words of three letters or fewer)."""
+    words = normalized_key(text).split()
+    if len(words) < 2:
+        return []
+    changed = [words[0]] + [m.group(1) if (m := _LETTER_PLURAL.match(w)) else w for w in words[1:]]
+    return [" ".join(changed)] if changed != words else []
+
+
+VARIANTS: dict[str, Callable[[str], list[str]]] = {
+    "salt": salt_keys,
+    "stereo": stereo_keys,
+    "greek": greek_keys,
+    "inverted": inverted_keys,
+    "letter_plural": letter_plural_keys,
+}
+"""The fallback keys, by stage name, in the order the linker tries them."""

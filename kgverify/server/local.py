@@ -1,5 +1,10 @@
 """The local Neo4j: Neo4j Community 5.26 with APOC, embedded in a JVM, Bolt on 127.0.0.1.
 
+With ``http_port`` (default 7474) the launcher also opens Neo4j's HTTP connector on 127.0.0.1
+and serves Neo4j Browser under ``/browser/`` (its files come from the ``neo4j-browser`` jar on
+the classpath); the HTTP API asks for the same password as Bolt. A taken HTTP port does not
+stop the server: the status says the Browser is off and why.
+
 The Java launcher lives in ``docker/neo4j-local`` (GPLv3, apart from this package) and is
 built with Maven into ``<cache_dir>/neo4j-local/<source hash>``, so a changed launcher is
 rebuilt and an unchanged one never is. The server's data, log, pid and password files live
@@ -54,6 +59,9 @@ class ServerStatus:
     # A JVM that runs but does not answer yet (e.g. replaying its transaction log).
     starting: bool = False
     recovery: str | None = None
+    # Neo4j Browser's address, or None (HTTP off, or its port was taken: see ``http``).
+    browser: str | None = None
+    http: str | None = None  # "http://127.0.0.1:PORT", "off" or "busy:PORT"
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -304,7 +312,18 @@ class LocalServer:
         if self.ready_file.is_file():
             ready = self.ready_file.read_text().split()
             apoc = next((w.split("=", 1)[1] for w in ready if w.startswith("apoc=")), None)
-            return ServerStatus(True, pid, uri, str(self.home), apoc, self._password_file())
+            http = next((w.split("=", 1)[1] for w in ready if w.startswith("http=")), None)
+            browser = f"{http}/browser/" if http and http.startswith("http://") else None
+            return ServerStatus(
+                True,
+                pid,
+                uri,
+                str(self.home),
+                apoc,
+                self._password_file(),
+                browser=browser,
+                http=http,
+            )
         # Launched but not answering yet: say how far a recovery got since the launch.
         recovery = RecoveryLog()
         for line in _LogTail(self.debug_log, self._state_int("log_offset") or 0).lines():
@@ -369,6 +388,8 @@ class LocalServer:
             str(self.password_file),
             "--plugins",
             str(build / "plugins"),
+            "--http-port",
+            str(self.settings.http_port),
             "--pagecache",
             self.settings.neo4j_pagecache,
             "--ready-file",

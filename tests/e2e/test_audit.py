@@ -4,14 +4,18 @@ files (the verdicts JSONL and the QA dataset), which never went through the audi
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
+import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import nbformat
+import networkx as nx
 import pytest
 from click.testing import CliRunner
 from nbclient import NotebookClient
@@ -21,13 +25,14 @@ from rdflib.compare import isomorphic
 from rdflib.namespace import PROV
 
 from kgverify.api import audit, audits, export_prov, lineage, sample_pipeline
+from kgverify.audit import get_audit
 from kgverify.audit.prov import ID, KGV
 from kgverify.cli import cli
 from kgverify.config import Settings
 from kgverify.derive import QAItem, read_items
 from kgverify.graph import Graph
 from kgverify.verify.model import Verdict, VerdictKind, read_verdicts
-from tests.e2e.helpers import rows
+from tests.e2e.helpers import rows, value
 
 pytestmark = pytest.mark.neo4j
 
@@ -251,7 +256,7 @@ def test_prov_export_of_an_item_in_turtle_and_json_ld(
     assert result.exit_code == 0, result.output
     assert isomorphic(g, RDFGraph().parse(out, format="json-ld"))
     missing = CliRunner().invoke(cli, ["prov", "0000"])
-    assert missing.exit_code == 2 and "error: no item '0000' in the graph" in missing.output
+    assert missing.exit_code == 2 and "error: no such item: 0000" in missing.output
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
@@ -271,3 +276,262 @@ def test_notebook_executes_against_the_sample_run(
     assert not [o for o in outputs if o.output_type == "error"]
     images = [o for o in outputs if "image/png" in o.get("data", {})]
     assert len(images) >= 4  # verdict shares, rule hits, evidence subgraph, policy sweep
+
+
+# -- issue 17: lineage an auditor can read, provenance naming sources, errors that never lie --
+
+
+def edge_sources(r: Run, item: QAItem) -> dict[tuple[str, str, str], set[tuple[str, str]]]:
+    """(start, type, end) of every evidence edge of the item -> {(sab, release)}, read
+    straight from the graph (not through the audit code)."""
+    keys = {
+        (e.start, e.type, e.end)
+        for b in item.basis
+        for p in r.verdicts[b].evidence
+        for e in p.edges
+    }
+    found = rows(
+        r.graph,
+        "UNWIND $edges AS e MATCH (:Concept {id: e[0]})-[x]->(:Concept {id: e[2]}) "
+        "WHERE type(x) = e[1] RETURN e, x.sab AS sab, x.release AS release",
+        edges=[list(k) for k in keys],
+    )
+    out: dict[tuple[str, str, str], set[tuple[str, str]]] = {k: set() for k in keys}
+    for f in found:
+        out[(f["e"][0], f["e"][1], f["e"][2])].add((f["sab"], f["release"]))
+    return out
+
+
+def treats_item(r: Run) -> QAItem:
+    """An item with a MAY_TREAT edge on its evidence (the issue's example shape)."""
+    return next(
+        i
+        for i in sorted(r.items, key=lambda i: i.item_id)
+        if any(
+            e.type == "MAY_TREAT" for b in i.basis for p in r.verdicts[b].evidence for e in p.edges
+        )
+    )
+
+
+def test_item_lineage_prints_names_question_answer_and_readable_paths(
+    run: Run, cli_env: Settings
+) -> None:
+    item = treats_item(run)
+    result = CliRunner().invoke(cli, ["audit", "item_lineage", "-p", f"item={item.item_id}"])
+    assert result.exit_code == 0, result.output
+    text = result.output
+    assert "0 rows" not in text and '{"rule"' not in text  # no raw EvidencePath JSON
+    assert f"question:    {item.question.splitlines()[0]}" in text
+    assert all(line in text for line in item.question.splitlines())
+    for o in item.options:
+        assert f"{o.label}. {o.text}  [{o.concept_id}]" in text
+    assert "<- answer" in text and "wrong: " in text
+    for check in item.checks:  # the clue each distractor check fixes, named
+        assert re.search(rf"distractor check: .*\S \({re.escape(check.fixed)}\)", text), text
+    lin = lineage(item.item_id, settings=run.settings, graph=run.graph)
+    sources = edge_sources(run, item)
+    for b in item.basis:
+        v = run.verdicts[b]
+        assert "Assertion " in text and b in text
+        subject, obj = v.subject.concept_id, v.object.concept_id
+        assert subject and obj
+        subject_name = value(run.graph, "MATCH (c:Concept {id: $id}) RETURN c.name", id=subject)
+        object_name = value(run.graph, "MATCH (c:Concept {id: $id}) RETURN c.name", id=obj)
+        linked = f"{subject_name} ({subject}) {v.relation.predicate.value} {object_name} ({obj})"
+        assert linked in text  # names beside ids
+        for path in v.evidence:
+            for e in path.edges:
+                for sab, release in sources[(e.start, e.type, e.end)]:
+                    assert f"{e.type}, {sab}, {release.replace('@', ' ')}" in text
+    # The issue's example shape: Drug -[MAY_TREAT, MED-RT, UMLS 2025AA]-> Condition
+    assert re.search(r"\S -\[MAY_TREAT, [^,\]]+, UMLS \d{4}AA\]-> \S", text), text
+    for a in lin.assertions:
+        for f in a.facts:
+            assert f"source table {f.table}, row {f.row}" in text
+        assert f"extractor:  {a.extractor}" in text
+    dump = os.environ.get("KGVERIFY_DOC_LINEAGE")  # docs/audit.md's example, when asked
+    if dump:
+        Path(dump).write_text(f"$ kgverify audit item_lineage -p item={item.item_id}\n{text}")
+
+
+def test_audit_rows_carry_names_and_match_their_declared_columns(run: Run) -> None:
+    item = treats_item(run)
+    edge = next(
+        e
+        for b in item.basis
+        for p in run.verdicts[b].evidence
+        for e in p.edges
+        if e.type == "MAY_TREAT"
+    )
+    got = ask(run, "items_on_edge", start=edge.start, type=edge.type, end=edge.end)
+    assert item.item_id in {r["item"] for r in got}
+    by_id = {i.item_id: i for i in run.items}
+    for r in got:
+        assert r["question"] == by_id[r["item"]].question
+        assert r["answer"] == by_id[r["item"]].answer
+        assert re.fullmatch(r".+ -\[MAY_TREAT\]-> .+", r["edge"]) and edge.start not in r["edge"]
+    concept = ask(run, "items_on_concept", concept=item.answer_concept)
+    assert all(r["concept_name"] and r["question"] for r in concept)
+    for name, params in (
+        ("items_on_edge", {"start": edge.start, "type": edge.type, "end": edge.end}),
+        ("items_on_concept", {"concept": item.answer_concept}),
+        ("items_on_assertion", {"assertion": item.basis[0]}),
+        ("item_lineage", {"item": item.item_id}),
+        ("rejected_relations", {"limit": 5}),
+        ("flagged_items", {}),
+        ("changed_evidence", {}),
+    ):
+        declared = [c.strip() for c in get_audit(name).returns.split(",")]
+        assert "question" in declared or name in ("rejected_relations", "item_lineage")
+        for r in ask(run, name, **params):
+            assert list(r) == declared, name
+    rejected = ask(run, "rejected_relations", limit=100)
+    assert any(r["subject_name"] for r in rejected)
+
+
+def test_prov_names_the_source_and_release_of_every_evidence_edge(
+    run: Run, cli_env: Settings
+) -> None:
+    item = treats_item(run)
+    g = RDFGraph().parse(
+        data=export_prov(item.item_id, "turtle", settings=run.settings, graph=run.graph),
+        format="turtle",
+    )
+    labels = {str(g.value(e, RDFS.label)) for e in g.subjects(RDF.type, KGV.VocabularyEdge)}
+    lin = lineage(item.item_id, settings=run.settings, graph=run.graph)
+    names = {c.id: c.name for a in lin.assertions for c in a.evidence_concepts}
+    for (start, rel, end), found in edge_sources(run, item).items():
+        assert found
+        for sab, release in found:
+            said = f"{names[start]} {rel} {names[end]} according to {sab} in {release}"
+            assert said in labels, (said, labels)
+    # each path derives from its edges; MAY_TREAT read in words with its source and release
+    paths = list(g.subjects(RDF.type, KGV.EvidencePath))
+    assert paths and all(list(g.objects(p, PROV.wasDerivedFrom)) for p in paths)
+    assert any(re.search(r"MAY_TREAT .+ according to .+ in UMLS@", label) for label in labels)
+    checks = list(g.objects(URIRef(f"{ID}item/{item.item_id}"), KGV.distractorCheck))
+    assert len(checks) == len(item.checks) > 0
+    assert all(str(g.value(c, RDFS.label)).count("distractor") == 1 for c in checks)
+
+
+def test_audit_output_as_csv_tsv_json_and_graphml(
+    run: Run, cli_env: Settings, tmp_path: Path
+) -> None:
+    runner = CliRunner()
+    expected = ask(run, "filter_rates")
+    for flags, delimiter in ((["--csv"], ","), (["--format", "tsv"], "\t"), (["--tsv"], "\t")):
+        result = runner.invoke(cli, ["audit", "filter_rates", *flags])
+        assert result.exit_code == 0, result.output
+        got = list(csv.DictReader(io.StringIO(result.stdout), delimiter=delimiter))
+        assert got == [{k: str(v) for k, v in r.items()} for r in expected]
+    as_json = runner.invoke(cli, ["audit", "filter_rates", "--format", "json"])
+    assert json.loads(as_json.stdout) == expected
+    empty = runner.invoke(cli, ["audit", "flagged_items", "--csv"])  # header even with no row
+    assert empty.exit_code == 0 and empty.stdout.splitlines()[0].startswith("item,task,split")
+    item = treats_item(run)
+    lin_csv = runner.invoke(cli, ["audit", "item_lineage", "-p", f"item={item.item_id}", "--csv"])
+    got = list(csv.DictReader(io.StringIO(lin_csv.stdout)))
+    assert [r["assertion"] for r in got] == sorted(item.basis)
+    out = tmp_path / "g" / "item.graphml"
+    drawn = runner.invoke(
+        cli, ["audit", "item_lineage", "-p", f"item={item.item_id}", "--graphml", str(out)]
+    )
+    assert drawn.exit_code == 0, drawn.output
+    g = nx.read_graphml(out)
+    assert g.nodes[item.item_id]["kind"] == "item"
+    assert g.nodes[item.item_id]["question"] == item.question
+    assert g.nodes[item.answer_concept]["kind"] == "answer"
+    assert set(item.basis) <= set(g.nodes)
+    treat = [d for _, _, d in g.edges(data=True) if d["type"] == "MAY_TREAT"]
+    assert treat and all(d["source"] and d["release"].startswith("UMLS@") for d in treat)
+    for args, message in (
+        (["audit", "filter_rates", "--csv", "--json"], "choose one output format"),
+        (["audit", "filter_rates", "--graphml", str(out)], "use it with item_lineage"),
+    ):
+        failed = runner.invoke(cli, args)
+        assert failed.exit_code == 2 and message in failed.output, failed.output
+
+
+def test_enumerated_parameters_and_unknown_ids_are_errors_not_empty_answers(
+    run: Run, cli_env: Settings
+) -> None:
+    runner = CliRunner()
+    item = treats_item(run)
+    edge = next(
+        e
+        for b in item.basis
+        for p in run.verdicts[b].evidence
+        for e in p.edges
+        if e.type == "MAY_TREAT"
+    )
+    # case-insensitive where the model's lists allow it
+    upper = ask(run, "rejected_relations", verdict="UNSUPPORTED", limit=10**5)
+    assert upper == ask(run, "rejected_relations", verdict="unsupported", limit=10**5) != []
+    lower = ask(run, "items_on_edge", start=edge.start, type="may_treat", end=edge.end)
+    assert lower == ask(run, "items_on_edge", start=edge.start, type="MAY_TREAT", end=edge.end)
+    assert lower
+    for args, message in ((["-p", "item=nosuchitem"], "error: no such item: nosuchitem"),):
+        failed = runner.invoke(cli, ["audit", "item_lineage", *args])
+        assert failed.exit_code == 2 and message in failed.output, failed.output
+    for args, message in (
+        (["rejected_relations", "-p", "verdict=hallucinated"], "'hallucinated' is not one of"),
+        (
+            ["rejected_relations", "-p", "predicate=cures"],
+            "'cures' is not one of indicates, treats",
+        ),
+        (
+            [
+                "items_on_edge",
+                "-p",
+                f"start={edge.start}",
+                "-p",
+                "type=may_cure",
+                "-p",
+                f"end={edge.end}",
+            ],
+            "'may_cure' is not one of IS_A",
+        ),
+        (
+            [
+                "items_on_edge",
+                "-p",
+                "start=UMLS:NOPE",
+                "-p",
+                "type=MAY_TREAT",
+                "-p",
+                f"end={edge.end}",
+            ],
+            "no such concept: UMLS:NOPE",
+        ),
+        (["items_on_concept", "-p", "concept=SNOMEDCT:0"], "no such concept: SNOMEDCT:0"),
+        (["items_on_assertion", "-p", "assertion=nope"], "no such assertion: nope"),
+        (["items_on_rule", "-p", "rule=no.rule"], "no such rule: no.rule"),
+        (["changed_evidence", "-p", "run=norun"], "no such run: norun"),
+    ):
+        failed = runner.invoke(cli, ["audit", *args])
+        assert failed.exit_code == 2, (args, failed.output)
+        assert message in failed.output and "Traceback" not in failed.output, failed.output
+    listed = runner.invoke(cli, ["audit", "--list", "--json"])
+    verdict = next(
+        p
+        for a in json.loads(listed.stdout)
+        if a["name"] == "rejected_relations"
+        for p in a["params"]
+        if p["name"] == "verdict"
+    )
+    assert verdict["choices"] == [v.value for v in VerdictKind]
+
+
+def test_ingest_of_a_file_that_is_not_fhir_exits_3_after_its_report(
+    run: Run, cli_env: Settings, tmp_path: Path
+) -> None:
+    """The reject rule of `load` holds for `ingest` too (docs/configuration.md)."""
+    bad = tmp_path / "not_fhir.json"
+    bad.write_text('{"hello": "world"}\n', encoding="utf-8")
+    result = CliRunner().invoke(
+        cli, ["ingest", "fhir", str(bad), "--rejects", str(tmp_path / "r.jsonl")]
+    )
+    assert result.exit_code == 3, result.output
+    assert "Source rows" in result.stdout  # the report first
+    assert "error: ingest fhir: 1 of 1 rows rejected (100.00% > 1.00%)" in result.output
+    assert (tmp_path / "r.jsonl").read_text().strip()

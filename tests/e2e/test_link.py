@@ -51,6 +51,24 @@ def test_the_index_is_built_once_per_release_set(
     assert rebuilt.key == first.key and meta.stat().st_mtime_ns != stamp
 
 
+def test_the_index_carries_mined_tables_and_a_reranker(
+    sample_graph: Graph, sample_settings: Settings
+) -> None:
+    info = build_linker_index(sample_settings, sample_graph)
+    folder = sample_settings.cache_dir / "linker" / info.key
+    assert (folder / "mined.json").is_file() and (folder / "reranker.json").is_file()
+    assert info.mined["concepts"] == info.concepts
+    assert info.reranker is not None and info.reranker["queries"] >= 50
+    linker = open_linker(sample_settings, sample_graph)
+    try:
+        assert linker.index.reranker.trained
+        # "hyperkalemia" / "hypokalemia" must never be a mined substitution of the sample.
+        assert "hyperkalemia" not in linker.index.mined.substitutions
+        assert "hypokalemia" not in linker.index.mined.substitutions
+    finally:
+        linker.index.close()
+
+
 def test_cli_index_reuses_the_cached_index(
     sample_graph: Graph,
     cli_env: Settings,
@@ -151,6 +169,35 @@ def test_cli_links_the_hard_cases(
     assert sides("metformin", "RA")[3] == "UMLS:C0003873"
     # An invented drug is unlinked, not forced onto the nearest name.
     assert sides("quantum flux capacitor", "acute bronchitis")[:2] == ("unlinked", None)
+
+
+def test_find_ranks_as_the_linker_does(
+    sample_graph: Graph,
+    cli_env: Settings,
+    sample_settings: Settings,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("KGVERIFY_CACHE_DIR", str(sample_settings.cache_dir))
+
+    def find(text: str) -> list[dict[str, object]]:
+        result = CliRunner().invoke(cli, ["find", text, "--json"])
+        assert result.exit_code == 0, result.output
+        rows: list[dict[str, object]] = json.loads(result.stdout)
+        return rows
+
+    # "Heart Attack" is a MeSH synonym of myocardial infarction: the linker's exact stage.
+    [first, *rest] = find("heart attack")
+    assert (first["id"], first["method"], first["linked"]) == ("UMLS:C0027051", "exact", True)
+    assert not any(row["linked"] for row in rest)
+    # One transposition: the linker's typo stage, which full text alone misses.
+    [first, *_] = find("metfromin")
+    assert (first["id"], first["method"], first["linked"]) == ("UMLS:C0025598", "edit", True)
+    # Nonsense links nothing; what full text finds is listed as such, never as linked.
+    rows = find("quantum flux capacitor")
+    assert not any(row["linked"] for row in rows)
+    assert all(row["method"] in ("tfidf", "fulltext") for row in rows)
+    table = CliRunner().invoke(cli, ["find", "heart attack"])
+    assert table.exit_code == 0 and "UMLS:C0027051" in table.stdout
 
 
 def test_bad_lines_are_rejected_with_their_line(

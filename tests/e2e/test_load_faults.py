@@ -247,3 +247,30 @@ def test_over_long_fields_are_rejected_with_their_line(
     assert value(graph, "MATCH (c:Concept) RETURN max(size(c.id))") <= MAX_ID_CHARS + 20
     conso_report = next(f for f in report.files if f.file == "MRCONSO.RRF")
     assert conso_report.reconciles and conso_report.rejected == 2
+
+
+def test_one_load_per_vocabulary_at_a_time(
+    current_aa: Graph, settings: Settings, tmp_path: Path
+) -> None:
+    """A release left "loading" (a load running now, or interrupted) blocks another release
+    of the same vocabulary before anything is written; the same release may finish it."""
+    from loaders import get_loader
+    from loaders.base import LoadOptions
+    from loaders.pipeline import begin_release
+
+    interrupted = get_loader("umls")(AB, LoadOptions())
+    begin_release(current_aa, interrupted, interrupted.release(), "batched")
+    newer = tmp_path / "newer" / "2025BA"
+    shutil.copytree(AB, newer)
+    for dat in newer.rglob("release.dat"):
+        dat.write_text(dat.read_text().replace("2025AB", "2025BA"))
+    before = fingerprint(current_aa)
+    with pytest.raises(LoadError, match=r"another load of UMLS .*UMLS@2025AB \(loading since"):
+        _load(current_aa, settings, newer, tmp_path)
+    assert fingerprint(current_aa) == before
+    # Abandoning the interrupted load lets the other release go on.
+    report = _load(current_aa, settings, newer, tmp_path, abandon_interrupted=True)
+    assert report.status == "complete"
+    releases = _releases(current_aa)
+    assert releases["UMLS@2025AB"]["status"] == "abandoned"
+    assert releases["UMLS@2025BA"]["current"] is True

@@ -339,7 +339,10 @@ def test_cli_rejects_bad_lines_and_reports_unknown_patients(
     )
     out = tmp_path / "verdicts.jsonl"
     result = CliRunner().invoke(cli, ["verify", str(source), "-o", str(out), "--json"])
-    assert result.exit_code == 0, result.output
+    # The report comes first; 2 bad lines of 3 exceed max_reject_share: exit 3, one line.
+    assert result.exit_code == 3, result.output
+    [line] = result.stderr.strip().splitlines()
+    assert line.startswith("error: verify: 2 of 3 rows rejected (66.67% > 1.00%)")
     report = json.loads(result.stdout)
     assert (report["read"], report["verified"], report["rejected"]) == (3, 1, 2)
     assert report["by_predicate"] == {"treats": {"supported": 1}}
@@ -352,4 +355,4 @@ def test_cli_rejects_bad_lines_and_reports_unknown_patients(
     [verdict] = list(read_verdicts(out))
     assert verdict.verdict is VerdictKind.SUPPORTED
     table = CliRunner().invoke(cli, ["verify", str(source), "-o", str(out), "--no-write"])
-    assert table.exit_code == 0 and "Verdicts by predicate" in table.output
+    assert table.exit_code == 3 and "Verdicts by predicate" in table.stdout

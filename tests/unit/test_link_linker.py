@@ -153,9 +153,21 @@ def test_slot_kinds_resolve_an_abbreviation(linker: Linker) -> None:
 def test_a_drug_in_a_condition_slot_is_not_linked(linker: Linker) -> None:
     link = one(linker, "metformin", allowed=slot_kinds(TREATS, "object"))
     assert link.status is LinkStatus.UNLINKED
-    assert link.candidates[0].concept_id == "UMLS:C0025598" and not link.candidates[0].type_ok
+    drug = next(c for c in link.candidates if c.concept_id == "UMLS:C0025598")
+    assert not drug.type_ok and drug.score == 1.0
     assert not any(c.type_ok and c.score >= PARAMS.threshold for c in link.candidates)
     assert all(c.score > 0 for c in link.candidates)
+    # Candidates that fit the slot come first in the list, even the weaker ones.
+    fit = [c.type_ok for c in link.candidates]
+    assert fit == sorted(fit, reverse=True) and fit[0] and not fit[-1]
+
+
+def test_slot_order_can_be_switched_off(index_dir: Path) -> None:
+    index = LinkerIndex(index_dir, ef_search=100, threads=1)
+    plain = Linker(index, PARAMS.model_copy(update={"disabled": frozenset({"slot_order"})}))
+    link = one(plain, "metformin", allowed=slot_kinds(TREATS, "object"))
+    index.close()
+    assert link.candidates[0].concept_id == "UMLS:C0025598" and not link.candidates[0].type_ok
 
 
 def test_normalized_and_typo_stages(linker: Linker) -> None:

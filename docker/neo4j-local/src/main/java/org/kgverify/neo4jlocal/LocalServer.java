@@ -17,6 +17,7 @@ import java.nio.file.StandardCopyOption;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -31,14 +32,18 @@ import org.neo4j.dbms.api.DatabaseManagementService;
 import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
 import org.neo4j.graphdb.GraphDatabaseService;
 import org.neo4j.graphdb.config.Setting;
+import org.neo4j.server.configuration.ConfigurableServerModules;
+import org.neo4j.server.configuration.ServerSettings;
 
 /**
- * Runs Neo4j Community embedded, with a Bolt connector on 127.0.0.1 only.
+ * Runs Neo4j Community embedded, with a Bolt connector on 127.0.0.1 only and, with
+ * {@code --http-port}, Neo4j's HTTP connector (Neo4j Browser under /browser/, the HTTP API)
+ * on 127.0.0.1 as well.
  *
  * <pre>
  * java -Xmx512m -cp BUILD/neo4j-local.jar:BUILD/lib/* org.kgverify.neo4jlocal.LocalServer \
  *     --home DIR --bolt-port PORT --password-file FILE --plugins DIR \
- *     [--pagecache 512m] [--ready-file FILE]
+ *     [--http-port PORT] [--pagecache 512m] [--ready-file FILE]
  * </pre>
  *
  * Output protocol (see README.md): one {@code KGVERIFY_NEO4J_READY ...} line on stdout once
@@ -62,7 +67,7 @@ public final class LocalServer {
     static final int EXIT_APOC = 6;
 
     private static final String USAGE = "usage: LocalServer --home DIR --bolt-port PORT --password-file FILE"
-            + " --plugins DIR [--pagecache SIZE] [--ready-file FILE]";
+            + " --plugins DIR [--http-port PORT] [--pagecache SIZE] [--ready-file FILE]";
 
     private static final CountDownLatch STOP_REQUESTED = new CountDownLatch(1);
     private static final AtomicBoolean STOPPED = new AtomicBoolean(false);
@@ -84,6 +89,7 @@ public final class LocalServer {
     static final class Options {
         Path home;
         int boltPort = -1;
+        int httpPort = 0; // 0: no HTTP connector, no Browser
         Path passwordFile;
         Path plugins;
         String pagecache = "512m";
@@ -128,6 +134,13 @@ public final class LocalServer {
 
         checkApocOnClasspath(opt.plugins);
         checkPortFree(opt.boltPort);
+        // The Browser is a convenience: a taken HTTP port (e.g. a Neo4j Desktop on 7474) must
+        // not keep the engine's Bolt server from starting. Said in the ready line instead.
+        String http = "off";
+        if (opt.httpPort > 0) {
+            http = portFree(opt.httpPort) ? "http://" + BIND_HOST + ":" + opt.httpPort : "busy:" + opt.httpPort;
+        }
+        boolean httpOn = http.startsWith("http://");
         Files.createDirectories(opt.home);
 
         Map<Setting<?>, Object> cfg = new HashMap<>();
@@ -136,7 +149,21 @@ public final class LocalServer {
         cfg.put(BoltConnector.listen_address, new SocketAddress(BIND_HOST, opt.boltPort));
         cfg.put(BoltConnector.advertised_address, new SocketAddress(BIND_HOST, opt.boltPort));
         cfg.put(BoltConnector.encryption_level, BoltConnector.EncryptionLevel.DISABLED);
-        cfg.put(HttpConnector.enabled, false);
+        cfg.put(HttpConnector.enabled, httpOn);
+        if (httpOn) {
+            // Neo4j Browser (static files from the neo4j-browser jar on the classpath, under
+            // /browser/) and the HTTP APIs, which need the password like Bolt does.
+            cfg.put(HttpConnector.listen_address, new SocketAddress(BIND_HOST, opt.httpPort));
+            cfg.put(HttpConnector.advertised_address, new SocketAddress(BIND_HOST, opt.httpPort));
+            cfg.put(ServerSettings.http_enabled_modules, Set.of(
+                    ConfigurableServerModules.BROWSER,
+                    ConfigurableServerModules.TRANSACTIONAL_ENDPOINTS,
+                    ConfigurableServerModules.QUERY_API_ENDPOINTS));
+            // Only pages served from this origin may call the HTTP API from a web browser.
+            cfg.put(ServerSettings.http_access_control_allow_origin, "http://" + BIND_HOST + ":" + opt.httpPort);
+            // Browser would otherwise send usage data out (like usage reporting, off).
+            cfg.put(ServerSettings.allow_telemetry, false);
+        }
         cfg.put(HttpsConnector.enabled, false);
         // Server-side routing would open a second connector (:7688); not wanted.
         cfg.put(GraphDatabaseSettings.routing_enabled, false);
@@ -176,7 +203,8 @@ public final class LocalServer {
             stopService(true);
             return;
         }
-        String line = READY_PREFIX + " bolt://" + BIND_HOST + ":" + opt.boltPort + " apoc=" + apocVersion;
+        String line = READY_PREFIX + " bolt://" + BIND_HOST + ":" + opt.boltPort + " apoc=" + apocVersion
+                + " http=" + http;
         if (readyFile != null) {
             writeAtomically(readyFile, line + "\n");
         }
@@ -220,6 +248,16 @@ public final class LocalServer {
                         throw new Failure(EXIT_USAGE, "--bolt-port must be in 1..65535, got " + o.boltPort);
                     }
                 }
+                case "--http-port" -> {
+                    try {
+                        o.httpPort = Integer.parseInt(value.trim());
+                    } catch (NumberFormatException e) {
+                        throw new Failure(EXIT_USAGE, "--http-port must be an integer, got '" + value + "'");
+                    }
+                    if (o.httpPort < 0 || o.httpPort > 65535) {
+                        throw new Failure(EXIT_USAGE, "--http-port must be in 0..65535, got " + o.httpPort);
+                    }
+                }
                 case "--password-file" -> o.passwordFile = Path.of(value).toAbsolutePath();
                 case "--plugins" -> o.plugins = Path.of(value).toAbsolutePath().normalize();
                 case "--pagecache" -> o.pagecache = value.trim();
@@ -231,6 +269,9 @@ public final class LocalServer {
         if (o.boltPort < 0) throw new Failure(EXIT_USAGE, "--bolt-port is required; " + USAGE);
         if (o.passwordFile == null) throw new Failure(EXIT_USAGE, "--password-file is required; " + USAGE);
         if (o.plugins == null) throw new Failure(EXIT_USAGE, "--plugins is required; " + USAGE);
+        if (o.httpPort == o.boltPort) {
+            throw new Failure(EXIT_USAGE, "--http-port and --bolt-port must differ, both are " + o.boltPort);
+        }
         if (!Files.isDirectory(o.plugins)) {
             throw new Failure(EXIT_USAGE, "--plugins directory does not exist: " + o.plugins);
         }
@@ -311,11 +352,18 @@ public final class LocalServer {
 
     /** Fast, clear failure before the (slow) DBMS start; Neo4j's own bind error is the fallback. */
     static void checkPortFree(int port) throws Failure {
+        if (!portFree(port)) {
+            throw new Failure(EXIT_PORT_IN_USE, "bolt port " + BIND_HOST + ":" + port + " is already in use");
+        }
+    }
+
+    static boolean portFree(int port) {
         try (java.net.ServerSocket probe = new java.net.ServerSocket()) {
             probe.setReuseAddress(true); // same as Netty, so TIME_WAIT sockets do not count as "in use"
             probe.bind(new java.net.InetSocketAddress(BIND_HOST, port));
+            return true;
         } catch (IOException e) {
-            throw new Failure(EXIT_PORT_IN_USE, "bolt port " + BIND_HOST + ":" + port + " is already in use");
+            return false;
         }
     }
 

@@ -1,0 +1,212 @@
+"""The fallback keys of linking (salt, stereo, Greek, inverted, letter-plural forms), each on
+its own and through a real linker (scispaCy TF-IDF, nmslib HNSW, SQLite store) over a small
+hand-made knowledge base; and the substitutions that must never fire."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from kgverify.extract.relation import Predicate
+from kgverify.link.index import IndexSettings, LinkerIndex, build_index
+from kgverify.link.kb import KbEntry
+from kgverify.link.linker import SWITCHABLE, Linker, LinkParams, MentionQuery
+from kgverify.link.model import LinkStatus, Method
+from kgverify.link.normalize import (
+    VARIANTS,
+    greek_keys,
+    inverted_keys,
+    letter_plural_keys,
+    normalized_key,
+    salt_keys,
+    singular,
+    stereo_keys,
+)
+from kgverify.link.slots import slot_kinds
+
+SETTINGS = IndexSettings(min_df=1, m=16, ef_construction=100, ef_search=100, threads=1)
+PARAMS = LinkParams(threshold=0.8, margin=0.05, k=30)
+DRUG = slot_kinds(Predicate.TREATS, "subject")
+CONDITION = slot_kinds(Predicate.TREATS, "object")
+ALPHA, BETA = "\N{GREEK SMALL LETTER ALPHA}", "\N{GREEK SMALL LETTER BETA}"
+
+
+def entry(cid: str, name: str, *names: str, kinds: str = "disorder") -> KbEntry:
+    return KbEntry(id=cid, vocab=cid.split(":")[0], name=name, names=list(names), kinds=[kinds])
+
+
+ENTRIES = [
+    entry("CHEBI:1", "saccharin", kinds="substance"),
+    entry("CHEBI:2", "dequalinium", kinds="substance"),
+    entry("CHEBI:3", "dequalinium dichloride", kinds="substance"),  # the salt is a concept
+    entry("CHEBI:4", "metformin", kinds="substance"),
+    entry("CHEBI:5", "ibuprofen", kinds="substance"),
+    entry("CHEBI:6", "sodium", kinds="substance"),
+    entry("CHEBI:7", "chlorine", kinds="substance"),
+    entry("CHEBI:8", "cortisone", kinds="substance"),
+    entry("MONDO:1", "hemophilia A"),
+    entry("MONDO:2", "hemophilia B"),
+    entry("MONDO:3", "beta thalassemia"),
+    entry("MONDO:4", "acute myeloid leukemia"),
+    entry("MONDO:5", "hypokalemia"),
+    entry("MONDO:6", "arthrosis"),
+    entry("MONDO:7", "measles"),
+    entry("MONDO:8", "rabies"),
+    entry("UMLS:C1", "beta blocker", kinds="substance"),
+]
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LinkerIndex]:
+    directory = tmp_path_factory.mktemp("index") / "idx"
+    build_index(ENTRIES, directory, SETTINGS, key="test", source={"label": "hand-made"})
+    opened = LinkerIndex(directory, ef_search=100, threads=1)
+    yield opened
+    opened.close()
+
+
+def link(index: LinkerIndex, text: str, *disabled: str, **kw: Any) -> Any:
+    linker = Linker(index, PARAMS.model_copy(update={"disabled": frozenset(disabled)}))
+    [found] = linker.link([MentionQuery(text, **kw)])
+    return found
+
+
+# -- each key on its own --------------------------------------------------------------------
+
+
+def test_salt_keys_strip_counter_ions_esters_and_hydrates() -> None:
+    assert salt_keys("saccharin sodium") == ["saccharin"]
+    assert salt_keys("Dequalinium Dichloride") == ["dequalinium"]
+    assert salt_keys("dichloride, dequalinium") == ["dequalinium"]  # inverted, then stripped
+    assert salt_keys("metformin hydrochloride") == ["metformin"]
+    assert salt_keys("cortisone acetate") == ["cortisone"]
+    assert salt_keys("caffeine monohydrate") == ["caffeine"]
+    assert salt_keys("Enalapril maleate") == ["enalapril"]
+
+
+def test_salt_keys_leave_substances_made_only_of_ions_alone() -> None:
+    assert salt_keys("sodium chloride") == []
+    assert salt_keys("magnesium sulfate heptahydrate") == []
+    assert salt_keys("methyl salicylate") == []  # not a form of "methyl"
+    assert salt_keys("saccharin") == []  # nothing to strip: no extra key
+
+
+def test_stereo_keys_drop_prefixes_only_before_a_hyphen() -> None:
+    for text, key in [
+        ("(S)-ibuprofen", "ibuprofen"),
+        ("L-dopa", "dopa"),
+        ("D-glucose", "glucose"),
+        ("(+)-camphor", "camphor"),
+        ("dl-alpha-tocopherol", "alpha tocopherol"),
+        ("R-warfarin", "warfarin"),
+    ]:
+        assert stereo_keys(text) == [key], text
+    assert stereo_keys("vitamin D") == [] and stereo_keys("hepatitis D") == []
+    assert stereo_keys("ibuprofen") == []
+
+
+def test_greek_keys_go_both_ways_and_keep_the_letter() -> None:
+    assert greek_keys(f"{BETA}-blocker") == ["beta blocker"]
+    assert greek_keys("alpha thalassemia") == [f"{ALPHA} thalassemia"]
+    assert greek_keys(f"TNF-{ALPHA}") == ["tnf alpha"]
+    assert greek_keys("mu opioid receptor") == []  # two-letter names stay words
+    assert greek_keys("thalassemia") == []
+
+
+def test_inverted_keys_undo_more_than_one_comma_but_not_lists() -> None:
+    assert "acute myeloid leukemia" in inverted_keys("Leukemia, Myeloid, Acute")
+    assert inverted_keys("Diabetes mellitus, type 2") == []  # normalized_key does this one
+    assert normalized_key("Diabetes mellitus, type 2") == "type 2 diabetes mellitus"
+    assert normalized_key("Arthritis, Rheumatoid") == "rheumatoid arthritis"
+    assert inverted_keys("fever, cough, and rash") == []
+
+
+def test_letter_plurals_and_words_that_only_look_plural() -> None:
+    assert letter_plural_keys("Hemophilia As") == ["hemophilia a"]
+    assert letter_plural_keys("hemophilia a") == []
+    assert letter_plural_keys("as") == []
+    for word in ("diabetes", "measles", "herpes", "rabies", "status", "virus", "scabies"):
+        assert singular(word) == word and normalized_key(word) == word, word
+    assert singular("stones") == "stone" and singular("arteries") == "artery"
+
+
+def test_no_key_turns_hyper_into_hypo_or_itis_into_osis() -> None:
+    for text in ("hyperkalemia", "arthritis", "hyperkalemia sodium", "L-hyperkalemia"):
+        keys = [k for make in VARIANTS.values() for k in make(text)]
+        assert not any("hypo" in k or "osis" in k for k in keys), (text, keys)
+
+
+# -- through the linker ---------------------------------------------------------------------
+
+
+def test_a_salt_links_to_its_parent(index: LinkerIndex) -> None:
+    found = link(index, "saccharin sodium", allowed=DRUG)
+    assert (found.status, found.concept_id, found.method) == (
+        LinkStatus.LINKED,
+        "CHEBI:1",
+        Method.VARIANT,
+    )
+    assert found.candidates[0].alias == "saccharin"
+
+
+def test_a_salt_that_is_its_own_concept_links_to_itself(index: LinkerIndex) -> None:
+    for text in ("dequalinium dichloride", "dichloride, dequalinium"):
+        found = link(index, text, allowed=DRUG)
+        assert found.concept_id == "CHEBI:3", text
+        assert found.method in (Method.EXACT, Method.NORMALIZED)
+
+
+def test_substances_of_ions_are_not_stripped_to_an_ion(index: LinkerIndex) -> None:
+    assert link(index, "sodium chloride", allowed=DRUG).concept_id != "CHEBI:6"
+
+
+def test_each_fallback_stage_links_its_case_and_can_be_switched_off(index: LinkerIndex) -> None:
+    cases = {
+        "salt": ("saccharin sodium", "CHEBI:1", DRUG),
+        "stereo": ("(S)-ibuprofen", "CHEBI:5", DRUG),
+        "greek": (f"{BETA}-blocker", "UMLS:C1", DRUG),
+        "inverted": ("Leukemia, Myeloid, Acute", "MONDO:4", CONDITION),
+        "letter_plural": ("Hemophilia As", "MONDO:1", CONDITION),
+    }
+    assert set(cases) == set(VARIANTS) and set(VARIANTS) < set(SWITCHABLE)
+    for stage, (text, gold, allowed) in cases.items():
+        on = link(index, text, allowed=allowed)
+        assert (on.status, on.concept_id) == (LinkStatus.LINKED, gold), stage
+        off = link(index, text, stage, allowed=allowed)
+        assert off.concept_id != gold or off.method is not Method.VARIANT, stage
+
+
+def test_hyperkalemia_never_links_to_hypokalemia(index: LinkerIndex) -> None:
+    for text, wrong in [("hyperkalemia", "MONDO:5"), ("arthritis", "MONDO:6")]:
+        found = link(index, text, allowed=CONDITION)
+        assert found.status is LinkStatus.UNLINKED, text
+        assert found.concept_id != wrong
+
+
+def test_disease_names_ending_in_s_link_as_they_are(index: LinkerIndex) -> None:
+    assert link(index, "Measles", allowed=CONDITION).concept_id == "MONDO:7"
+    assert link(index, "rabies", allowed=CONDITION).concept_id == "MONDO:8"
+    # "hemophilia" alone is neither hemophilia A nor B.
+    assert link(index, "hemophilia", allowed=CONDITION).status is not LinkStatus.LINKED
+
+
+def test_a_neighbour_with_a_part_turned_to_its_opposite_is_capped() -> None:
+    from kgverify.link.linker import _contrary
+
+    for key, alias in [
+        ("hyperkalemia", "hypokalemia"),
+        ("arthritis", "arthrosis"),
+        ("tachycardia", "bradycardia"),
+        ("hepatoma", "hepatitis"),
+    ]:
+        assert _contrary(key, alias) and _contrary(alias, key), (key, alias)
+    # The same word, a plural, or an unrelated name is not an opposite.
+    for key, alias in [
+        ("hyperkalemia", "hyperkalemias"),
+        ("hypokalemia", "hypokalemia"),
+        ("arthritis", "arthralgia"),
+        ("hypertension", "hypotensive disorder"),
+    ]:
+        assert not _contrary(key, alias), (key, alias)
