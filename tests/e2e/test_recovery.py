@@ -91,6 +91,11 @@ def test_a_killed_server_recovers_every_acknowledged_write(tmp_path: Path) -> No
         # Launched as `neo4j start` would, then seen as starting and waited for by a second
         # start, which must attach to it rather than launch another JVM on the same store.
         proc = server._launch()
+        # Right after the fork the child is not java yet (its /proc cmdline is still
+        # Python's): wait for the exec before asking, as a second `start` would see it.
+        exec_deadline = time.monotonic() + 10
+        while not server._alive(proc.pid) and time.monotonic() < exec_deadline:
+            time.sleep(0.01)
         during = server.status()
         assert during.starting and not during.running and during.pid == proc.pid
         status = CliRunner().invoke(cli, ["neo4j", "status"], env=_env(private))
