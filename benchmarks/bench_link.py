@@ -360,6 +360,9 @@ def _quality(spec: dict[str, Any]) -> dict[str, Any]:
         predictions = _scispacy_predict(index, texts, spec["batch"])
     link_s = time.perf_counter() - started
 
+    curve = None
+    if spec["linker"] == "kgverify" and not spec.get("disabled"):
+        curve = _curve(index, mentions, spec["batch"])
     pairs = list(zip(mentions, predictions, strict=True))
     by_method: dict[str, list[int]] = {}
     for m, p in pairs:
@@ -405,7 +408,55 @@ def _quality(spec: dict[str, Any]) -> dict[str, Any]:
         "rss_before_mb": baseline,
         "peak_rss_mb": _peak_mb(),
         "errors": errors,
+        "curve": curve,
     }
+
+
+CURVE_POINTS = 200
+
+
+def _curve(index: Any, mentions: list[dict[str, Any]], batch: int) -> list[list[float]]:
+    """Precision against accuracy@1 over every score threshold (no margin): the linker with
+    threshold 0 and margin 0, its first candidate per mention. Points (threshold, precision,
+    accuracy@1, coverage), at most ``CURVE_POINTS``, highest threshold first. Says what the
+    linker's ranking and scores could give at another operating point, e.g. scispaCy's
+    precision."""
+    from kgverify.config import Settings
+    from kgverify.link.linker import Linker, LinkParams, MentionQuery
+
+    params = LinkParams.from_settings(Settings()).model_copy(
+        update={"threshold": 0.0, "margin": 0.0}
+    )
+    linker = Linker(index, params)
+    scored: list[tuple[float, bool]] = []
+    for start in range(0, len(mentions), batch):
+        chunk = mentions[start : start + batch]
+        for m, link in zip(
+            chunk, linker.link([MentionQuery(x["text"]) for x in chunk]), strict=True
+        ):
+            top = link.candidates[0] if link.candidates else None
+            scored.append((top.score, top.concept_id in m["gold"]) if top else (0.0, False))
+    scored.sort(key=lambda pair: -pair[0])
+    n = len(scored)
+    points: list[list[float]] = []
+    correct = 0
+    for at, (score, good) in enumerate(scored, 1):
+        correct += good
+        last = at == n or scored[at][0] != score
+        if last and score > 0:
+            points.append(
+                [round(score, 4), round(correct / at, 4), round(correct / n, 4), round(at / n, 4)]
+            )
+    step = max(1, len(points) // CURVE_POINTS)
+    return points[::step] + ([points[-1]] if points and (len(points) - 1) % step else [])
+
+
+def acc_at_precision(curve: list[list[float]] | None, precision: float | None) -> float | None:
+    """The best accuracy@1 any score threshold reaches with at least this precision."""
+    if not curve or precision is None:
+        return None
+    reached = [acc for _, p, acc, _ in curve if p >= precision]
+    return max(reached) if reached else 0.0
 
 
 def _throughput(spec: dict[str, Any]) -> dict[str, Any]:
@@ -544,6 +595,35 @@ def markdown(report: dict[str, Any]) -> str:
                 f"{_fmt(m['mentions'])} | {_fmt(m['accuracy_at_1'])} | "
                 f"{_fmt(m['recall_at_5'])} | {_fmt(m['precision'])} | {_fmt(m['coverage'])} | "
                 f"{_fmt(m['ambiguous'])} | {rate} |"
+            )
+        lines.append("")
+    stock = {
+        q["set"]: q["all"]
+        for q in report["quality"]
+        if q.get("linker") == "scispacy" and "error" not in q
+    }
+    ours = [
+        q
+        for q in report["quality"]
+        if (q.get("linker"), q.get("preset")) == ("kgverify", "kgverify") and q.get("curve")
+    ]
+    if ours:
+        lines += [
+            "Operating points (kgverify, default index; accuracy@1 reachable with a score "
+            "threshold alone, no margin, at a given precision):",
+            "",
+            "| set | kgverify default: precision / acc@1 | at precision >= 0.93 | "
+            "scispaCy stock: precision / acc@1 | kgverify at stock's precision |",
+            "|---|---|---:|---|---:|",
+        ]
+        for q in ours:
+            sp = stock.get(q["set"])
+            at_stock = acc_at_precision(q["curve"], sp["precision"]) if sp else None
+            lines.append(
+                f"| {SET_LABELS[q['set']]} | {_fmt(q['all']['precision'])} / "
+                f"{_fmt(q['all']['accuracy_at_1'])} | {_fmt(acc_at_precision(q['curve'], 0.93))} | "
+                f"{(_fmt(sp['precision']) + ' / ' + _fmt(sp['accuracy_at_1'])) if sp else ''} | "
+                f"{_fmt(at_stock)} |"
             )
         lines.append("")
     lines += [

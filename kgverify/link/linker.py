@@ -17,6 +17,7 @@ it contains never compete with each other.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -30,7 +31,13 @@ from kgverify.link.abbreviations import AbbreviationExpander
 from kgverify.link.index import LinkerIndex
 from kgverify.link.kb import EXACT, NORMALIZED, REORDERED, KbEntry
 from kgverify.link.model import LinkCandidate, LinkStatus, MentionLink, Method
-from kgverify.link.normalize import VARIANTS, bag_key, exact_key, normalized_key
+from kgverify.link.normalize import (
+    VARIANTS,
+    bag_key,
+    discriminators,
+    exact_key,
+    normalized_key,
+)
 from kgverify.link.rerank import Candidate, features, normalized_alias
 from kgverify.link.slots import fits
 
@@ -54,6 +61,15 @@ VARIANT_SCORE = 0.9
 MINED_SCORE = 0.85
 """Score of a name reached through mined substitutions (mined.py): below a direct name
 match, above the default threshold."""
+
+TIE_FACTOR = 0.94
+"""A candidate another one beats on a stronger claim (the mention as its preferred name, not
+a synonym; the mention's numbers, not none) is capped at this share of that one's score
+(1.0 -> 0.94: more than the default margin)."""
+
+UNNUMBERED_FACTOR = 0.9
+"""A TF-IDF neighbour without the mention's numbers and letters (or with some the mention
+lacks) keeps this share of its cosine, when no neighbour has them."""
 
 MIN_TYPO_LENGTH = 5
 
@@ -277,6 +293,24 @@ class Linker:
                 cache[hit.row] = normalized_key(entries[hit.row].name)
         return {hit.row: cache[hit.row] for hit in ranked}
 
+    def _prefer_named(self, w: _Work, entries: dict[int, KbEntry]) -> None:
+        """A name one concept has as its preferred name and others only as a synonym belongs to
+        the first ("vesicoureteral reflux" is the name of MONDO's vesicoureteral reflux and a
+        synonym of "vesicoureteral reflux 1"): the others' name matches drop below it by more
+        than the default margin, so the mention links instead of ending ambiguous."""
+        named = [h for h in w.hits.values() if h.method in _NAME_METHODS]
+        if len(named) < 2:
+            return
+        names = self._name_keys(named, entries)
+        target = normalized_key(w.text)
+        preferred = [h for h in named if names[h.row] == target]
+        if not preferred:
+            return
+        cap = max(h.score for h in preferred) * TIE_FACTOR
+        for hit in named:
+            if names[hit.row] != target:
+                hit.score = min(hit.score, cap)
+
     def _fetch(self, work: Iterable[_Work], entries: dict[int, KbEntry]) -> None:
         missing = {row for w in work for row in w.hits if row not in entries}
         if missing:
@@ -293,9 +327,16 @@ class Linker:
         # Capped here, after any re-scoring of the neighbours, so nothing can undo it.
         key = exact_key(w.text)
         swaps = _swaps(key)
-        for hit in w.hits.values() if swaps else ():
-            if hit.method in (Method.TFIDF, Method.EDIT) and _contrary(key, hit.alias, swaps):
+        opposed = _opposed_words(key)
+        for hit in w.hits.values() if swaps or opposed else ():
+            if hit.method in (Method.TFIDF, Method.EDIT) and (
+                _contrary(key, hit.alias, swaps) or _opposes(opposed, hit.alias)
+            ):
                 hit.score = min(hit.score, CONTRARY_SCORE)
+        if "numbers" not in self.params.disabled:
+            _numbers_agree(w)
+        if "preferred" not in self.params.disabled:
+            self._prefer_named(w, entries)
         # Candidates that fit the slot come first in the output, not only in the decision: a
         # drug mention's list is otherwise often topped by disorders (issue 16).
         slot_first = "slot_order" not in self.params.disabled
@@ -362,7 +403,7 @@ class Linker:
 
 _METHOD_ORDER = {method: order for order, method in enumerate(Method)}
 
-SWITCHABLE = ("slot_order", *VARIANTS, "mined")
+SWITCHABLE = ("slot_order", *VARIANTS, "mined", "numbers", "preferred")
 """Stages ``LinkParams.disabled`` can switch off (the benchmark's ablation)."""
 
 _NAME_STAGES: dict[Method, tuple[Callable[[str], str], float, int]] = {
@@ -370,6 +411,32 @@ _NAME_STAGES: dict[Method, tuple[Callable[[str], str], float, int]] = {
     Method.NORMALIZED: (normalized_key, NORMALIZED_SCORE, NORMALIZED),
     Method.REORDERED: (bag_key, REORDERED_SCORE, REORDERED),
 }
+
+
+_NAME_METHODS = frozenset({Method.EXACT, Method.NORMALIZED, Method.REORDERED})
+
+
+def _numbers_agree(w: _Work) -> None:
+    """TF-IDF neighbours whose numbers, roman numerals and single letters differ from the
+    mention's are other members of a family ("factor VIII" / "factor VII", "Stickler syndrome
+    2" / "type 1", "1,2-" / "1,1-dichloroethane"): capped like opposites. A neighbour with
+    none where the mention has some, or the reverse, names the family or one member of it:
+    it drops below the best neighbour that agrees by more than the default margin, or loses
+    a tenth when none agrees."""
+    mention = discriminators(w.text)
+    hits = [h for h in w.hits.values() if h.method is Method.TFIDF]
+    agreeing = [h.score for h in hits if mention and discriminators(h.alias) == mention]
+    cap = max(agreeing) * TIE_FACTOR if agreeing else None
+    for hit in hits:
+        alias = discriminators(hit.alias)
+        if alias == mention:
+            continue
+        if alias and mention:
+            hit.score = min(hit.score, CONTRARY_SCORE)
+        elif cap is not None:
+            hit.score = min(hit.score, cap)
+        else:
+            hit.score *= UNNUMBERED_FACTOR
 
 
 def _one_typo(key: str, alias: str) -> bool:
@@ -430,6 +497,39 @@ def _contrary(key: str, alias: str, swaps: list[tuple[str, str]] | None = None) 
         if swapped and OSA.distance(key.replace(a, b), alias, score_cutoff=1) <= 1:
             return True
     return False
+
+
+# Whole words naming one of two exclusive values of an attribute: a neighbour that has the
+# other word and not this one is another concept ("autosomal dominant ... 6" is not
+# "autosomal recessive ... 6"; "benign" is not "malignant"), however close its 3-grams.
+_OPPOSITE_WORDS = (
+    ("dominant", "recessive"),
+    ("benign", "malignant"),
+    ("acute", "chronic"),
+    ("congenital", "acquired"),
+    ("primary", "secondary"),
+    ("left", "right"),
+    ("upper", "lower"),
+    ("male", "female"),
+)
+_WORD = re.compile(r"[^\W\d_]+")
+_OPPOSITE_OF = {a: b for a, b in _OPPOSITE_WORDS} | {b: a for a, b in _OPPOSITE_WORDS}
+
+
+def _opposed_words(key: str) -> list[tuple[str, str]]:
+    """(word, opposite) for the mention's words whose opposite it does not also contain."""
+    words = set(normalized_key(key).split())
+    return [
+        (w, _OPPOSITE_OF[w]) for w in words if w in _OPPOSITE_OF and _OPPOSITE_OF[w] not in words
+    ]
+
+
+def _opposes(opposed: list[tuple[str, str]], alias: str) -> bool:
+    """The alias has the opposite of one of the mention's words and lacks the word itself."""
+    if not opposed:
+        return False
+    words = set(_WORD.findall(alias))
+    return any(b in words and a not in words for a, b in opposed)
 
 
 _VOWELS = frozenset("aeiouy")

@@ -30,7 +30,7 @@ def entry(n: int, name: str, *names: str, equivalents: tuple[str, ...] = ()) -> 
 
 
 ENTRIES = [
-    # neoplasm / tumour: three concepts agree, no name elsewhere contradicts it
+    # neoplasm / tumour ("tumor" once normalized): three concepts agree, nothing contradicts it
     entry(1, "Breast neoplasm", "breast tumour"),
     entry(2, "Lung neoplasm", "lung tumour"),
     entry(3, "Skin neoplasm", "skin tumour"),
@@ -73,11 +73,11 @@ def _rule(tables: MinedTables, a: str, b: str) -> dict[str, object]:
 
 
 def test_a_substitution_seen_in_enough_concepts_is_learned(tables: MinedTables) -> None:
-    assert tables.substitutions["neoplasm"] == ["tumour"]
-    assert tables.substitutions["tumour"] == ["neoplasm"]
-    assert _rule(tables, "neoplasm", "tumour") == {
+    assert tables.substitutions["neoplasm"] == ["tumor"]
+    assert tables.substitutions["tumor"] == ["neoplasm"]
+    assert _rule(tables, "neoplasm", "tumor") == {
         "a": "neoplasm",
-        "b": "tumour",
+        "b": "tumor",
         "kind": "substitution",
         "support": 3,
         "same": 3,
@@ -111,15 +111,15 @@ def test_acronyms_come_from_the_names_of_one_concept(tables: MinedTables) -> Non
 
 
 def test_rewrites_apply_each_rule_where_it_fits(tables: MinedTables) -> None:
-    assert tables.rewrites("liver tumour") == ["liver neoplasm"]
-    assert tables.rewrites("liver neoplasm") == ["liver tumour"]
-    assert tables.rewrites("tumour copd") == [
+    assert tables.rewrites("liver tumor") == ["liver neoplasm"]
+    assert tables.rewrites("liver neoplasm") == ["liver tumor"]
+    assert tables.rewrites("tumor copd") == [
         "neoplasm copd",
-        "tumour chronic obstructive pulmonary disease",
+        "tumor chronic obstructive pulmonary disease",
         "neoplasm chronic obstructive pulmonary disease",
     ]
     assert tables.rewrites("headache") == []
-    assert MinedTables().rewrites("liver tumour") == []
+    assert MinedTables().rewrites("liver tumor") == []
 
 
 def test_tables_round_trip_and_an_old_version_gives_no_rules(
