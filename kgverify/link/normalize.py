@@ -121,6 +121,9 @@ _SPELLING = (
     ("colour", "color"),
     ("behaviour", "behavior"),
     ("humour", "humor"),
+    ("aluminium", "aluminum"),
+    ("caesium", "cesium"),
+    ("sulph", "sulf"),
 )
 
 
@@ -406,11 +409,25 @@ def letter_plural_keys(text: str) -> list[str]:
     return [" ".join(changed)] if changed != words else []
 
 
+_LOCANT = re.compile(r"(?<![\w-])([omp])-(?=[A-Za-z]{3})")
+_NORMAL_CHAIN = re.compile(r"(?<![\w-])n-(?=[A-Za-z]{4})")
+_LOCANT_NUMBER = {"o": "2", "m": "3", "p": "4"}
+
+
+def locant_keys(text: str) -> list[str]:
+    """Ortho, meta and para as ring positions ("o-bromophenol" -> "2-bromophenol", "p-cresol"
+    -> "4-cresol"), and the normal-chain prefix dropped ("n-pentadecane" -> "pentadecane").
+    Case matters: a capital "N-" is a nitrogen substituent ("N-methylaniline") and stays."""
+    changed = _NORMAL_CHAIN.sub("", _LOCANT.sub(lambda m: _LOCANT_NUMBER[m.group(1)] + "-", text))
+    return [normalized_key(changed)] if changed != text else []
+
+
 VARIANTS: dict[str, Callable[[str], list[str]]] = {
     "salt": salt_keys,
     "stereo": stereo_keys,
     "greek": greek_keys,
     "inverted": inverted_keys,
     "letter_plural": letter_plural_keys,
+    "locant": locant_keys,
 }
 """The fallback keys, by stage name, in the order the linker tries them."""

@@ -110,7 +110,8 @@ def test_british_spellings_normalize_to_american(index: LinkerIndex) -> None:
     assert normalized_key("Anaemia") == normalized_key("anemia")
     assert normalized_key("oesophageal varices") == "esophageal varice"
     assert american("tumour") == "tumor" and american("haemorrhage") == "hemorrhage"
-    for word in ("aerobic", "aeruginosa", "four", "caesium"):
+    assert american("aluminium sulphate") == "aluminum sulfate"
+    for word in ("aerobic", "aeruginosa", "four", "your"):
         assert american(word) == word
     found = link(index, "anaemia")
     assert (found.method, found.concept_id) == (Method.NORMALIZED, "MONDO:50")

@@ -19,6 +19,7 @@ from kgverify.link.normalize import (
     greek_keys,
     inverted_keys,
     letter_plural_keys,
+    locant_keys,
     normalized_key,
     salt_keys,
     singular,
@@ -55,6 +56,8 @@ ENTRIES = [
     entry("MONDO:7", "measles"),
     entry("MONDO:8", "rabies"),
     entry("UMLS:C1", "beta blocker", kinds="substance"),
+    entry("CHEBI:9", "2-bromophenol", kinds="substance"),
+    entry("CHEBI:10", "N-methylaniline", kinds="substance"),
 ]
 
 
@@ -132,6 +135,16 @@ def test_letter_plurals_and_words_that_only_look_plural() -> None:
     assert singular("stones") == "stone" and singular("arteries") == "artery"
 
 
+def test_locant_keys_read_ortho_meta_para_and_drop_the_normal_chain() -> None:
+    assert locant_keys("o-bromophenol") == [normalized_key("2-bromophenol")]
+    assert locant_keys("p-Cresol") == [normalized_key("4-cresol")]
+    assert locant_keys("m-xylene") == [normalized_key("3-xylene")]
+    assert locant_keys("n-Pentadecane") == ["pentadecane"]
+    # capitals are substituent atoms (nitrogen, oxygen), not positions or chains
+    for text in ("N-methylaniline", "O-methylserine", "2-bromophenol", "co-trimoxazole"):
+        assert locant_keys(text) == [], text
+
+
 def test_no_key_turns_hyper_into_hypo_or_itis_into_osis() -> None:
     for text in ("hyperkalemia", "arthritis", "hyperkalemia sodium", "L-hyperkalemia"):
         keys = [k for make in VARIANTS.values() for k in make(text)]
@@ -169,6 +182,7 @@ def test_each_fallback_stage_links_its_case_and_can_be_switched_off(index: Linke
         "greek": (f"{BETA}-blocker", "UMLS:C1", DRUG),
         "inverted": ("Leukemia, Myeloid, Acute", "MONDO:4", CONDITION),
         "letter_plural": ("Hemophilia As", "MONDO:1", CONDITION),
+        "locant": ("o-bromophenol", "CHEBI:9", DRUG),
     }
     assert set(cases) == set(VARIANTS) and set(VARIANTS) < set(SWITCHABLE)
     for stage, (text, gold, allowed) in cases.items():
