@@ -17,6 +17,8 @@ __all__ = [
     "KgverifyError",
     "Settings",
     "__version__",
+    "check",
+    "explain",
     "graph_summary",
     "load_vocabulary",
     "run_sample",
@@ -24,6 +26,8 @@ __all__ = [
 
 _LAZY = {
     "Graph": "kgverify.graph",
+    "check": "kgverify.api",
+    "explain": "kgverify.api",
     "graph_summary": "kgverify.api",
     "load_vocabulary": "kgverify.api",
     "run_sample": "kgverify.api",

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from kgverify.link.index import IndexInfo
     from kgverify.link.linker import Linker
     from kgverify.link.relations import Contexts, LinkReport
+    from kgverify.verify.check import CheckResult, Explanation
     from kgverify.verify.report import VerifyReport
     from kgverify.verify.reverify import ReverifyReport
     from kgverify.verify.verifier import FilterPolicy, Verifier
@@ -159,6 +160,73 @@ def ingest_source(
     }
 
 
+TRAJECTORY_COUNTS = (
+    "patients",
+    "encounters",
+    "episodes",
+    "items_in_encounters",
+    "items_outside_encounters",
+    "undated_items",
+    "notes",
+)
+
+
+def write_trajectories(
+    source: str,
+    path: str | Path,
+    out: Path,
+    *,
+    settings: Settings | None = None,
+    rejects_path: Path | None = None,
+) -> dict[str, Any]:
+    """An EHR source's trajectories as JSONL at ``out`` (gzip for ``.gz``; docs/trajectories.md),
+    the file ``link --trajectories`` and ``verify --trajectories`` read for note context.
+
+    Owner-only (it holds note text), written under ``<stem>.partial<suffix>`` and renamed
+    when every patient is written. Returns the counts (patients, encounters, episodes, items inside
+    and outside encounters, undated items, notes) and the source rows' reports.
+    """
+    from kgverify.ehr import Ledger, write_jsonl
+    from kgverify.ehr.episodes import episodes, undated_items
+    from kgverify.ehr.model import Note
+
+    settings = settings or Settings()
+    sink = RejectSink(rejects_path or _cache_rejects(settings) / f"trajectories-{source}.jsonl")
+    ledger = Ledger(sink)
+    counts = dict.fromkeys(TRAJECTORY_COUNTS, 0)
+
+    def counted(trajectories: Iterable[Trajectory]) -> Iterator[Trajectory]:
+        for trajectory in trajectories:
+            counts["patients"] += 1
+            counts["encounters"] += len(trajectory.encounters)
+            counts["episodes"] += len(episodes(trajectory))
+            counts["items_in_encounters"] += sum(
+                1 for e in trajectory.encounters for _ in e.items()
+            )
+            counts["items_outside_encounters"] += sum(
+                1 for _ in trajectory.items_outside_encounters.items()
+            )
+            counts["undated_items"] += undated_items(trajectory)
+            counts["notes"] += sum(isinstance(item, Note) for item in trajectory.items())
+            yield trajectory
+
+    partial = out.with_name(f"{out.stem}.partial{out.suffix}")  # .gz stays last: gzip
+    open_private(partial).close()  # owner-only before any note text is in it
+    try:
+        write_jsonl(counted(read_trajectories(source, path, ledger, settings)), partial)
+        partial.replace(out)
+    finally:
+        sink.close()
+        partial.unlink(missing_ok=True)
+    return {
+        "source": source,
+        **counts,
+        "out": str(out),
+        "rows": [r.model_dump() for r in ledger.reports()],
+        "rejects": str(sink.path) if sink.count else None,
+    }
+
+
 def extract_relations(
     source: str,
     path: str | Path,
@@ -178,8 +246,10 @@ def extract_relations(
     ``extractor``: "template" (deterministic rules), "openai" (any OpenAI-compatible server
     such as ``vllm serve``: needs ``base_url`` and ``model``) or "vllm" (the offline engine:
     needs ``model`` and the ``llm`` extra). LLM extraction failures go, with the raw answer
-    and the reason, to ``out`` with suffix ``.failures.jsonl``. Returns counts per predicate
-    and the source rows' reports.
+    and the reason, to ``out`` with suffix ``.failures.jsonl``. Both kinds read the same
+    episodes (``kgverify.ehr.episodes``: encounters, and days of the items outside them).
+    Returns the patients and episodes read, counts per predicate and the source rows'
+    reports.
     """
     from collections import Counter
 
@@ -200,10 +270,12 @@ def extract_relations(
 
     trajectories = counted(read_trajectories(source, path, ledger, settings))
     llm = None
+    template = None
     if extractor == "template":
         from kgverify.extract.template import TemplateExtractor
 
-        proposals: Iterator[Any] = TemplateExtractor().extract(trajectories)
+        template = TemplateExtractor()
+        proposals: Iterator[Any] = template.extract(trajectories)
     else:
         llm = _llm_extractor(extractor, settings, model, base_url, api_key, concurrency, progress)
         proposals = llm.extract(trajectories)
@@ -230,6 +302,7 @@ def extract_relations(
     return {
         "extractor": extractor,
         "patients": counter["patients"],
+        "episodes": llm.counts.episodes if llm is not None else cast(Any, template).episodes,
         "relations": written,
         "by_predicate": dict(sorted(per_predicate.items())),
         "failures": counter["failures"],
@@ -429,12 +502,13 @@ def open_verifier(
     settings: Settings | None = None,
     graph: Graph | None = None,
     *,
-    write: bool = True,
+    write: bool = False,
     contexts: Contexts | None = None,
 ) -> Verifier:
     """A ``Verifier`` over ``graph`` (which must stay open while it is used): rules from
     ``queries/verify/``, the filter policy from ``settings``, the linker opened on first
-    need. ``write=False`` judges without writing assertions back.
+    need. It judges without writing; ``write=True`` also writes each verdict back as an
+    ``(:Assertion)`` about the relation's patient (what ``verify_relations_file`` does).
 
     >>> with open_verifier(settings, graph) as verifier:
     ...     [verdict] = verifier.verify([relation])
@@ -448,6 +522,64 @@ def open_verifier(
     if write:
         ensure_schema(graph)
     return Verifier(graph, settings, write=write, contexts=contexts)
+
+
+def check(
+    subject: str,
+    predicate: str,
+    obj: str,
+    *,
+    settings: Settings | None = None,
+    graph: Graph | None = None,
+) -> CheckResult:
+    """What the vocabularies say about one relation, by name: ``check("metformin",
+    "treats", "type 2 diabetes mellitus")``. Both names are linked, the verification rules
+    run, and the answer comes back with the linked concepts and the evidence paths named
+    (each edge with the source that asserts it and its release). Nothing is written.
+    ``predicate``: indicates, treats, leads_to, contraindicated_for (else a ``ConfigError``).
+    An ``unsupported`` verdict means *not in the vocabularies*, not false.
+
+    >>> result = check("metformin", "treats", "type 2 diabetes mellitus")
+    >>> result.verdict, result.evidence[0].text
+    ('supported', 'Metformin -[MAY_TREAT, MED-RT, UMLS 2025AA]-> Diabetes Mellitus, ...')
+    """
+    return _check(subject, predicate, obj, settings, graph, explain=False)
+
+
+def explain(
+    subject: str,
+    predicate: str,
+    obj: str,
+    *,
+    settings: Settings | None = None,
+    graph: Graph | None = None,
+) -> Explanation:
+    """:func:`check` with how the verdict was reached: each side's link (stage, score,
+    the linker's candidates) and every evidence path found, one line each
+    (``Explanation.steps``; ``str(result)`` prints them). Nothing is written."""
+    from kgverify.verify.check import Explanation
+
+    result = _check(subject, predicate, obj, settings, graph, explain=True)
+    assert isinstance(result, Explanation)
+    return result
+
+
+def _check(
+    subject: str,
+    predicate: str,
+    obj: str,
+    settings: Settings | None,
+    graph: Graph | None,
+    *,
+    explain: bool,
+) -> CheckResult:
+    from kgverify.verify.check import question, run_check
+
+    relation = question(subject, predicate, obj)  # a bad predicate fails before connecting
+    settings = settings or Settings()
+    with _graph(settings, graph) as g, open_verifier(settings, g, write=False) as verifier:
+        verifier.enrich = False
+        return run_check(verifier, relation, explain=explain)
 
 
 def verify_relations_file(
@@ -529,8 +661,14 @@ def derive_qa(
     """QA items (diagnosis, treatment, prognosis, or the ``tasks`` named) from the passed
     assertions in the graph, written to the folder ``out`` in a Hugging Face ``datasets``
     layout (``out/<task>/<split>.jsonl``, README.md, schema.json) and, unless ``write`` is
-    false, into the graph as ``(:Item)`` provenance. Same graph and seed, same bytes. A
-    ``policy`` decides which assertions pass instead of the verdicts' stored ``passed``.
+    false, into the graph as ``(:Item)`` provenance. Same graph and seed, same bytes.
+
+    The filter policy: ``policy``, else the settings' when a policy setting was given
+    (``verify_accept``, ``verify_min_score``, ``verify_min_confidence`` set by the
+    environment, the config file or ``Settings(...)``), is re-applied to every assertion's
+    stored verdict, score and confidence; with neither, each assertion's stored ``passed``
+    decides. ``report.policy`` (``policy@<hash>`` or ``stored``), the dataset card and
+    ``out/policy.json`` record which.
 
     >>> report = derive_qa(Path("qa"), settings=settings, graph=graph)
     >>> report.items["treatment"]["train"], report.distractors_rejected

@@ -1,7 +1,9 @@
 """The ``kgverify`` command line: a thin layer over the Python API, no logic of its own.
 
-Every command prints a readable table by default and JSON with ``--json``. Expected failures
-(Neo4j down, wrong password, bad input) print one ``error:`` line and exit non-zero.
+Every command prints a readable table by default (fitted to the console, or to ``COLUMNS``)
+and JSON with ``--json``, and takes ``-v`` after its name as the group does before it.
+Expected failures (Neo4j down, wrong password, bad input, bad options) print one ``error:``
+line on stderr, with ``--json`` too, and exit non-zero.
 """
 
 from __future__ import annotations
@@ -10,7 +12,9 @@ import csv
 import dataclasses
 import json
 import logging
+import os
 import sys
+import textwrap
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,7 +26,7 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeR
 from rich.table import Table
 
 from kgverify.__about__ import __version__
-from kgverify.config import Settings
+from kgverify.config import Settings, config_file, use_config_file, with_options
 from kgverify.errors import (
     ConfigError,
     KgverifyError,
@@ -33,17 +37,98 @@ from kgverify.errors import (
 
 def _console(stream: str) -> Console:
     # Created per call so output goes to the current streams (click's test runner swaps
-    # them); piped output (CI logs, files) gets wide tables, not Rich's 80 columns.
+    # them); piped output (CI logs, files) gets wide tables, not Rich's 80 columns, unless
+    # COLUMNS says how wide (Rich reads it).
     console = Console(file=sys.stdout if stream == "stdout" else sys.stderr)
-    return console if console.is_terminal else Console(file=console.file, width=160)
+    if console.is_terminal or os.environ.get("COLUMNS", "").isdigit():
+        return console
+    return Console(file=console.file, width=160)
+
+
+# The top-level help lists commands in the order a pipeline runs them, each with one line.
+# Commands not named here (added later) follow, with the first sentence of their help.
+WORKFLOW: dict[str, str] = {
+    "neo4j": "Start, stop or inspect the local Neo4j (127.0.0.1 only).",
+    "load": "Load a UMLS, SNOMED CT or RxNorm release into the graph.",
+    "ingest": "Write an EHR source's patients and facts into the graph.",
+    "trajectories": "Write an EHR source's patient trajectories as JSONL.",
+    "extract": "Propose candidate relations from an EHR source.",
+    "index": "Build (or reuse) the linker index of the loaded releases.",
+    "link": "Link the mentions of relations to vocabulary concepts.",
+    "find": "Find concepts by name, as the linker sees them.",
+    "verify": "Judge relations against the graph; write verdicts.",
+    "check": "Judge one relation: metformin treats type 2 diabetes?",
+    "derive": "Derive QA items and fact sheets from what passed.",
+    "audit": "Run an audit query: lineage, flags, filter rates.",
+    "prov": "An item's lineage as W3C PROV-O (Turtle or JSON-LD).",
+    "reverify": "Re-check what a newer release changed; flag items.",
+    "review": "Clinician review: export pages and a sheet, import it.",
+    "cypher": "Run one Cypher statement against the graph.",
+    "summary": "Counts of releases, concepts, relationships, facts.",
+    "queries": "List the named Cypher statements, or show one.",
+    "graph": "Maintenance of the graph itself (reset).",
+    "sample": "The whole pipeline on the shipped sample, step by step.",
+}
+
+
+def _sub_verbose(ctx: click.Context, _param: click.Parameter, value: int) -> None:
+    """``-v`` given after a subcommand: adds to the group's ``-v`` (same meaning)."""
+    if value:
+        configure_logging(int(ctx.find_root().params.get("verbose") or 0) + value)
+
+
+def _with_verbose(command: click.Command) -> None:
+    """Give ``command`` (and, for a group, its subcommands) the ``-v/--verbose`` option."""
+    if not any("--verbose" in p.opts for p in command.params):
+        command.params.append(
+            click.Option(
+                ["-v", "--verbose"],
+                count=True,
+                expose_value=False,
+                callback=_sub_verbose,
+                help="Same as kgverify -v (-vv, -vvv), given after the command.",
+            )
+        )
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            _with_verbose(sub)
 
 
 class _Group(click.Group):
-    """Turns expected failures into one line on stderr and a non-zero exit code."""
+    """Turns expected failures into one line on stderr and a non-zero exit code; lists the
+    top-level commands in workflow order with whole summaries."""
+
+    group_class = type  # subgroups (`derive`, `neo4j`, ...) are _Groups too
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        if ctx.parent is not None:
+            return list(self.commands)  # subgroups: in the order they are defined
+        known = [name for name in WORKFLOW if name in self.commands]
+        return known + sorted(set(self.commands) - set(known))
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """Every command with its whole summary (click would cut it with "...")."""
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is None or command.hidden:
+                continue
+            summary = WORKFLOW.get(name) if ctx.parent is None else None
+            rows.append((name, summary or command.get_short_help_str(limit=10_000)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except click.exceptions.NoArgsIsHelpError:
+            raise  # a group given no command: click prints its help
+        except click.ClickException as exc:
+            # Bad options and arguments: one line, like every other expected failure.
+            command = f"{ctx.command_path} {ctx.invoked_subcommand or ''}".strip()
+            click.echo(f"error: {exc.format_message()} (see {command} -h)", err=True)
+            ctx.exit(exc.exit_code)
         except RejectThresholdError as exc:
             click.echo(f"error: {exc}", err=True)
             ctx.exit(exc.exit_code)
@@ -69,6 +154,69 @@ trajectories_option = click.option(
 )
 
 
+def policy_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--accept``, ``--min-score``, ``--min-confidence``: the filter policy, checked as the
+    settings they override are (docs/configuration.md)."""
+    for option in reversed(
+        (
+            click.option(
+                "--accept",
+                metavar="VERDICTS",
+                help="Filter policy: verdicts that pass, comma list (default: supported; "
+                "KGVERIFY_VERIFY_ACCEPT).",
+            ),
+            click.option(
+                "--min-score",
+                metavar="SCORE",
+                help="Filter policy: lowest deciding-path score, 0 to 1 (default 0.5).",
+            ),
+            click.option(
+                "--min-confidence",
+                metavar="CONFIDENCE",
+                help="Filter policy: lowest extractor confidence, 0 to 1 (default 0).",
+            ),
+        )
+    ):
+        command = option(command)
+    return command
+
+
+def with_policy(
+    settings: Settings, accept: str | None, min_score: str | None, min_confidence: str | None
+) -> Settings:
+    """The settings with the policy options given on the command line."""
+    return with_options(
+        settings,
+        verify_accept=("--accept", accept),
+        verify_min_score=("--min-score", min_score),
+        verify_min_confidence=("--min-confidence", min_confidence),
+    )
+
+
+def from_setting(name: str) -> str:
+    """What help shows as the default of an option that overrides a setting: the setting's
+    own default and its name, ``[default: 0.8, setting link_threshold]`` (the environment
+    variable ``KGVERIFY_<NAME>`` or kgverify.toml may change it; docs/configuration.md)."""
+    field = Settings.model_fields[name]
+    default = field.get_default(call_default_factory=True)
+    return f"{default}, setting {name}"
+
+
+class SettingOption(click.Option):
+    """An option that overrides a setting (``setting=``): its help shows the setting's
+    default and name (``from_setting``); None, the option's own default, means "use the
+    setting"."""
+
+    def __init__(self, *args: Any, setting: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.setting = setting
+
+    def get_help_extra(self, ctx: click.Context) -> click.types.OptionHelpExtra:
+        extra = super().get_help_extra(ctx)
+        extra["default"] = from_setting(self.setting)
+        return extra
+
+
 def out_option(what: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """The required ``-o/--out`` file of a command that writes JSONL."""
     return click.option(
@@ -84,17 +232,42 @@ def emit(data: Any, as_json: bool, render: Callable[[], None]) -> None:
 
 
 def table(title: str, rows: list[dict[str, Any]]) -> Table:
-    if not rows:
+    if not rows or not rows[0]:
         t = Table(title=title, title_justify="left", show_header=False)
         t.add_column("")
         t.add_row("(none)")
         return t
-    t = Table(title=title, title_justify="left")
-    for column in rows[0] if rows else []:
-        t.add_column(column, justify="right" if isinstance(rows[0][column], int) else "left")
+    columns = list(rows[0])
+    show_header = True
+    if _natural_width(columns, rows) > _console("stdout").width:
+        # Too wide for the console: one row as field / value lines, several rows with
+        # rows and columns swapped (verdicts down, predicates across), so no header is cut.
+        if len(rows) == 1:
+            rows = [{"field": key, "value": value} for key, value in rows[0].items()]
+            show_header = False
+        elif len(rows) < len(columns):
+            first = columns[0]
+            rows = [
+                {first: column, **{str(row[first]): row.get(column) for row in rows}}
+                for column in columns[1:]
+            ]
+        columns = list(rows[0])
+    t = Table(title=title, title_justify="left", show_header=show_header)
+    for column in columns:
+        numeric = isinstance(rows[0][column], int)
+        t.add_column(column, justify="right" if numeric else "left", overflow="fold")
     for row in rows:
-        t.add_row(*("" if v is None else str(v) for v in row.values()))
+        t.add_row(*("" if row.get(c) is None else str(row.get(c)) for c in columns))
     return t
+
+
+def _natural_width(columns: list[str], rows: list[dict[str, Any]]) -> int:
+    """The width a Rich table of these rows needs unwrapped (borders and padding too)."""
+    widths = [
+        max([len(c), *(len(line) for row in rows for line in str(row.get(c)).splitlines())])
+        for c in columns
+    ]
+    return sum(widths) + 3 * len(widths) + 1
 
 
 @contextmanager
@@ -139,13 +312,24 @@ def model_calls_progress(*, enabled: bool) -> Iterator[Callable[[int, int], None
     help="Log progress (-v) or debug detail (-vv); -vvv adds the Neo4j driver's and the LLM "
     "client's traffic, which carries patient values.",
 )
-def cli(verbose: int) -> None:
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="TOML file of settings (default: ./kgverify.toml when it exists); options and "
+    "environment variables win over it.",
+)
+def cli(verbose: int, config_path: Path | None) -> None:
     """kgverify: judge LLM-extracted clinical relations against UMLS, SNOMED CT and RxNorm.
 
     Connection: NEO4J_URI, NEO4J_USER, NEO4J_PASSWORD (unset: the local server of
-    `kgverify neo4j start`). Other settings: KGVERIFY_* variables (see docs/configuration.md).
+    `kgverify neo4j start`). Other settings: KGVERIFY_* variables or a kgverify.toml (see
+    docs/configuration.md).
     """
     configure_logging(verbose)
+    use_config_file(config_path)
+    if config_path is not None:
+        config_file()  # a --config that names no file is an error before any work
 
 
 # Libraries whose DEBUG log holds statement parameters or request bodies (pseudonyms, dated
@@ -312,13 +496,23 @@ def neo4j_status(as_json: bool) -> None:
     "--max-retire-share",
     type=click.FloatRange(0, 1),
     help="Hold (exit 4) a release that would retire more than this share, or whose files "
-    "shrank by more [default: 0.05].",
+    "shrank by more.",
+    cls=SettingOption,
+    setting="max_retire_share",
 )
-@click.option("--batch-size", type=click.IntRange(1, 1_000_000), help="Rows per write.")
+@click.option(
+    "--batch-size",
+    type=click.IntRange(1, 1_000_000),
+    help="Rows per write.",
+    cls=SettingOption,
+    setting="batch_size",
+)
 @click.option(
     "--max-reject-share",
     type=click.FloatRange(0, 1),
     help="Fail (exit 3) when more than this share of rows is rejected.",
+    cls=SettingOption,
+    setting="max_reject_share",
 )
 @rejects_option
 @click.option(
@@ -449,6 +643,57 @@ def ingest_command(source: str, path: Path, rejects: Path | None, as_json: bool)
     )
 
 
+@cli.command("trajectories")
+@ehr_source
+@ehr_path
+@click.option(
+    "-o",
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="Trajectories JSONL (docs/trajectories.md; gzip for .gz), owner-only.",
+)
+@rejects_option
+@json_option
+def trajectories_command(
+    source: str, path: Path, out: Path, rejects: Path | None, as_json: bool
+) -> None:
+    """Write an EHR source's patient trajectories as JSONL (for link/verify --trajectories).
+
+    SOURCE and PATH as for `kgverify ingest`. The file holds pseudonyms, age bands, dated
+    facts and note text (for abbreviations in context): keep it with the source.
+
+    Exit codes: 0 written; 2 bad input; 3 more rows rejected than KGVERIFY_MAX_REJECT_SHARE
+    allows (the file and the report are written first).
+    """
+    from kgverify.api import TRAJECTORY_COUNTS, write_trajectories
+
+    settings = Settings()
+    result = write_trajectories(source, path, out, settings=settings, rejects_path=rejects)
+    emit(result, as_json, lambda: print_trajectories_result(result, TRAJECTORY_COUNTS))
+    check_reject_share(
+        f"trajectories {source}",
+        sum(r["read"] for r in result["rows"]),
+        sum(r["rejected"] for r in result["rows"]),
+        result.get("rejects"),
+        settings,
+        result,
+    )
+
+
+def print_trajectories_result(result: dict[str, Any], keys: tuple[str, ...]) -> None:
+    console = _console("stdout")
+    console.print(
+        f"{result['patients']} trajectories ({result['encounters']} encounters, "
+        f"{result['episodes']} episodes) -> {result['out']}",
+        highlight=False,
+        markup=False,
+    )
+    counts = {k.replace("_", " "): result[k] for k in keys}
+    console.print(_counts("Trajectories", counts, "what"))
+    print_source_rows(result)
+
+
 def check_reject_share(
     what: str,
     read: int,
@@ -537,20 +782,7 @@ def extract_command(
             concurrency=concurrency,
             progress=progress,
         )
-    emit(
-        result,
-        as_json,
-        lambda: print_source_result(
-            f"{result['relations']} relations from {result['patients']} patients -> {out}"
-            + (
-                f"; {result['failures']} failures -> {result['failures_out']}"
-                if result["failures"]
-                else ""
-            ),
-            result["by_predicate"],
-            result,
-        ),
-    )
+    emit(result, as_json, lambda: print_extract_result(result))
     check_reject_share(
         f"extract {source}",
         sum(r["read"] for r in result["rows"]),
@@ -561,12 +793,46 @@ def extract_command(
     )
 
 
+def extract_headline(result: dict[str, Any]) -> str:
+    """What an extraction did, in one line, whatever it found (0 relations included)."""
+    line = (
+        f"{result['relations']} relations proposed from {result['episodes']} episodes of "
+        f"{result['patients']} patients -> {result['out']}"
+    )
+    llm = result.get("llm")
+    if llm:
+        line += (
+            f"; {llm['prompts']} prompts ({llm['cached']} of {llm['requests']} answers from "
+            f"the cache), {llm['rejected']} relations refused"
+        )
+    if result["failures"]:
+        line += f"; {result['failures']} failures -> {result['failures_out']}"
+    return line
+
+
+def print_extract_result(result: dict[str, Any]) -> None:
+    _console("stdout").print(extract_headline(result), highlight=False, markup=False)
+    print_source_result("By predicate", result["by_predicate"], result)
+
+
 @cli.command("link")
 @relations_argument
 @out_option("Linked relations (JSONL, docs/linking.md).")
 @trajectories_option
-@click.option("--threshold", type=click.FloatRange(0, 1), help="Lowest score to link.")
-@click.option("--margin", type=click.FloatRange(0, 1), help="Lead needed over the next concept.")
+@click.option(
+    "--threshold",
+    type=click.FloatRange(0, 1),
+    help="Lowest score to link.",
+    cls=SettingOption,
+    setting="link_threshold",
+)
+@click.option(
+    "--margin",
+    type=click.FloatRange(0, 1),
+    help="Lead needed over the next concept.",
+    cls=SettingOption,
+    setting="link_margin",
+)
 @click.option("--rebuild-index", is_flag=True, help="Rebuild the linker index from the graph.")
 @rejects_option
 @json_option
@@ -660,6 +926,7 @@ def print_link_report(result: dict[str, Any]) -> None:
 @click.option(
     "--no-write", is_flag=True, help="Judge only; do not write assertions back to the graph."
 )
+@policy_options
 @rejects_option
 @json_option
 def verify_command(
@@ -667,6 +934,9 @@ def verify_command(
     out: Path,
     trajectories: Path | None,
     no_write: bool,
+    accept: str | None,
+    min_score: str | None,
+    min_confidence: str | None,
     rejects: Path | None,
     as_json: bool,
 ) -> None:
@@ -675,16 +945,18 @@ def verify_command(
     RELATIONS is candidate-relation JSONL (from `kgverify extract`) or linked-relation JSONL
     (from `kgverify link`); what is not linked yet is linked first. Each relation gets a
     verdict (supported, contradicted, unsupported, ambiguous, unlinked, type_mismatch) with
-    its evidence paths and rule version; the filter policy (KGVERIFY_VERIFY_*) decides what
-    passes. Verdicts are also written back to the graph as (:Assertion) provenance.
+    its evidence paths and rule version; the filter policy (--accept, --min-score,
+    --min-confidence, or KGVERIFY_VERIFY_*) decides what passes. Verdicts are also written
+    back to the graph as (:Assertion) provenance.
     """
     from kgverify.api import verify_relations_file
 
+    settings = with_policy(Settings(), accept, min_score, min_confidence)
     with count_progress("Verifying", total=_count_lines(relations), enabled=not as_json) as step:
         report = verify_relations_file(
             relations,
             out,
-            settings=(settings := Settings()),
+            settings=settings,
             trajectories=trajectories,
             rejects_path=rejects,
             write=not no_write,
@@ -695,6 +967,30 @@ def verify_command(
     check_reject_share(
         "verify", report.read, report.rejected, result.get("rejects"), settings, result
     )
+
+
+@cli.command("check")
+@click.argument("subject")
+@click.argument("predicate")
+@click.argument("object_", metavar="OBJECT")
+@click.option("--explain", "explain_", is_flag=True, help="Show how the verdict was reached.")
+@json_option
+def check_command(
+    subject: str, predicate: str, object_: str, explain_: bool, as_json: bool
+) -> None:
+    """What the vocabularies say about one relation: kgverify check metformin treats "type 2
+    diabetes mellitus".
+
+    PREDICATE is indicates, treats, leads_to or contraindicated_for. Both names are linked,
+    the verification rules run, and the verdict comes with the linked concepts and the
+    evidence paths by name. Nothing is written to the graph. "unsupported" means not in the
+    vocabularies (both names found, no path between them), not false.
+    """
+    from kgverify.api import check, explain
+
+    ask = explain if explain_ else check
+    result = ask(subject, predicate, object_, settings=Settings())
+    emit(result.model_dump(mode="json"), as_json, lambda: click.echo(str(result)))
 
 
 VERDICT_COLUMNS = (
@@ -757,9 +1053,22 @@ out_dir_option = click.option(
     type=click.Choice(["diagnosis", "treatment", "prognosis"]),
     help="Derive only this task (repeatable); default: all three.",
 )
-@click.option("--seed", type=int, help="Seed of splits and distractor choice (default 13).")
-@click.option("--options", type=click.IntRange(2, 10), help="Options per item (default 4).")
+@click.option(
+    "--seed",
+    type=int,
+    help="Seed of splits and distractor choice.",
+    cls=SettingOption,
+    setting="derive_seed",
+)
+@click.option(
+    "--options",
+    type=click.IntRange(2, 10),
+    help="Options per item.",
+    cls=SettingOption,
+    setting="derive_options",
+)
 @click.option("--no-write", is_flag=True, help="Write files only, no (:Item) nodes.")
+@policy_options
 @json_option
 def derive_qa_command(
     out: Path,
@@ -767,6 +1076,9 @@ def derive_qa_command(
     seed: int | None,
     options: int | None,
     no_write: bool,
+    accept: str | None,
+    min_score: str | None,
+    min_confidence: str | None,
     as_json: bool,
 ) -> None:
     """QA items (diagnosis, treatment, prognosis) from the passed assertions.
@@ -775,12 +1087,18 @@ def derive_qa_command(
     distractors the graph shows to be wrong for the patient. Written to OUT/<task>/<split>.jsonl
     (loadable with datasets.load_dataset(OUT, task)), with README.md and schema.json, and
     into the graph as (:Item) nodes linked to their assertions, rules, facts and concepts.
+
+    The filter policy: given (--accept, --min-score, --min-confidence, KGVERIFY_VERIFY_* or
+    the config file), it is re-applied to every assertion's stored verdict, score and
+    confidence; not given, each assertion's stored `passed` (from verification) is used.
+    The dataset card and policy.json say which.
     """
     from kgverify.api import derive_qa
 
     given = {"derive_seed": seed, "derive_options": options}
     overrides: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
     settings = Settings(**overrides)  # over the environment, validated like it
+    settings = with_policy(settings, accept, min_score, min_confidence)
     with count_progress("Patients", total=None, enabled=not as_json) as step:
         report = derive_qa(out, settings=settings, tasks=tasks, write=not no_write, progress=step)
     result = report.model_dump()
@@ -831,10 +1149,22 @@ def print_derive_report(result: dict[str, Any]) -> None:
         _counts("Chosen distractors per distance to the topic", result["difficulty"], "is-a steps")
     )
     console.print(
-        f"Releases: {', '.join(result['releases']) or 'none'}; filter {result['policy']}; "
+        f"Releases: {', '.join(result['releases']) or 'none'}; "
         f"{result['patients_in_several_splits']} patients have items in several splits "
         "(splits are by clinical content)"
     )
+    values = result.get("policy_values")
+    if values is None:
+        console.print(
+            "Filter policy: stored (each assertion's passed flag from verification); "
+            "--accept, --min-score, --min-confidence or KGVERIFY_VERIFY_* re-apply one"
+        )
+    else:
+        console.print(
+            f"Filter policy {result['policy']} re-applied: accept "
+            f"{','.join(values['accept'])}, min score {values['min_score']}, "
+            f"min confidence {values['min_confidence']}"
+        )
 
 
 def print_facts_report(result: dict[str, Any]) -> None:
@@ -875,6 +1205,11 @@ def print_source_result(title: str, counts: dict[str, Any], result: dict[str, An
     # Per-kind tallies (ingest's not_written) as one total; --json keeps the detail.
     counts = {k: sum(v.values()) if isinstance(v, dict) else v for k, v in counts.items()}
     console.print(table(title, [counts]))
+    print_source_rows(result)
+
+
+def print_source_rows(result: dict[str, Any]) -> None:
+    console = _console("stdout")
     rows = [
         {k: r[k] for k in ("file", "read", "loaded", "skipped", "rejected")} for r in result["rows"]
     ]
@@ -1098,7 +1433,17 @@ def print_lineage(lin: Any) -> None:
         extractor = a.extractor or "unknown extractor"
         confidence = f", confidence {a.confidence:g}" if a.confidence is not None else ""
         out.append(f"  extractor:  {extractor}{confidence}")
-    click.echo("\n".join(out))
+    width = _console("stdout").width
+    click.echo("\n".join(_wrapped(part, width) for line in out for part in line.split("\n")))
+
+
+def _wrapped(line: str, width: int) -> str:
+    """A line of indented plain text wrapped to ``width``, continuation lines indented
+    further (long ids broken rather than running past the edge)."""
+    if len(line) <= width:
+        return line
+    indent = " " * (len(line) - len(line.lstrip()) + 4)
+    return "\n".join(textwrap.wrap(line, width, subsequent_indent=indent, break_on_hyphens=False))
 
 
 def print_rows(title: str, rows: list[dict[str, Any]]) -> None:
@@ -1218,19 +1563,35 @@ def print_reverify_report(result: dict[str, Any]) -> None:
 @click.option(
     "-o", "--out", type=click.Path(dir_okay=False, path_type=Path), help="Write here, not stdout."
 )
-def prov_command(item: str, fmt: str, out: Path | None) -> None:
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print a JSON report (item, format, out, bytes; with no --out the document too).",
+)
+def prov_command(item: str, fmt: str, out: Path | None, as_json: bool) -> None:
     """An item's lineage as W3C PROV-O (Turtle or JSON-LD), to publish with the benchmark."""
     from kgverify.api import export_prov
 
     text = export_prov(item, fmt, settings=Settings())
+    report: dict[str, Any] = {
+        "item": item,
+        "format": fmt,
+        "out": str(out) if out is not None else None,
+        "bytes": len(text.encode("utf-8")),
+    }
     if out is None:
-        click.echo(text)
+        emit({**report, "document": text}, as_json, lambda: click.echo(text))
         return
     out.parent.mkdir(parents=True, exist_ok=True)
     partial = out.with_name(out.name + ".partial")
     partial.write_text(text, encoding="utf-8")
     partial.replace(out)
-    click.echo(f"PROV of item {item} ({fmt}) -> {out}", err=True)
+    emit(
+        report,
+        as_json,
+        lambda: click.echo(f"PROV of item {item} ({fmt}) -> {out}", err=True),
+    )
 
 
 # -- review -----------------------------------------------------------------------------------
@@ -1261,7 +1622,13 @@ def review() -> None:
     help="Export only this task (repeatable); default: all.",
 )
 @click.option("--sample", type=click.IntRange(1), help="Items per task (default: every item).")
-@click.option("--seed", type=int, help="Seed of the sample's order (default: derive_seed).")
+@click.option(
+    "--seed",
+    type=int,
+    help="Seed of the sample's order.",
+    cls=SettingOption,
+    setting="derive_seed",
+)
 @json_option
 def review_export_command(
     out: Path,
@@ -1372,15 +1739,21 @@ def graph() -> None:
 
 @graph.command("reset")
 @click.option("--yes", is_flag=True, help="Confirm deleting every node and relationship.")
-def graph_reset(yes: bool) -> None:
+@json_option
+def graph_reset(yes: bool, as_json: bool) -> None:
     """Delete all data in the database (schema stays)."""
     from kgverify.graph import Graph, delete_all
 
     if not yes:
         raise click.UsageError("refusing to delete everything without --yes")
-    with Graph.connect(Settings()) as g:
+    settings = Settings()
+    with Graph.connect(settings) as g:
         delete_all(g)
-    click.echo("graph emptied")
+    emit(
+        {"emptied": True, "database": settings.neo4j_database},
+        as_json,
+        lambda: click.echo("graph emptied"),
+    )
 
 
 @cli.command("queries")
@@ -1503,12 +1876,7 @@ def sample_command(as_json: bool) -> None:
         for report in result["loads"]:
             print_load_report(report, False)
         print_source_result("Ingested", result["ingest"]["ingest"], result["ingest"])
-        extracted = result["extract"]
-        print_source_result(
-            f"{extracted['relations']} candidate relations -> {extracted['out']}",
-            extracted["by_predicate"],
-            extracted,
-        )
+        print_extract_result(result["extract"])
         for linked in result["link"]:
             print_link_report(linked)
         for verified in result["verify"]:
@@ -1522,6 +1890,9 @@ def sample_command(as_json: bool) -> None:
         )
 
     emit(result, as_json, render)
+
+
+_with_verbose(cli)
 
 
 def main() -> None:

@@ -1,22 +1,37 @@
-"""Settings for every kgverify component, read from the environment (pydantic-settings).
+"""Settings for every kgverify component, read from the environment and a TOML file
+(pydantic-settings).
 
 Connection settings use the names the Neo4j tooling uses (``NEO4J_URI``, ``NEO4J_USER``,
 ``NEO4J_PASSWORD``, ``NEO4J_DATABASE``) so an existing server, a cluster or Aura works
 unchanged. Everything kgverify-specific is prefixed ``KGVERIFY_``.
+
+Precedence, highest first: values passed in (the CLI's options, ``Settings(x=...)``), the
+environment, the config file (``--config FILE``, else ``$KGVERIFY_CONFIG``, else
+``./kgverify.toml`` when it exists), the defaults.
 """
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import re
+import tomllib
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import urlsplit
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_core import ErrorDetails
-from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict, SettingsError
+from pydantic_settings import (
+    BaseSettings,
+    NoDecode,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    SettingsError,
+    TomlConfigSettingsSource,
+)
 
 from kgverify.errors import ConfigError
 
@@ -34,6 +49,59 @@ URI_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
 _SIZE = r"^\d+[kmgKMG]$"
 # Never echoed back in an error message.
 _SECRET_FIELDS = frozenset({"neo4j_password", "pseudonym_salt"})
+# The settings of the filter policy (kgverify.verify.verifier.FilterPolicy).
+POLICY_FIELDS = frozenset({"verify_accept", "verify_min_score", "verify_min_confidence"})
+
+CONFIG_FILE = "kgverify.toml"  # read from the current folder when it exists
+CONFIG_ENV = "KGVERIFY_CONFIG"  # names another file
+_chosen_file: Path | None = None  # the CLI's --config
+# The keys the config file being read gave, so a bad value's error names the file.
+_file_keys: ContextVar[tuple[Path, frozenset[str]] | None] = ContextVar("_file_keys", default=None)
+
+
+def use_config_file(path: Path | None) -> None:
+    """Read every later ``Settings()`` from ``path`` (``kgverify --config``); None: back to
+    ``$KGVERIFY_CONFIG`` or ``./kgverify.toml``."""
+    global _chosen_file
+    _chosen_file = path
+
+
+def config_file() -> Path | None:
+    """The config file settings are read from: ``--config``, else ``$KGVERIFY_CONFIG``, else
+    ``kgverify.toml`` in the current folder when it exists, else none. A named file that
+    does not exist is a ``ConfigError``."""
+    named = _chosen_file or (Path(os.environ[CONFIG_ENV]) if os.environ.get(CONFIG_ENV) else None)
+    if named is not None:
+        if not named.is_file():
+            raise ConfigError(f"no such config file: {named}")
+        return named
+    found = Path(CONFIG_FILE)
+    return found if found.is_file() else None
+
+
+class _ConfigFileSource(TomlConfigSettingsSource):
+    """The TOML config file: top-level keys are setting names (``verify_min_score = 0.9``);
+    a key that is not one, or a file that is not TOML, is one error line."""
+
+    def __init__(self, settings_cls: type[BaseSettings], path: Path) -> None:
+        self.path = path
+        super().__init__(settings_cls, toml_file=path)
+        known = set(settings_cls.model_fields)
+        for key in self.toml_data:
+            if key not in known:
+                close = difflib.get_close_matches(key, sorted(known), n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                raise ConfigError(
+                    f"{path}: unknown setting {key!r}{hint}; the keys are the setting names "
+                    "of docs/configuration.md"
+                )
+        _file_keys.set((path, frozenset(self.toml_data)))
+
+    def _read_file(self, file_path: Any) -> dict[str, Any]:
+        try:
+            return super()._read_file(file_path)
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{self.path}: not valid TOML ({exc})") from None
 
 
 def _default_cache_dir() -> Path:
@@ -186,12 +254,36 @@ class Settings(BaseSettings):
     def __init__(self, **values: Any) -> None:
         # Library users and the CLI alike get one line naming the variable, not pydantic's
         # multi-line report (or a JSON traceback from a settings source).
+        token = _file_keys.set(None)
         try:
             super().__init__(**values)
         except ValidationError as exc:
-            raise ConfigError("; ".join(_describe(e) for e in exc.errors())) from exc
+            raise ConfigError("; ".join(_describe(e, values) for e in exc.errors())) from exc
         except SettingsError as exc:
             raise ConfigError(_describe_source_error(exc)) from exc
+        finally:
+            _file_keys.reset(token)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # Passed-in values (CLI options) > environment > config file > defaults.
+        path = config_file()
+        from_file = (_ConfigFileSource(settings_cls, path),) if path is not None else ()
+        return (init_settings, env_settings, *from_file, dotenv_settings, file_secret_settings)
+
+    @property
+    def policy_given(self) -> bool:
+        """Whether a filter policy setting was given (an option, the environment, the config
+        file) rather than left at its default: derivation then re-applies the policy instead
+        of using each assertion's stored ``passed``."""
+        return bool(self.model_fields_set & POLICY_FIELDS)
 
     @field_validator("neo4j_uri")
     @classmethod
@@ -275,12 +367,40 @@ def _field_of(name: str) -> str:
     return name
 
 
-def _describe(error: ErrorDetails) -> str:
-    """``KGVERIFY_BATCH_SIZE='abc': expected an integer``: the variable, its value, the rule."""
+def with_options(settings: Settings, **options: tuple[str, Any]) -> Settings:
+    """``settings`` with command-line values (``field=("--option", value)``; None: not
+    given), each checked by the setting's own validation; a bad one is a ``ConfigError``
+    naming the option: ``--min-score='abc': expected a number``."""
+    updated = settings.model_copy()
+    for field, (option, value) in options.items():
+        if value is None:
+            continue
+        try:
+            Settings.__pydantic_validator__.validate_assignment(updated, field, value)
+        except ValidationError as exc:
+            raise ConfigError(f"{option}={value!r}: {_expected(exc.errors()[0])}") from None
+    return updated
+
+
+def _describe(error: ErrorDetails, given: dict[str, Any] | None = None) -> str:
+    """``KGVERIFY_BATCH_SIZE='abc': expected an integer``: the variable, its value, the rule
+    (``kgverify.toml: batch_size='abc': ...`` when the value came from the config file)."""
     name = str(error["loc"][0]) if error["loc"] else ""
     field = _field_of(name)
     value = "" if field in _SECRET_FIELDS else f"={error['input']!r}"
+    in_file = _file_keys.get()
+    from_env = any(k.upper() in _env_names(field) for k in os.environ)
+    if in_file and field in in_file[1] and not from_env and field not in (given or {}):
+        return f"{in_file[0]}: {field}{value}: {_expected(error)}"
     return f"{env_name(field)}{value}: {_expected(error)}"
+
+
+def _env_names(field: str) -> set[str]:
+    info = Settings.model_fields.get(field)
+    alias = info.validation_alias if info is not None else None
+    if isinstance(alias, AliasChoices):
+        return {str(c).upper() for c in alias.choices}
+    return {f"KGVERIFY_{field.upper()}"}
 
 
 def _expected(error: ErrorDetails) -> str:

@@ -46,7 +46,7 @@ class CardFacts:
     """What the dataset card states beside the counts."""
 
     settings: str  # hash of the derive_* and verify_* settings
-    policy: dict[str, object]
+    policy: dict[str, Any] | None  # the re-applied policy; None: the stored passed flags
     reviews: dict[str, int]
     near_depth: int
     justify_version: str
@@ -91,7 +91,7 @@ def dataset_card(files: dict[str, list[str]], report: DeriveReport, facts: CardF
         "",
         f"- kgverify {__version__}; settings hash `{facts.settings}` (derive_* and verify_*).",
         "- Vocabulary releases: " + (", ".join(f"`{r}`" for r in report.releases) or "none"),
-        f"- Filter policy `{report.policy}`: {json.dumps(facts.policy, sort_keys=True)}.",
+        _policy_line(report.policy, facts.policy),
         "- Every item rests on assertions the policy passed and has exactly one correct",
         "  option. Every distractor carries `why_wrong`: a positive reason from the graph",
         "  that it is wrong (rule, version, the cited vocabulary edges with their source and",
@@ -126,6 +126,36 @@ def dataset_card(files: dict[str, list[str]], report: DeriveReport, facts: CardF
         "",
     ]
     return "\n".join(lines)
+
+
+def _policy_line(key: str, values: dict[str, Any] | None) -> str:
+    if values is None:
+        return (
+            "- Filter policy: stored. Each assertion's own `passed` flag, decided when it was"
+            "\n  verified (or re-verified, or reviewed), chose what entered; no policy was"
+            "\n  re-applied (`policy.json`)."
+        )
+    return (
+        f"- Filter policy `{key}`, re-applied to the stored verdicts, scores and confidences:"
+        f"\n  {json.dumps(values, sort_keys=True)} (`policy.json`)."
+    )
+
+
+def policy_record(key: str, values: dict[str, Any] | None) -> dict[str, Any]:
+    """``policy.json`` of a derived folder: the filter policy the items were derived under."""
+    if values is None:
+        return {
+            "policy": key,
+            "applied": False,
+            "meaning": "each assertion's stored passed flag (from verification, re-verification "
+            "or review) decided; no policy was re-applied",
+        }
+    return {
+        "policy": key,
+        "applied": True,
+        "meaning": "re-applied to every assertion's stored verdict, score and confidence",
+        **values,
+    }
 
 
 class QAWriter:
@@ -163,6 +193,10 @@ class QAWriter:
             files.setdefault(task, []).append(split)
         (self.folder / "README.md").write_text(dataset_card(files, self.report, self.card))
         write_schema(QAItem, self.folder / "schema.json")
+        record = policy_record(self.report.policy, self.card.policy)
+        (self.folder / "policy.json").write_text(
+            json.dumps(record, indent=2, sort_keys=True) + "\n"
+        )
 
     def _write_back(self, graph: Graph, chunk: list[QAItem]) -> None:
         rows = [_item_row(i) for i in chunk]

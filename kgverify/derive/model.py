@@ -5,7 +5,7 @@ models (docs/derivation.md, and ``schema.json`` written beside every output)."""
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -157,7 +157,11 @@ class QAItem(_Frozen):
         default=None, description="mean distractor distance (smaller is harder)"
     )
     releases: list[str] = Field(description="vocabulary releases current when it was derived")
-    policy: str = Field(description="the filter policy its basis passed, as 'name@hash'")
+    policy: str = Field(
+        description="the filter policy its basis passed: 'policy@hash' when derivation "
+        "re-applied a given policy (its values in the dataset card and policy.json), "
+        "'stored' when it used each assertion's stored passed flag"
+    )
     reviewed: list[str] = Field(
         default_factory=list,
         description="reviewer decisions it rests on (e.g. a relation accepted though "
@@ -244,7 +248,15 @@ class DeriveReport(BaseModel):
         default=0, description="patients with items in more than one split (splits are by content)"
     )
     releases: list[str] = Field(default_factory=list, description="vocabulary releases used")
-    policy: str = Field(default="", description="filter policy, 'policy@hash'")
+    policy: str = Field(
+        default="",
+        description="filter policy: 'policy@hash' (re-applied; values in policy_values) or "
+        "'stored' (each assertion's stored passed flag)",
+    )
+    policy_values: dict[str, Any] | None = Field(
+        default=None,
+        description="the re-applied policy (accept, min_score, min_confidence); None: stored",
+    )
     items: dict[str, dict[str, int]] = Field(
         default_factory=dict, description="task -> split -> items"
     )

@@ -1,7 +1,7 @@
 """Patient records as derivation sees them, read from the graph a page of patients at a
-time: facts grouped into episodes (an encounter, or one day outside encounters, as the
-template extractor groups them) and the assertions about the patient, with the side each of
-their facts stands on."""
+time: facts grouped into episodes (an encounter, or one day outside encounters: keyed by
+``kgverify.ehr.episodes.episode_key``, the episodes both extractors read) and the assertions
+about the patient, with the side each of their facts stands on."""
 
 from __future__ import annotations
 
@@ -9,13 +9,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from kgverify.ehr.episodes import UNDATED, episode_day, episode_key
 from kgverify.graph.driver import Graph
 from kgverify.verify.model import EvidencePath, VerdictKind
 
 if TYPE_CHECKING:
     from kgverify.verify.verifier import FilterPolicy
-
-UNDATED = "undated"
 
 
 @dataclass(frozen=True)
@@ -190,7 +189,7 @@ def _record(row: dict[str, Any], policy: FilterPolicy | None) -> PatientRecord:
     for raw, fact in zip(row["facts"], facts, strict=True):
         episode = episodes.setdefault(
             fact.episode,
-            Episode(fact.episode, _day(raw["encounter_start"]) or _day(fact.start), None),
+            Episode(fact.episode, _day(raw["encounter_start"]) or episode_day(fact.episode), None),
         )
         episode.kind = episode.kind or raw["encounter_kind"]
         episode.facts.append(fact)
@@ -212,9 +211,13 @@ def _day(value: Any) -> str | None:
     return str(value)[:10] if value else None
 
 
+def _native(value: Any) -> Any:
+    """A Neo4j temporal value as Python's ``date`` / ``datetime``."""
+    return value.to_native() if hasattr(value, "to_native") else value
+
+
 def _fact(raw: dict[str, Any]) -> RecordFact:
-    day = _day(raw["start"])
-    episode = raw["encounter"] or (f"day:{day}" if day else UNDATED)
+    episode = episode_key(raw["encounter"], _native(raw["start"]))
     return RecordFact(
         id=raw["id"],
         kind=raw["kind"],

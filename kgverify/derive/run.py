@@ -32,9 +32,21 @@ from kgverify.verify.verifier import FilterPolicy, Verifier
 Progress = Callable[[int], None]
 
 
+STORED_POLICY = "stored"  # what items record when derivation used the stored passed flags
+
+
 def policy_key(policy: FilterPolicy) -> str:
     """``policy@<hash>`` of a filter policy: what every item records it passed."""
     return "policy@" + hashlib.sha256(json.dumps(policy_facts(policy)).encode()).hexdigest()[:10]
+
+
+def derivation_policy(settings: Settings, policy: FilterPolicy | None) -> FilterPolicy | None:
+    """The policy derivation re-applies to the stored verdicts, scores and confidences: the
+    one passed in, else the settings' when a policy setting was given (an option, the
+    environment, the config file); None: each assertion's stored ``passed`` decides."""
+    if policy is not None:
+        return policy
+    return FilterPolicy.from_settings(settings) if settings.policy_given else None
 
 
 def policy_facts(policy: FilterPolicy) -> dict[str, object]:
@@ -76,19 +88,20 @@ def run_qa(
     run = uuid.uuid4().hex
     if write:
         ensure_schema(graph)
-    active = policy or FilterPolicy.from_settings(settings)
+    applied = derivation_policy(settings, policy)
     context = RunContext(
         releases=[r["id"] for r in graph.read("verify/current_releases")],
-        policy=policy_key(active),
+        policy=policy_key(applied) if applied is not None else STORED_POLICY,
     )
     report.releases, report.policy = context.releases, context.policy
+    report.policy_values = policy_facts(applied) if applied is not None else None
     reviews = ReviewState.read(graph)
     with _verifier(graph, settings) as verifier, partial_dir(out) as folder:
         screen = DistractorScreen(graph, verifier, settings, reviews)
         store = ItemStore(folder / ".items.sqlite", settings.derive_variants)
         try:
             derive_items(
-                read_records(graph, allergy_roots=settings.facts_allergy_roots, policy=policy),
+                read_records(graph, allergy_roots=settings.facts_allergy_roots, policy=applied),
                 screen,
                 store,
                 settings,
@@ -101,7 +114,7 @@ def run_qa(
             report.patients_in_several_splits = store.patients_in_several_splits()
             card = CardFacts(
                 settings=settings_digest(settings),
-                policy=policy_facts(active),
+                policy=report.policy_values,
                 reviews=reviews.counts,
                 near_depth=settings.derive_near_depth,
                 justify_version=screen.justifier.version,

@@ -1,14 +1,16 @@
 """The LLM extractor: trajectories -> candidate relations, through any model backend.
 
-For each encounter with items, one prompt (``prompting.build_prompts``); prompts are sent in
-batches across encounters; each answer is parsed (code fences and leading text stripped,
-the first JSON object read) and checked against ``LLMResponse``. An unusable answer (no JSON,
-or not ``{"relations": [...]}``) is retried with the repair prompt, a prompt the backend could
-not answer is sent again, up to ``max_attempts`` in all; then the encounter becomes one
-``ExtractionFailure``. In a usable answer each relation is judged on its own: a bad one
-(unknown predicate, a field out of schema, evidence that is not an item of the encounter, a
-repeat) becomes an ``ExtractionFailure`` with its reason, and the others are kept. Nothing
-is dropped silently: ``counts`` reconciles.
+For each episode with items (``kgverify.ehr.episodes``: an encounter, or one day of the items
+recorded outside encounters, as the template extractor reads them), one prompt
+(``prompting.prompts_of``); prompts are sent in batches across episodes; each answer is
+parsed (code fences and leading text stripped, the first JSON object read) and checked
+against ``LLMResponse``. An unusable answer (no JSON, or not ``{"relations": [...]}``) is
+retried with the repair prompt, a prompt the backend could not answer is sent again, up to
+``max_attempts`` in all; then the episode becomes one ``ExtractionFailure``. In a usable
+answer each relation is judged on its own: a bad one (unknown predicate, a field out of
+schema, evidence that is not an item of the episode, a repeat) becomes an
+``ExtractionFailure`` with its reason, and the others are kept. Nothing is dropped silently:
+``counts`` reconciles.
 
 Every failure's ``reason`` starts with a ``FailureKind`` (``"invalid_json: ..."``), so
 failures can be counted and filtered by kind. Patient text (prompts, notes, answers) is
@@ -28,6 +30,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from kgverify.ehr.episodes import episodes, undated_items
 from kgverify.ehr.model import Trajectory
 from kgverify.errors import ConfigError
 from kgverify.extract.backends import (
@@ -43,10 +46,10 @@ from kgverify.extract.backends import (
 )
 from kgverify.extract.cache import ResponseCache, cache_key
 from kgverify.extract.prompting import (
-    EncounterPrompt,
+    EpisodePrompt,
     LLMRelation,
     LLMResponse,
-    build_prompts,
+    prompts_of,
     repair_prompt,
     response_schema,
     template_version,
@@ -86,7 +89,7 @@ _FENCE = re.compile(r"```[A-Za-z]*[ \t]*\n?(.*?)```", re.DOTALL)
 class FailureKind(StrEnum):
     """The first word of every failure reason."""
 
-    # A whole answer (one encounter) after max_attempts:
+    # A whole answer (one episode) after max_attempts:
     BACKEND_ERROR = "backend_error"
     INVALID_JSON = "invalid_json"
     SCHEMA_VIOLATION = "schema_violation"
@@ -160,11 +163,13 @@ def _raw(text: str) -> str:
 class ExtractionCounts:
     """What one ``extract`` run did; ``reconciles`` checks that nothing went missing."""
 
-    encounters: int = 0
-    skipped_empty: int = 0  # encounters without items: no prompt
-    prompts: int = 0  # encounter prompts
-    answered: int = 0  # encounters with a usable answer
-    failed: int = 0  # encounters without one after max_attempts
+    patients: int = 0  # trajectories read
+    episodes: int = 0  # encounters, and days of items outside encounters
+    undated: int = 0  # items outside encounters without a date: in no episode, not sent
+    skipped_empty: int = 0  # episodes without items (empty encounters): no prompt
+    prompts: int = 0  # episode prompts
+    answered: int = 0  # episodes with a usable answer
+    failed: int = 0  # episodes without one after max_attempts
     first_attempt_ok: int = 0  # usable on the first answer
     requests: int = 0  # prompts answered, retries and repairs included
     cached: int = 0  # ... from the cache
@@ -177,7 +182,7 @@ class ExtractionCounts:
     @property
     def reconciles(self) -> bool:
         return (
-            self.encounters == self.skipped_empty + self.prompts
+            self.episodes == self.skipped_empty + self.prompts
             and self.prompts == self.answered + self.failed
             and self.requests == self.cached + self.model_calls
             and sum(self.failures.values()) == self.failed + self.rejected
@@ -191,9 +196,9 @@ class ExtractionCounts:
 
 @dataclass
 class _Attempt:
-    """One encounter's way through the retries."""
+    """One episode's way through the retries."""
 
-    prompt: EncounterPrompt
+    prompt: EpisodePrompt
     send: str  # the next text to send: the prompt, or a repair prompt
     attempts: int = 0
     raw: str = ""  # the last text the model gave
@@ -202,11 +207,11 @@ class _Attempt:
 
 
 class LLMExtractor:
-    """Candidate relations from trajectories, one prompt per encounter.
+    """Candidate relations from trajectories, one prompt per episode.
 
     ``cache``: a ``ResponseCache`` (answers reused across runs) or None (every prompt goes
-    to the backend). ``batch_size``: prompts collected across encounters before one backend
-    call (a trajectory's encounters stay together, so a batch may be a little larger).
+    to the backend). ``batch_size``: prompts collected across episodes before one backend
+    call (a trajectory's episodes stay together, so a batch may be a little larger).
     ``progress(done, total)``: model calls answered and sent so far; the total grows batch by
     batch, as trajectories are read lazily.
     """
@@ -239,14 +244,17 @@ class LLMExtractor:
     def extract(
         self, trajectories: Iterable[Trajectory]
     ) -> Iterator[CandidateRelation | ExtractionFailure]:
-        """Relations and failures, encounter by encounter in input order."""
+        """Relations and failures, episode by episode in input order."""
         self.counts = ExtractionCounts()
         self._calls_done = self._calls_sent = 0
-        batch: list[EncounterPrompt] = []
+        batch: list[EpisodePrompt] = []
         for trajectory in trajectories:
-            prompts = build_prompts(trajectory)
-            self.counts.encounters += len(trajectory.encounters)
-            self.counts.skipped_empty += len(trajectory.encounters) - len(prompts)
+            timeline = episodes(trajectory)
+            prompts = prompts_of(trajectory, timeline)
+            self.counts.patients += 1
+            self.counts.episodes += len(timeline)
+            self.counts.undated += undated_items(trajectory)
+            self.counts.skipped_empty += len(timeline) - len(prompts)
             batch.extend(prompts)
             if len(batch) >= self.batch_size:
                 yield from self._run_batch(batch)
@@ -255,9 +263,11 @@ class LLMExtractor:
             yield from self._run_batch(batch)
         counts = self.counts
         log.info(
-            "LLM extraction: %d prompts (%d cached requests, %d model calls), "
-            "%d relations, %d failures",
+            "LLM extraction: %d prompts for %d episodes of %d patients (%d cached requests, "
+            "%d model calls), %d relations, %d failures",
             counts.prompts,
+            counts.episodes,
+            counts.patients,
             counts.cached,
             counts.model_calls,
             counts.relations,
@@ -265,7 +275,7 @@ class LLMExtractor:
         )
 
     def _run_batch(
-        self, prompts: Sequence[EncounterPrompt]
+        self, prompts: Sequence[EpisodePrompt]
     ) -> Iterator[CandidateRelation | ExtractionFailure]:
         self.counts.prompts += len(prompts)
         attempts = [_Attempt(prompt=p, send=p.text) for p in prompts]
@@ -366,7 +376,7 @@ class LLMExtractor:
             yield self._failure(prompt, kind, f"relation {index}: {detail}", text, attempt.attempts)
 
     def _relation(
-        self, prompt: EncounterPrompt, raw: dict[str, Any], seen: set[str]
+        self, prompt: EpisodePrompt, raw: dict[str, Any], seen: set[str]
     ) -> CandidateRelation | tuple[FailureKind, str]:
         try:
             relation = LLMRelation.model_validate(raw)
@@ -383,9 +393,9 @@ class LLMExtractor:
         unknown = [e for e in evidence if e not in allowed_ids]
         if unknown:
             shown = ", ".join(repr(e[:40]) for e in unknown[:5])
-            return FailureKind.EVIDENCE_NOT_IN_ENCOUNTER, f"{shown} not items of this encounter"
+            return FailureKind.EVIDENCE_NOT_IN_ENCOUNTER, f"{shown} not items of this episode"
         if prompt.item_ids.isdisjoint(evidence):
-            return FailureKind.EVIDENCE_NOT_IN_ENCOUNTER, "no evidence from this encounter"
+            return FailureKind.EVIDENCE_NOT_IN_ENCOUNTER, "no evidence from this episode"
         candidate = CandidateRelation(
             patient_id=prompt.patient_id,
             encounter_id=prompt.encounter_id,
@@ -402,7 +412,7 @@ class LLMExtractor:
         return candidate
 
     def _failure(
-        self, prompt: EncounterPrompt, kind: FailureKind, detail: str, raw: str, attempts: int
+        self, prompt: EpisodePrompt, kind: FailureKind, detail: str, raw: str, attempts: int
     ) -> ExtractionFailure:
         return ExtractionFailure(
             patient_id=prompt.patient_id,

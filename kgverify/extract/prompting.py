@@ -1,7 +1,9 @@
 """What the LLM extractor asks and what the model must answer.
 
-Prompts: one per encounter, rendered from the template files in ``kgverify/extract/prompts/``
-(shipped in the wheel, read through importlib.resources). The answer: ``LLMResponse``, whose
+Prompts: one per episode (``kgverify.ehr.episodes``: an encounter, or one day of the items
+recorded outside encounters, the episodes the template extractor reads too), rendered from
+the template files in ``kgverify/extract/prompts/`` (shipped in the wheel, read through
+importlib.resources). The answer: ``LLMResponse``, whose
 JSON schema (``response_schema()``) is what structured outputs constrain the model to.
 
 Rendering is deterministic: the same trajectory gives the same prompt, byte for byte, so
@@ -23,11 +25,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from kgverify.ehr.episodes import Episode, episodes
 from kgverify.ehr.model import (
     CodedItem,
     Condition,
     DrugExposure,
-    Encounter,
     Item,
     Measurement,
     Note,
@@ -36,7 +38,7 @@ from kgverify.ehr.model import (
 )
 from kgverify.extract.relation import Mention, Predicate
 
-RELATIONS_TEMPLATE = "relations_v1.txt"
+RELATIONS_TEMPLATE = "relations_v2.txt"
 REPAIR_TEMPLATE = "repair_v1.txt"
 NONE = "(none)"
 MAX_NOTE_CHARS = 6000
@@ -45,7 +47,7 @@ MAX_PREVIOUS_CHARS = 4000
 
 
 class LLMRelation(BaseModel):
-    """One relation as the model must write it; the extractor adds patient and encounter."""
+    """One relation as the model must write it; the extractor adds patient and episode."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -57,7 +59,7 @@ class LLMRelation(BaseModel):
 
 
 class LLMResponse(BaseModel):
-    """The whole answer for one encounter."""
+    """The whole answer for one episode."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -93,14 +95,17 @@ def template_version() -> str:
 
 
 @dataclass(frozen=True)
-class EncounterPrompt:
-    """One encounter's prompt and the item ids a relation from it may cite."""
+class EpisodePrompt:
+    """One episode's prompt and the item ids a relation from it may cite."""
 
     patient_id: str
-    encounter_id: str
+    encounter_id: str | None
+    """The encounter of the episode; None for a day outside encounters."""
+    episode: str
+    """The episode's key (``episode_key``): the encounter id or ``day:YYYY-MM-DD``."""
     text: str
     item_ids: frozenset[str]
-    """The ids of this encounter's items: evidence for any predicate."""
+    """The ids of this episode's items: evidence for any predicate."""
     earlier_ids: frozenset[str]
     """The ids of the earlier conditions shown: extra evidence for ``leads_to`` only."""
 
@@ -110,31 +115,42 @@ def build_prompts(
     *,
     max_note_chars: int = MAX_NOTE_CHARS,
     max_earlier: int = MAX_EARLIER,
-) -> list[EncounterPrompt]:
-    """One prompt per encounter that has items; empty encounters have nothing to cite."""
+) -> list[EpisodePrompt]:
+    """One prompt per episode that has items (empty encounters have nothing to cite)."""
+    return prompts_of(trajectory, episodes(trajectory), max_note_chars, max_earlier)
+
+
+def prompts_of(
+    trajectory: Trajectory,
+    timeline: list[Episode],
+    max_note_chars: int = MAX_NOTE_CHARS,
+    max_earlier: int = MAX_EARLIER,
+) -> list[EpisodePrompt]:
+    """``build_prompts`` over episodes already cut (``episodes(trajectory)``)."""
     template = Template(load_template(RELATIONS_TEMPLATE))
     patient = trajectory.patient
     patient_line = f"age band {patient.age_band or 'unknown'}, sex {patient.sex}"
     prompts = []
-    for index, encounter in enumerate(trajectory.encounters):
-        item_ids = frozenset(item.item_id for item in encounter.items())
+    for index, episode in enumerate(timeline):
+        item_ids = frozenset(item.item_id for item in episode.items())
         if not item_ids:
             continue
-        earlier = _earlier_conditions(trajectory.encounters[:index], max_earlier)
+        earlier = _earlier_conditions(timeline[:index], max_earlier)
         text = template.substitute(
             patient=patient_line,
-            encounter=_encounter_line(encounter),
-            conditions=_lines(encounter.conditions),
-            drugs=_lines(encounter.drug_exposures),
-            measurements=_lines(encounter.measurements),
-            procedures=_lines(encounter.procedures),
-            notes=_notes(encounter.notes, max_note_chars),
+            episode=_episode_line(episode),
+            conditions=_lines(episode.conditions),
+            drugs=_lines(episode.drug_exposures),
+            measurements=_lines(episode.measurements),
+            procedures=_lines(episode.procedures),
+            notes=_notes(episode.notes, max_note_chars),
             earlier=_lines(earlier),
         )
         prompts.append(
-            EncounterPrompt(
+            EpisodePrompt(
                 patient_id=patient.patient_id,
-                encounter_id=encounter.encounter_id,
+                encounter_id=episode.encounter_id,
+                episode=episode.key,
                 text=text,
                 item_ids=item_ids,
                 earlier_ids=frozenset(c.item_id for c in earlier) - item_ids,
@@ -156,11 +172,14 @@ def _when(value: date | datetime | None) -> str:
     return value.isoformat() if value is not None else "?"
 
 
-def _encounter_line(encounter: Encounter) -> str:
+def _episode_line(episode: Episode) -> str:
+    encounter = episode.encounter
+    if encounter is None:
+        return f"no encounter; items recorded on {episode.when.date().isoformat()}"
     span = _when(encounter.start)
     if encounter.end is not None:
         span += f" to {_when(encounter.end)}"
-    return f"{encounter.kind}, {span}"
+    return f"{encounter.kind} encounter, {span}"
 
 
 def _number(value: float) -> str:
@@ -225,12 +244,12 @@ def _notes(notes: list[Note], max_chars: int) -> str:
     return "\n\n".join(blocks)
 
 
-def _earlier_conditions(encounters: list[Encounter], limit: int) -> list[Condition]:
-    """Earlier encounters' conditions, latest encounter first, one per code (its latest)."""
+def _earlier_conditions(earlier: list[Episode], limit: int) -> list[Condition]:
+    """Earlier episodes' conditions, latest episode first, one per code (its latest)."""
     seen: set[tuple[str, str]] = set()
     latest: list[Condition] = []
-    for encounter in reversed(encounters):
-        for condition in encounter.conditions:
+    for episode in reversed(earlier):
+        for condition in episode.conditions:
             key = (condition.code_system, condition.code)
             if key not in seen:
                 seen.add(key)

@@ -1,8 +1,9 @@
 """The template extractor: candidate relations from a trajectory's structure alone.
 
 Deterministic and deliberately noisy (co-occurrence is not causation): it proposes what an
-LLM might, so the verifier has something to filter. Rules, per episode (an encounter; items
-recorded outside any encounter are grouped by calendar day):
+LLM might, so the verifier has something to filter. Rules, per episode
+(``kgverify.ehr.episodes``: an encounter, or one day of the items recorded outside
+encounters; the LLM extractor prompts per the same episodes):
 
 - ``treats``: a drug started in an episode where a condition was recorded.
 - ``indicates``: an abnormal measurement (flag low / high / abnormal) in an episode, or the
@@ -14,75 +15,17 @@ recorded outside any encounter are grouped by calendar day):
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
-from datetime import date, datetime
 from typing import TypeVar
 
 from kgverify.__about__ import __version__
-from kgverify.ehr.model import (
-    CodedItem,
-    Condition,
-    DrugExposure,
-    Measurement,
-    Trajectory,
-    sort_key,
-)
+from kgverify.ehr.episodes import Episode, episodes
+from kgverify.ehr.model import CodedItem, Measurement, Trajectory
 from kgverify.extract.relation import CandidateRelation, ExtractorInfo, Mention, Predicate
 
 _Item = TypeVar("_Item", bound=CodedItem)
 EXTRACTOR = ExtractorInfo(name="template", version=__version__)
 CONFIDENCE = {Predicate.TREATS: 0.5, Predicate.INDICATES: 0.4, Predicate.LEADS_TO: 0.3}
-
-
-@dataclass
-class Episode:
-    """Items that were recorded together: one encounter, or one day outside encounters."""
-
-    encounter_id: str | None
-    when: datetime
-    conditions: list[Condition] = field(default_factory=list)
-    drugs: list[DrugExposure] = field(default_factory=list)
-    abnormal: list[Measurement] = field(default_factory=list)
-
-
-def episodes(trajectory: Trajectory) -> list[Episode]:
-    """The trajectory's episodes in time order."""
-    found: list[Episode] = []
-    for encounter in trajectory.encounters:
-        episode = Episode(encounter.encounter_id, sort_key(encounter.start))
-        _fill(episode, encounter.conditions, encounter.drug_exposures, encounter.measurements)
-        found.append(episode)
-    outside = trajectory.items_outside_encounters
-    by_day: dict[date, Episode] = {}
-    for item in [*outside.conditions, *outside.drug_exposures, *outside.measurements]:
-        if item.start is None:
-            continue
-        day = sort_key(item.start).date()
-        episode = by_day.setdefault(day, Episode(None, datetime.combine(day, datetime.min.time())))
-        _fill(episode, *_split([item]))
-    found.extend(by_day.values())
-    return sorted(found, key=lambda e: (e.when, e.encounter_id or ""))
-
-
-def _split(
-    items: list[CodedItem],
-) -> tuple[list[Condition], list[DrugExposure], list[Measurement]]:
-    return (
-        [i for i in items if isinstance(i, Condition)],
-        [i for i in items if isinstance(i, DrugExposure)],
-        [i for i in items if isinstance(i, Measurement)],
-    )
-
-
-def _fill(
-    episode: Episode,
-    conditions: Iterable[Condition],
-    drugs: Iterable[DrugExposure],
-    measurements: Iterable[Measurement],
-) -> None:
-    episode.conditions.extend(conditions)
-    episode.drugs.extend(drugs)
-    episode.abnormal.extend(m for m in measurements if m.flag in ("low", "high", "abnormal"))
+ABNORMAL = ("low", "high", "abnormal")
 
 
 def mention(item: CodedItem) -> Mention:
@@ -96,6 +39,8 @@ class TemplateExtractor:
 
     def __init__(self, *, horizon: int = 2) -> None:
         self.horizon = horizon
+        self.patients = 0  # trajectories read so far
+        self.episodes = 0  # their episodes
 
     def extract(self, trajectories: Iterable[Trajectory]) -> Iterator[CandidateRelation]:
         for trajectory in trajectories:
@@ -105,14 +50,16 @@ class TemplateExtractor:
         patient = trajectory.patient.patient_id
         seen: set[str] = set()
         timeline = episodes(trajectory)
+        self.patients += 1
+        self.episodes += len(timeline)
+        abnormal = [_abnormal(e.measurements) for e in timeline]
         for index, episode in enumerate(timeline):
-            previous = timeline[index - 1] if index else None
             for condition in _distinct(episode.conditions):
-                for drug in _distinct(episode.drugs):
+                for drug in _distinct(episode.drug_exposures):
                     yield from _once(
                         seen, self._relation(patient, episode, drug, Predicate.TREATS, condition)
                     )
-                labs = episode.abnormal + (previous.abnormal if previous else [])
+                labs = abnormal[index] + (abnormal[index - 1] if index else [])
                 for lab in _distinct(labs):
                     yield from _once(
                         seen, self._relation(patient, episode, lab, Predicate.INDICATES, condition)
@@ -147,6 +94,10 @@ class TemplateExtractor:
             extractor=EXTRACTOR,
             confidence=CONFIDENCE[predicate],
         )
+
+
+def _abnormal(measurements: list[Measurement]) -> list[Measurement]:
+    return [m for m in measurements if m.flag in ABNORMAL]
 
 
 def _key(item: CodedItem) -> tuple[str, str]:

@@ -55,6 +55,56 @@ CONTRADICT: dict[Predicate, tuple[EdgeSpec, ...]] = {
     Predicate.LEADS_TO: (EdgeSpec(RelType.DUE_TO, True, 1.0),),
 }
 
+# Which relationship types the verification statements walk. A concept also carries the
+# graph's patient facts (CODED_AS) and provenance (SUBJECT, OBJECT, EVIDENCE, ANSWER, ...),
+# many per concept once patients are ingested and verified, so a pattern that names no type
+# reads them all and the cost of a relation grows with the graph's patients and assertions.
+# Cypher cannot take a type list as a parameter in a pattern, so every statement writes its
+# types out (`-[r:MAY_TREAT|CONTRAINDICATED_FOR|...]-`). They are written in the .cypher
+# files rather than generated into them at load time so that each file stays the statement
+# that runs: readable, runnable as it is in Neo4j Browser, and hashed as it is into the rule
+# version. tests/unit/test_verify_rules.py checks every list against the sets below, and
+# that every RelType is in exactly one of them, so a new type or a new edge-table row cannot
+# be silently left out of a walk; tests/e2e/test_verify_plans.py checks that the planner
+# expands no untyped relationship in any verification or derivation statement.
+
+SUPPORT_TYPES: frozenset[RelType] = frozenset(e.type for t in SUPPORT.values() for e in t)
+"""The types a support edge can have: enrichment's distractor walk (verify/enrich)."""
+
+EVIDENCE_TYPES: frozenset[RelType] = SUPPORT_TYPES | frozenset(
+    e.type for t in CONTRADICT.values() for e in t
+)
+"""The types an evidence edge can have: the `-[r:...]-` pattern of every rule."""
+
+NORMALIZATION_TYPES: frozenset[RelType] = frozenset(
+    {
+        RelType.TRADENAME_OF,
+        RelType.CONSISTS_OF,
+        RelType.HAS_INGREDIENT,
+        RelType.HAS_PRECISE_INGREDIENT,
+        RelType.FORM_OF,
+    }
+)
+"""The drug normalization steps of the `ingredient` rule (and of enrichment's drug classes
+and re-verification's subject reach, which must walk the same steps)."""
+
+CLIMB_TYPES: frozenset[RelType] = frozenset({RelType.IS_A, RelType.MAPS_TO})
+"""The is-a climb and the one-step crossing between vocabularies, in every rule."""
+
+UNREAD_TYPES: frozenset[RelType] = frozenset(
+    {
+        RelType.BROADER,
+        RelType.HAS_DOSE_FORM,
+        RelType.MAY_PREVENT,
+        RelType.FINDING_SITE,
+        RelType.ASSOCIATED_MORPHOLOGY,
+        RelType.CAUSATIVE_AGENT,
+        RelType.RELATED_TO,
+    }
+)
+"""Types no verification statement reads. A type added to RelType belongs to one of these
+five sets; the unit test fails until it is placed."""
+
 
 @dataclass(frozen=True)
 class Rule:

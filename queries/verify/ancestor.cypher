@@ -4,7 +4,8 @@
 // the other way, and nothing about every disorder above it; so only the object side climbs,
 // the score falls by $decay per step, and no concept on the climb may be a hub ($hubs:
 // "Disease", "Clinical finding", ... and their CUIs). Each side may cross one MAPS_TO step
-// at either end of the climb. Read-only; edge types only from $specs (see direct.cypher).
+// at either end of the climb. Read-only; edge types only from $specs, the evidence edge's
+// pattern typed with every type the edge tables can use (see direct.cypher).
 // Serves every predicate (treats, contraindicated_for, indicates, leads_to) through its edge
 // table in $specs: docs/verification.md lists which edges count for and against each.
 // @param rows: list of {rid, subject, object, predicate}
@@ -28,7 +29,7 @@ CALL (row) {
   MATCH ps = (:Concept {id: row.subject})-[:MAPS_TO*0..1]-(s:Concept)
   WHERE s.owner IS NOT NULL
   UNWIND $specs[row.predicate] AS spec
-  MATCH (s)-[r]-(t)
+  MATCH (s)-[r:MAY_TREAT|CONTRAINDICATED_FOR|DUE_TO|HAS_MANIFESTATION|ASSOCIATED_WITH]-(t)
   WHERE type(r) = spec.type AND coalesce(r.active, true)
     AND (spec.forward IS NULL OR (startNode(r) = s) = spec.forward)
   WITH ps, po, pa, pm, r, spec.weight * $decay ^ length(pa) AS score, spec.stance AS stance

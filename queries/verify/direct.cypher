@@ -5,7 +5,12 @@
 // loaded vocabulary owns: stub codes carry no edges). The two concepts are the relation's
 // own, so no hub check applies here.
 // Read-only. Edge types arrive as values in $specs and are compared with type(r); they come
-// from kgverify/verify/rules.py (RelType members), never from input.
+// from kgverify/verify/rules.py (RelType members), never from input. The evidence edge's
+// pattern also names every type the edge tables can use (rules.EVIDENCE_TYPES; a pattern
+// cannot take a type list as a parameter), so the planner expands only vocabulary edges and
+// never reads a concept's patient-fact (CODED_AS) or provenance edges: the cost of a
+// relation does not grow with the patients and assertions in the graph.
+// tests/unit/test_verify_rules.py checks the list against the tables.
 // Serves every predicate (treats, contraindicated_for, indicates, leads_to) through its edge
 // table in $specs: docs/verification.md lists which edges count for and against each.
 // @param rows: list of {rid, subject, object, predicate}: one relation's linked concept ids
@@ -19,7 +24,7 @@ CALL (row) {
   MATCH po = (:Concept {id: row.object})-[:MAPS_TO*0..1]-(o:Concept)
   WHERE o.owner IS NOT NULL
   UNWIND $specs[row.predicate] AS spec
-  MATCH (s)-[r]-(o)
+  MATCH (s)-[r:MAY_TREAT|CONTRAINDICATED_FOR|DUE_TO|HAS_MANIFESTATION|ASSOCIATED_WITH]-(o)
   WHERE type(r) = spec.type AND coalesce(r.active, true)
     AND (spec.forward IS NULL OR (startNode(r) = s) = spec.forward)
   WITH ps, po, r, spec.weight AS score, spec.stance AS stance

@@ -3,7 +3,8 @@
 // states for metformin: the subject follows up to 3 RxNorm steps (TRADENAME_OF,
 // CONSISTS_OF, HAS_INGREDIENT, HAS_PRECISE_INGREDIENT, FORM_OF; fixed here, not input) to an
 // ingredient, which may cross one MAPS_TO step to its CUI; the object may then be matched
-// directly or through non-hub is-a ancestors as in ancestor.cypher. Read-only.
+// directly or through non-hub is-a ancestors as in ancestor.cypher. Read-only; the
+// evidence edge's pattern typed with every type the edge tables can use (see direct.cypher).
 // Serves the drug predicates (treats, contraindicated_for; kgverify/verify/rules.py sends
 // only those rows) through their edge tables in $specs (docs/verification.md).
 // @param rows: list of {rid, subject, object, predicate}
@@ -29,7 +30,7 @@ CALL (row) {
   MATCH pm = (a)-[:MAPS_TO*0..1]-(t:Concept)
   WHERE t.owner IS NOT NULL AND (length(pa) = 0 OR $hubs[t.id] IS NULL)
   UNWIND $specs[row.predicate] AS spec
-  MATCH (s)-[r]-(t)
+  MATCH (s)-[r:MAY_TREAT|CONTRAINDICATED_FOR|DUE_TO|HAS_MANIFESTATION|ASSOCIATED_WITH]-(t)
   WHERE type(r) = spec.type AND coalesce(r.active, true)
     AND (spec.forward IS NULL OR (startNode(r) = s) = spec.forward)
   WITH ps, po, pa, pm, r, spec.weight * $decay ^ (length(pa) + 1) AS score, spec.stance AS stance

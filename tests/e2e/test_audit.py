@@ -269,6 +269,9 @@ def test_notebook_executes_against_the_sample_run(
     monkeypatch.setenv("KGVERIFY_CACHE_DIR", str(run.settings.cache_dir))
     nb = nbformat.read(path, as_version=4)
     assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code")  # committed clean
+    probing = path.name == "hallucination_filters.ipynb"
+    if probing:  # read what the cells left in the kernel, after the notebook's last cell
+        nb.cells.append(nbformat.v4.new_code_cell(PROBE))
     NotebookClient(
         nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": tmp_path}}
     ).execute()
@@ -276,6 +279,183 @@ def test_notebook_executes_against_the_sample_run(
     assert not [o for o in outputs if o.output_type == "error"]
     images = [o for o in outputs if "image/png" in o.get("data", {})]
     assert len(images) >= 4  # verdict shares, rule hits, evidence subgraph, policy sweep
+    if probing:
+        # + score and confidence per verdict, precision per policy
+        assert len(images) >= 6
+        text = "".join(o.get("text", "") for o in nb.cells[-1].outputs)
+        check_quality_cells(run, json.loads(text.split(PROBE_MARK, 1)[1]))
+
+
+# Appended to the hallucination-filter notebook by the test: what its cells computed.
+PROBE_MARK = "NOTEBOOK-PROBE "
+PROBE = f"""
+import json
+print({PROBE_MARK!r} + json.dumps({{
+    "item_id": item_id,
+    "title": subgraph.get_title(),
+    "texts": [t.get_text() for t in subgraph.texts],
+    "overlaps": label_overlaps(subgraph),
+    "distributions": [[a.get_title(), a.get_xlabel(), a.get_ylabel()] for a in dist_axes],
+    "precision_plot": [precision_ax.get_title(), precision_ax.get_ylabel()],
+    "policies": [[sorted(v.value for v in p.accept), p.min_score, p.min_confidence]
+                 for p in policies],
+    "steps": steps,
+    "filled": filled,
+    "imported": imported.model_dump(mode="json"),
+    "precision": precision,
+    "missed": missed,
+    "withdrawn": withdrawn.model_dump(mode="json"),
+}}, default=str))
+"""
+
+
+def check_quality_cells(r: Run, probe: dict[str, Any]) -> None:
+    """The quality cells of the hallucination-filter notebook, recomputed from the verdict
+    files and the dataset (never through the audit code) and the sheet its demonstration
+    review filled."""
+    from kgverify.audit import evidence_graph
+    from kgverify.verify.verifier import FilterPolicy
+
+    by_id = {v.assertion_id: v for v in r.verdicts.values()}
+    items = {i.item_id: i for i in r.items}
+    policies = [
+        FilterPolicy(
+            accept=frozenset(VerdictKind(a) for a in accept), min_score=s, min_confidence=c
+        )
+        for accept, s, c in probe["policies"]
+    ]
+
+    def passes(assertion: str, p: FilterPolicy) -> bool:
+        v = by_id[assertion]
+        return p.passes(v.verdict, v.score, v.relation.confidence)
+
+    # The evidence subgraph: titled with the item, concept labels with vocabulary prefixes,
+    # no label over another.
+    item_id = probe["item_id"]
+    assert item_id in items
+    assert item_id in probe["title"] and probe["title"].startswith("Evidence subgraph")
+    assert probe["overlaps"] == []
+    g = evidence_graph(lineage(item_id, settings=r.settings, graph=r.graph))
+    concepts = [
+        n for n, d in g.nodes(data=True) if d["kind"] in ("concept", "answer", "distractor")
+    ]
+    assert concepts and all(re.fullmatch(r"[A-Z][A-Z0-9_-]*:\S+", c) for c in concepts)
+    for c in concepts:
+        name = g.nodes[c]["label"]
+        first = (name.split() or [""])[0][:12]
+        assert any(t.endswith(c) and first in t for t in probe["texts"]), c
+    # Score and confidence per verdict, precision per policy: titled and labelled.
+    assert [d[0] for d in probe["distributions"]] == ["Score per verdict", "Confidence per verdict"]
+    assert all(d[1] for d in probe["distributions"]) and probe["distributions"][0][2]
+    assert "Precision" in probe["precision_plot"][0] and probe["precision_plot"][1]
+
+    # What each policy step removes, against the verdict files.
+    before: FilterPolicy | None = None
+    assert len(probe["steps"]) == len(policies)
+    for step, p in zip(probe["steps"], policies, strict=True):
+        was = {a for a in by_id if before is None or passes(a, before)}
+        now = {a for a in by_id if passes(a, p)}
+        assert (step["removed"], step["added"]) == (len(was - now), len(now - was))
+        assert len(step["removed_examples"]) == min(3, len(was - now))
+        for ex in step["removed_examples"]:
+            v = by_id[ex["assertion"]]
+            assert ex["assertion"] in was - now
+            assert (ex["verdict"], ex["score"], ex["confidence"]) == (
+                v.verdict.value,
+                v.score,
+                v.relation.confidence,
+            )
+            assert ex["subject"] and ex["object"]
+        before = p
+    assert probe["steps"][0]["removed"] > 0
+
+    # The demonstration review: labels as the sheet was filled (a relation judged false in
+    # any row is false), item decisions per row.
+    filled = probe["filled"]
+    assert filled and probe["imported"]["imported"] == len(filled)
+    labels: dict[str, bool] = {}
+    decisions: dict[str, str] = {}
+    for row in filled:
+        decisions[row["item_id"]] = row["decision"]
+        for part in row["relation_decisions"].split(";"):
+            assertion, value = part.split("=")
+            assert assertion in items[row["item_id"]].basis
+            labels[assertion] = labels.get(assertion, True) and value == "true"
+    assert set(decisions.values()) == {"accept", "reject"} and False in labels.values()
+    some = False
+    for row, p in zip(probe["precision"], policies, strict=True):
+        kept = [a for a in labels if passes(a, p)]
+        true = sum(labels[a] for a in kept)
+        assert row["kept"] == sum(passes(a, p) for a in by_id)
+        assert (row["reviewed"], row["true"], row["false"]) == (len(kept), true, len(kept) - true)
+        if kept:
+            some = True
+            assert row["precision"] == round(true / len(kept), 4)
+            assert 0 <= row["low"] <= row["precision"] <= row["high"] <= 1
+        else:
+            assert row["precision"] is None and row["low"] is None
+        rejected = [a for a in labels if not passes(a, p)]
+        assert row["rejected_reviewed"] == len(rejected)
+        assert row["rejected_true"] == sum(labels[a] for a in rejected)
+        kept_items = [i for i in decisions if all(passes(a, p) for a in items[i].basis)]
+        accepted = sum(decisions[i] == "accept" for i in kept_items)
+        assert (row["items_reviewed"], row["items_accepted"]) == (len(kept_items), accepted)
+        if kept_items:
+            assert row["item_precision"] == round(accepted / len(kept_items), 4)
+            assert 0 <= row["item_low"] <= row["item_precision"] <= row["item_high"] <= 1
+        else:
+            assert row["item_precision"] is None
+    assert some
+    # Rejected by a policy, reviewed true.
+    missed = {a for a, ok in labels.items() if ok and any(not passes(a, p) for p in policies)}
+    assert missed and {m["assertion"] for m in probe["missed"]} == missed
+    for m in probe["missed"]:
+        assert m["label"] is True and m["rejected_by"]
+        assert len(m["rejected_by"]) == sum(not passes(m["assertion"], p) for p in policies)
+
+    # Withdrawn at the end: no label, flag or reviewed item is left in the graph.
+    assert probe["withdrawn"]["retracted"] == sum(probe["imported"]["reviews"].values())
+    assert all(row["label"] is None for row in ask(r, "relation_scores"))
+    assert ask(r, "reviewed_items") == []
+    assert all(row["reviewed"] == 0 for row in ask(r, "review_coverage"))
+    assert not [f for f in ask(r, "flagged_items") if "review:" in json.dumps(f)]
+
+
+def test_relation_scores_reconcile_and_evidence_pictures_keep_labels_apart(run: Run) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from kgverify.audit import evidence_graph
+    from kgverify.audit.plots import draw_evidence_graph, label_overlaps
+
+    rows = {row["assertion"]: row for row in ask(run, "relation_scores")}
+    by_id = {v.assertion_id: v for v in run.verdicts.values()}
+    assert rows.keys() == by_id.keys()
+    for a, v in by_id.items():
+        row = rows[a]
+        assert (row["verdict"], row["score"], row["confidence"], row["passed"]) == (
+            v.verdict.value,
+            v.score,
+            v.relation.confidence,
+            v.passed,
+        )
+        assert row["label"] is None and row["reviews"] == 0
+    resting = Counter(b for i in run.items for b in i.basis)
+    assert {a: row["items"] for a, row in rows.items() if row["items"]} == dict(resting)
+    # The largest evidence subgraphs: titled with the item, no label over another.
+    biggest = sorted(run.items, key=lambda i: (-len(i.basis), i.item_id))[:6]
+    for item in biggest:
+        g = evidence_graph(lineage(item.item_id, settings=run.settings, graph=run.graph))
+        ax = draw_evidence_graph(g)
+        try:
+            assert item.item_id in ax.get_title()
+            assert label_overlaps(ax) == [], item.item_id
+            texts = [t.get_text() for t in ax.texts]
+            assert all(any(t.endswith(n) for t in texts) for n in g if ":" in n)
+        finally:
+            plt.close("all")
 
 
 # -- issue 17: lineage an auditor can read, provenance naming sources, errors that never lie --
@@ -317,7 +497,10 @@ def test_item_lineage_prints_names_question_answer_and_readable_paths(
     run: Run, cli_env: Settings
 ) -> None:
     item = treats_item(run)
-    result = CliRunner().invoke(cli, ["audit", "item_lineage", "-p", f"item={item.item_id}"])
+    # wide enough that no line wraps: the checks below look for whole lines
+    result = CliRunner().invoke(
+        cli, ["audit", "item_lineage", "-p", f"item={item.item_id}"], env={"COLUMNS": "400"}
+    )
     assert result.exit_code == 0, result.output
     text = result.output
     assert "0 rows" not in text and '{"rule"' not in text  # no raw EvidencePath JSON

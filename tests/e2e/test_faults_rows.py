@@ -124,7 +124,7 @@ def test_a_refused_assertion_costs_only_its_row(
         rel("lisinopril", "treats", "essential hypertension", "refuse-3"),
     ]
     refused: list[tuple[Verdict, str]] = []
-    with open_verifier(sample_settings, sample_graph) as verifier:
+    with open_verifier(sample_settings, sample_graph, write=True) as verifier:
         verifier.on_refused = lambda verdict, reason: refused.append((verdict, reason))
         verdicts = verifier.verify(batch)
     assert len(verdicts) == 3

@@ -42,7 +42,7 @@ def test_wheel_contents(wheel: Path) -> None:
         "kgverify/sample/snomed/SnomedCT_InternationalRF2_PRODUCTION_20250101T120000Z/Snapshot/"
         "Terminology/sct2_Concept_Snapshot_INT_20250101.txt",
         "kgverify/server/neo4j-local/pom.xml",
-        "kgverify/extract/prompts/relations_v1.txt",
+        "kgverify/extract/prompts/relations_v2.txt",
         "kgverify/extract/prompts/repair_v1.txt",
         "kgverify/sample/omop/eunomia_sample/person.csv",
         "kgverify/server/neo4j-local/LICENSE",

@@ -252,7 +252,7 @@ def test_prompt_lines_carry_item_ids_and_values() -> None:
     assert e1.item_ids == {"cond-t2dm", "drug-metformin", "lab-hba1c", "note-1"}
     text = e1.text
     assert "Patient: age band 60-69, sex F" in text
-    assert "Encounter: outpatient, 2019-01-10" in text
+    assert "Episode: outpatient encounter, 2019-01-10" in text
     assert "- [cond-t2dm] Type 2 diabetes mellitus (SNOMEDCT 44054006): on 2019-01-10" in text
     assert (
         "- [drug-metformin] metformin 500 MG Oral Tablet (RXNORM 860975): dose 500 mg, "
@@ -270,7 +270,7 @@ def test_prompt_lines_carry_item_ids_and_values() -> None:
         "- [cond-t2dm] Type 2 diabetes mellitus (SNOMEDCT 44054006): on 2019-01-10\n"
     )
     assert e2.earlier_ids == {"cond-t2dm"}
-    assert "Encounter: inpatient, 2021-03-02 to 2021-03-06" in e2.text
+    assert "Episode: inpatient encounter, 2021-03-02 to 2021-03-06" in e2.text
 
 
 def test_long_notes_are_cut_and_earlier_conditions_listed_once_per_code() -> None:
@@ -375,7 +375,7 @@ def test_valid_answers_become_relations_with_evidence() -> None:
         "model": "m1",
     }
     counts = extractor.counts
-    assert (counts.encounters, counts.skipped_empty, counts.prompts) == (3, 1, 2)
+    assert (counts.episodes, counts.skipped_empty, counts.prompts) == (3, 1, 2)
     assert (counts.answered, counts.first_attempt_ok, counts.relations) == (2, 2, 4)
     assert (counts.requests, counts.model_calls, counts.cached, counts.repairs) == (2, 2, 0, 0)
 
@@ -446,12 +446,12 @@ def test_bad_relations_are_rejected_one_by_one_and_the_others_kept() -> None:
             "unknown_predicate: relation 1: 'causes' is not one of "
             "indicates, treats, leads_to, contraindicated_for",
         ),
-        ("e1", "evidence_not_in_encounter: relation 2: 'lab-egfr' not items of this encounter"),
+        ("e1", "evidence_not_in_encounter: relation 2: 'lab-egfr' not items of this episode"),
         ("e1", "indicates"),
         ("e1", f"duplicate_relation: relation 4: repeats relation {first_id}"),
         ("e2", "leads_to"),
         # Earlier conditions are evidence for leads_to only.
-        ("e2", "evidence_not_in_encounter: relation 1: 'cond-t2dm' not items of this encounter"),
+        ("e2", "evidence_not_in_encounter: relation 1: 'cond-t2dm' not items of this episode"),
         ("e2", "invalid_relation: relation 2: confidence: Input should be less than or equal to 1"),
     ]
     rejected = failures_of(results)
@@ -471,9 +471,7 @@ def test_leads_to_needs_evidence_from_its_own_encounter() -> None:
     only_earlier = answer(relation("T2DM", "leads_to", "CKD", ["cond-t2dm"]))
     backend = ScriptedBackend(by_encounter(answer(), only_earlier))
     [failure] = failures_of(run(LLMExtractor(backend, cache=None)))
-    assert (
-        failure.reason == "evidence_not_in_encounter: relation 0: no evidence from this encounter"
-    )
+    assert failure.reason == "evidence_not_in_encounter: relation 0: no evidence from this episode"
 
 
 def test_relations_of_another_patient_keep_their_own_ids() -> None:

@@ -17,19 +17,21 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from datetime import date
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, cast
 
 import pytest
 
+from kgverify.ehr.model import ItemLists
 from kgverify.errors import ConfigError
 from kgverify.extract.backends import CompletionError, OpenAIBackend
 from kgverify.extract.cache import ResponseCache
 from kgverify.extract.llm import LLMExtractor, LLMRequestError, LLMUnavailableError
 from kgverify.extract.prompting import response_schema
 from kgverify.extract.relation import CandidateRelation, ExtractionFailure
-from tests.unit.test_extract_llm import FIXTURES, sample_trajectory
+from tests.unit.test_extract_llm import FIXTURES, relation, sample_trajectory
 
 Result = CandidateRelation | ExtractionFailure
 
@@ -257,3 +259,65 @@ def test_bad_backend_settings() -> None:
         OpenAIBackend("file:///etc/passwd", "m")
     with pytest.raises(ConfigError, match="concurrency"):
         OpenAIBackend("http://127.0.0.1:1/v1", "m", concurrency=0)
+
+
+def chat_completion(content: str) -> dict[str, Any]:
+    return {
+        "object": "chat.completion",
+        "model": "m",
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "stop",
+                "message": {"role": "assistant", "content": content},
+            }
+        ],
+    }
+
+
+def test_items_outside_encounters_reach_prompts_by_day(server: FixtureServer) -> None:
+    """Facts recorded outside any encounter (most of an OMOP export's) are sent, one prompt
+    per day, the same episodes the template extractor reads; undated ones are counted."""
+    base = sample_trajectory()
+    e1, e2, _ = base.encounters
+    day = e1.conditions[0].model_copy(
+        update={"item_id": "out-cond", "start": date(2020, 6, 1), "display": "Gout"}
+    )
+    drug = e1.drug_exposures[0].model_copy(
+        update={"item_id": "out-drug", "start": date(2020, 6, 1), "end": None}
+    )
+    undated = e2.procedures[0].model_copy(update={"item_id": "out-undated", "start": None})
+    outside = ItemLists(conditions=[day], drug_exposures=[drug], procedures=[undated])
+    trajectory = base.model_copy(update={"items_outside_encounters": outside})
+    server.exchanges = [
+        {
+            "match": ["Episode: no encounter; items recorded on 2020-06-01", "[out-cond]"],
+            "response": chat_completion(
+                json.dumps(
+                    {
+                        "relations": [
+                            relation("metformin", "treats", "Gout", ["out-drug", "out-cond"])
+                        ]
+                    }
+                )
+            ),
+        },
+        {"match": [], "response": chat_completion('{"relations": []}')},
+    ]
+    extractor = LLMExtractor(OpenAIBackend(server.url, "m"), cache=None)
+    results = list(extractor.extract([trajectory]))
+    counts = extractor.counts
+    assert counts.reconciles, counts
+    assert (counts.episodes, counts.prompts, counts.undated) == (4, 3, 1)
+    day_prompts = [p for p in server.prompts() if "no encounter" in p]
+    assert len(day_prompts) == 1 and "[out-drug]" in day_prompts[0]
+    assert "[out-undated]" not in "".join(server.prompts())
+    # Time order: the 2020 day comes between e1 (2019) and e2 (2021), so e2's prompt lists
+    # the day's condition among the earlier ones and e1's does not. (Prompts are sent
+    # concurrently: the order they reach the server in says nothing.)
+    earlier = [
+        p.split("Earlier conditions")[1] for p in server.prompts() if "no encounter" not in p
+    ]
+    assert sum("[out-cond] Gout" in e for e in earlier) == 1, earlier
+    (found,) = [r for r in results if isinstance(r, CandidateRelation)]
+    assert found.encounter_id is None and found.evidence == ["out-drug", "out-cond"]

@@ -3,14 +3,25 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import pytest
 
 from kgverify.extract.relation import Predicate
 from kgverify.graph.model import RelType
-from kgverify.graph.queries import get_query
+from kgverify.graph.queries import get_query, list_queries
 from kgverify.verify.model import VerdictKind
-from kgverify.verify.rules import CONTRADICT, RULES, SUPPORT, Rule
+from kgverify.verify.rules import (
+    CLIMB_TYPES,
+    CONTRADICT,
+    EVIDENCE_TYPES,
+    NORMALIZATION_TYPES,
+    RULES,
+    SUPPORT,
+    SUPPORT_TYPES,
+    UNREAD_TYPES,
+    Rule,
+)
 from kgverify.verify.verifier import FilterPolicy, lay_synonyms
 
 
@@ -61,3 +72,94 @@ def test_lay_synonyms_are_short_plain_and_not_the_preferred_name() -> None:
         ["Myocardial infarction (disorder)", "Heart attack", "cardiac infarction"],
     ]
     assert lay_synonyms(names, "Myocardial infarction") == ["Heart attack", "cardiac infarction"]
+
+
+# -- the relationship types each statement walks (rules.py: why they are written out) -------
+
+_REL = re.compile(r"-\[([^\]]*)\]-")
+_REL_PARTS = re.compile(r"\s*(\w*)\s*(?::\s*([A-Z_|\s]+?))?\s*(\*[\d.\s]*)?\s*(\{.*\})?\s*", re.S)
+_BARE_REL = re.compile(r"\)\s*<?--\s*>?\s*\(")  # (a)--(b), (a)-->(b)
+
+
+def relationship_patterns(name: str) -> list[tuple[str, frozenset[str] | None]]:
+    """(variable, types or None when untyped) of every relationship pattern in a statement,
+    comments left out."""
+    text = re.sub(r"//[^\n]*", "", get_query(name).text)
+    found: list[tuple[str, frozenset[str] | None]] = []
+    for m in _REL.finditer(text):
+        parts = _REL_PARTS.fullmatch(m.group(1))
+        assert parts is not None, f"{name}: unparsed relationship pattern [{m.group(1)}]"
+        types = parts.group(2)
+        found.append(
+            (parts.group(1), frozenset(t.strip() for t in types.split("|")) if types else None)
+        )
+    found += [("", None) for _ in _BARE_REL.finditer(text)]
+    return found
+
+
+def types_of(name: str, variable: str) -> set[frozenset[str] | None]:
+    return {types for var, types in relationship_patterns(name) if var == variable}
+
+
+def values(types: frozenset[RelType]) -> frozenset[str]:
+    return frozenset(t.value for t in types)
+
+
+def test_every_relationship_type_is_placed_in_exactly_one_walk_set() -> None:
+    sets = (EVIDENCE_TYPES, NORMALIZATION_TYPES, CLIMB_TYPES, UNREAD_TYPES)
+    assert sum(len(s) for s in sets) == len(set().union(*sets)), "a type is in two sets"
+    assert set().union(*sets) == set(RelType), "a RelType is in no walk set"
+
+
+def test_each_rule_names_exactly_the_evidence_types_the_tables_can_use() -> None:
+    for rule in RULES:
+        assert types_of(rule.query, "r") == {values(EVIDENCE_TYPES)}, rule.name
+
+
+def test_enrichment_names_exactly_the_support_types() -> None:
+    assert types_of("verify/enrich", "r") == {values(SUPPORT_TYPES)}
+    assert types_of("verify/enrich", "r2") == {values(SUPPORT_TYPES)}
+
+
+def test_rules_walk_only_typed_vocabulary_relationships() -> None:
+    readable = values(EVIDENCE_TYPES | NORMALIZATION_TYPES | CLIMB_TYPES)
+    # Enrichment also reads the patient's own facts, starting from the patient.
+    own_facts = {"verify/enrich": frozenset({"HAS_FACT", "CODED_AS"})}
+    for name in [rule.query for rule in RULES] + ["verify/enrich", "verify/hub_concepts"]:
+        allowed = readable | own_facts.get(name, frozenset())
+        for var, types in relationship_patterns(name):
+            assert types is not None, f"{name}: untyped relationship pattern ({var})"
+            assert types <= allowed, f"{name}: {sorted(types - allowed)}"
+    # Normalization steps are one list wherever the subject is normalized.
+    for name in ("verify/ingredient", "verify/enrich"):
+        steps = {t for _, t in relationship_patterns(name) if t and t & values(NORMALIZATION_TYPES)}
+        assert steps == {values(NORMALIZATION_TYPES)}, name
+
+
+@pytest.mark.parametrize(
+    "name",
+    [n for n in list_queries() if n.startswith(("verify/", "derive/", "reverify/mark_reach"))],
+)
+def test_no_untyped_relationship_pattern(name: str) -> None:
+    untyped = [var for var, types in relationship_patterns(name) if types is None]
+    assert not untyped, f"{name}: untyped relationship patterns {untyped}"
+
+
+def test_reverification_reach_walks_cover_the_rules_walks() -> None:
+    # Re-verification walks the rules' subject and object walks backwards from a change
+    # (reverify/mark_reach_*); the evidence edge itself is covered by marking both ends of
+    # every changed edge (reverify/mark_changed_edges). A type a rule walks that the reach
+    # walks leave out would leave assertions unchecked after a release changes it.
+    vocabulary = values(frozenset(RelType))
+
+    def walked(name: str, skip: str = "") -> set[str]:
+        found = (t or frozenset() for v, t in relationship_patterns(name) if not skip or v != skip)
+        return set().union(*found) & vocabulary
+
+    subject = walked("reverify/mark_reach_subject")
+    obj = walked("reverify/mark_reach_object")
+    assert subject == values(NORMALIZATION_TYPES | {RelType.MAPS_TO})
+    assert obj == values(CLIMB_TYPES)
+    # Every type a rule walks besides its evidence edge is walked back by one of them.
+    for rule in RULES:
+        assert walked(rule.query, skip="r") <= subject | obj, rule.name

@@ -1,0 +1,116 @@
+"""The command line's output on the sample run: the main reports (load, link, verify,
+derive, audit) readable at 80 columns, `prov --json`, `graph reset --json`. The module's
+last test empties the graph."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from kgverify.api import graph_summary, sample_pipeline
+from kgverify.cli import (
+    cli,
+    print_derive_report,
+    print_link_report,
+    print_load_report,
+    print_verify_report,
+)
+from kgverify.config import Settings
+from kgverify.derive import read_items
+from kgverify.graph import Graph
+
+pytestmark = pytest.mark.neo4j
+
+WIDTH = {"COLUMNS": "80"}
+
+
+@pytest.fixture(scope="module")
+def run(graph: Graph, sample_settings: Settings) -> dict[str, Any]:
+    return sample_pipeline(graph, sample_settings)
+
+
+def _rendered(show: Callable[[], None]) -> list[str]:
+    @click.command()
+    def command() -> None:
+        show()
+
+    result = CliRunner().invoke(command, [], env=WIDTH)
+    assert result.exit_code == 0, result.output
+    return result.stdout.splitlines()
+
+
+def _fits(lines: list[str]) -> None:
+    assert lines
+    assert [line for line in lines if len(line) > 80] == []
+    assert not [line for line in lines if "…" in line], "\n".join(lines)
+
+
+def test_the_sample_runs_reports_fit_80_columns(run: dict[str, Any]) -> None:
+    shows: list[Callable[[], None]] = [
+        *(partial(print_load_report, report, False) for report in run["loads"]),
+        *(partial(print_link_report, report) for report in run["link"]),
+        partial(print_derive_report, run["derive"]["qa"]),
+    ]
+    for show in shows:
+        _fits(_rendered(show))
+    for report in run["verify"]:
+        lines = _rendered(partial(print_verify_report, report))
+        _fits(lines)
+        assert any("type_mismatch" in line for line in lines)  # a header, whole
+
+
+def test_audit_output_fits_80_columns(
+    run: dict[str, Any], sample_settings: Settings, cli_env: Settings
+) -> None:
+    env = {**WIDTH, "KGVERIFY_CACHE_DIR": str(sample_settings.cache_dir)}
+    items = list(read_items(Path(run["derive"]["qa"]["out"])))
+    item = max(items, key=lambda i: (len(i.basis), i.item_id)).item_id  # most assertions
+    for args in (
+        ["audit", "filter_rates"],
+        ["audit", "rejected_relations", "-p", "limit=5"],
+        ["audit", "item_lineage", "-p", f"item={item}"],
+        ["audit", "--list"],
+    ):
+        result = CliRunner().invoke(cli, args, env=env)
+        assert result.exit_code == 0, (args, result.output)
+        _fits(result.stdout.splitlines())
+
+
+def test_prov_json(run: dict[str, Any], cli_env: Settings, tmp_path: Path) -> None:
+    item = next(iter(read_items(Path(run["derive"]["qa"]["out"])))).item_id
+    printed = CliRunner().invoke(cli, ["prov", item, "--json"])
+    assert printed.exit_code == 0, printed.output
+    report = json.loads(printed.stdout)
+    assert report["item"] == item and report["format"] == "turtle" and report["out"] is None
+    assert "prov:" in report["document"] and report["bytes"] == len(report["document"].encode())
+    out = tmp_path / "item.jsonld"
+    written = CliRunner().invoke(
+        cli, ["prov", item, "--format", "json-ld", "-o", str(out), "--json"]
+    )
+    assert written.exit_code == 0, written.output
+    report = json.loads(written.stdout)
+    assert report["out"] == str(out) and "document" not in report
+    assert report["bytes"] == out.stat().st_size
+    json.loads(out.read_text())
+    missing = CliRunner().invoke(cli, ["prov", "0000", "--json"])
+    assert missing.exit_code == 2 and missing.stdout == ""
+    (line,) = missing.stderr.splitlines()
+    assert line.startswith("error: ")
+
+
+def test_graph_reset_json_last(run: dict[str, Any], graph: Graph, cli_env: Settings) -> None:
+    refused = CliRunner().invoke(cli, ["graph", "reset", "--json"])
+    assert refused.exit_code == 2 and refused.stdout == ""
+    assert refused.stderr.startswith("error: refusing to delete everything without --yes")
+    result = CliRunner().invoke(cli, ["graph", "reset", "--yes", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["emptied"] is True
+    summary = graph_summary(graph=graph)
+    assert summary["concepts"] == [] and summary["facts"] == []
