@@ -264,13 +264,20 @@ class _Prediction:
 
 
 def _kgverify_predict(
-    index: Any, texts: Sequence[str], batch: int, disabled: Sequence[str] = ()
+    index: Any,
+    texts: Sequence[str],
+    batch: int,
+    disabled: Sequence[str] = (),
+    alternatives: bool | None = None,
 ) -> tuple[list[_Prediction], Any]:
     from kgverify.config import Settings
     from kgverify.link.linker import Linker, LinkParams, MentionQuery
 
     params = LinkParams.from_settings(Settings())
-    linker = Linker(index, params.model_copy(update={"disabled": frozenset(disabled)}))
+    update: dict[str, Any] = {"disabled": frozenset(disabled)}
+    if alternatives is not None:
+        update["alternatives"] = alternatives
+    linker = Linker(index, params.model_copy(update=update))
     found: list[_Prediction] = []
     for start in range(0, len(texts), batch):
         links = linker.link([MentionQuery(t) for t in texts[start : start + batch]])
@@ -348,20 +355,22 @@ def _quality(spec: dict[str, Any]) -> dict[str, Any]:
     settings = _index_settings(spec["preset"])
     baseline = _rss_mb()
     started = time.perf_counter()
-    index = LinkerIndex(Path(spec["index"]), settings.ef_search, settings.threads)
+    # scispaCy's own scoring keeps its own HNSW search; kgverify's linker searches its way.
+    search = settings.search if spec["linker"] == "kgverify" else None
+    index = LinkerIndex(Path(spec["index"]), settings.ef_search, settings.threads, search=search)
     load_s = time.perf_counter() - started
     stage_counts: dict[str, int] | None = None
     started = time.perf_counter()
     if spec["linker"] == "kgverify":
         predictions, stage_counts = _kgverify_predict(
-            index, texts, spec["batch"], spec.get("disabled", [])
+            index, texts, spec["batch"], spec.get("disabled", []), spec.get("alternatives")
         )
     else:
         predictions = _scispacy_predict(index, texts, spec["batch"])
     link_s = time.perf_counter() - started
 
     curve = None
-    if spec["linker"] == "kgverify" and not spec.get("disabled"):
+    if spec["linker"] == "kgverify" and not spec.get("disabled") and not spec.get("alternatives"):
         curve = _curve(index, mentions, spec["batch"])
     pairs = list(zip(mentions, predictions, strict=True))
     by_method: dict[str, list[int]] = {}
@@ -468,7 +477,9 @@ def _throughput(spec: dict[str, Any]) -> dict[str, Any]:
     settings = _index_settings("kgverify")
     baseline = _rss_mb()
     started = time.perf_counter()
-    index = LinkerIndex(Path(spec["index"]), settings.ef_search, settings.threads)
+    index = LinkerIndex(
+        Path(spec["index"]), settings.ef_search, settings.threads, search=settings.search
+    )
     load_s = time.perf_counter() - started
     rss_loaded = _rss_mb()
     started = time.perf_counter()
@@ -691,6 +702,34 @@ def markdown(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def alternatives_markdown(report: dict[str, Any]) -> str:
+    """recall@5 of the linker's list with the neighbours of name matches added (``kgverify
+    find``'s list), beside the default list, in the same run."""
+    default = {
+        q["set"]: q
+        for q in report["quality"]
+        if (q.get("linker"), q.get("preset")) == ("kgverify", "kgverify") and "error" not in q
+    }
+    lines = [
+        "With alternatives (`link_alternatives`, as `kgverify find` lists; decisions unchanged):",
+        "",
+        "| set | recall@5 default / with alternatives | non-exact recall@5 | "
+        "mentions/s default / with alternatives |",
+        "|---|---|---|---|",
+    ]
+    for a in report["alternatives"]:
+        if "error" in a or a["set"] not in default:
+            continue
+        d = default[a["set"]]
+        lines.append(
+            f"| {SET_LABELS[a['set']]} | {_fmt(d['all']['recall_at_5'])} / "
+            f"{_fmt(a['all']['recall_at_5'])} | {_fmt(d['non_exact']['recall_at_5'])} / "
+            f"{_fmt(a['non_exact']['recall_at_5'])} | {d['mentions_per_s']:,} / "
+            f"{a['mentions_per_s']:,} |"
+        )
+    return "\n".join(lines)
+
+
 def ablation_markdown(report: dict[str, Any]) -> str:
     """What each stage adds: the full pipeline against the same run with one stage off."""
     full = {q["set"]: q for q in report["quality"] if q.get("preset") == "kgverify"}
@@ -733,6 +772,22 @@ def _print_errors(q: dict[str, Any]) -> None:
         )
 
 
+def _variant_spec(name: str, work: Path, args: argparse.Namespace, **change: Any) -> dict[str, Any]:
+    """A quality run of kgverify's linker on its default index with one thing changed."""
+    kb = SETS[name]
+    return {
+        "set": name,
+        "kb": kb,
+        "linker": "kgverify",
+        "preset": "kgverify",
+        "mentions": str(work / f"mentions-{name}.json"),
+        "index": str(work / f"{kb}-kgverify"),
+        "batch": args.batch,
+        "seed": args.seed,
+        "errors": 0,
+    } | change
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sets", default="doid-mondo,mondo-hpo,mesh-chebi")
@@ -754,6 +809,12 @@ def main() -> None:
         default="all",
         help="stages to switch off one at a time (comma-separated names of "
         "kgverify.link.linker.SWITCHABLE; 'all' = every one, '' = no ablation)",
+    )
+    parser.add_argument(
+        "--alternatives",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="also measure the list with link_alternatives on (kgverify find's list)",
     )
     parser.add_argument(
         "--reuse-indexes",
@@ -881,22 +942,24 @@ def main() -> None:
             if "error" in builds[(kb, "kgverify")]:
                 report["ablation"].append(head | {"error": "index build failed"})
                 continue
-            off: dict[str, Any] = {
-                "set": name,
-                "kb": kb,
-                "linker": "kgverify",
-                "preset": "kgverify",
-                "mentions": str(work / f"mentions-{name}.json"),
-                "index": str(work / f"{kb}-kgverify"),
-                "batch": args.batch,
-                "seed": args.seed,
-                "errors": 0,
-                "disabled": [stage],
-            }
+            off = _variant_spec(name, work, args, disabled=[stage])
             result = head | _run_child("quality", off)
             result.pop("errors", None)
             print(json.dumps(result), flush=True)
             report["ablation"].append(result)
+
+    # What `kgverify find` lists: the same decisions, plus the neighbours of name matches.
+    report["alternatives"] = []
+    for name in sets if args.alternatives else ():
+        kb = SETS[name]
+        if "error" in builds[(kb, "kgverify")]:
+            continue
+        result = {"set": name} | _run_child(
+            "quality", _variant_spec(name, work, args, alternatives=True)
+        )
+        result.pop("errors", None)
+        print(json.dumps(result), flush=True)
+        report["alternatives"].append(result)
 
     if args.scale_aliases:
         kb = f"corpus-{args.scale_aliases}"
@@ -936,6 +999,8 @@ def main() -> None:
     print(markdown(report))
     if report["ablation"]:
         print(ablation_markdown(report))
+    if report["alternatives"]:
+        print(alternatives_markdown(report))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(report, indent=2) + "\n")

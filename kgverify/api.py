@@ -23,9 +23,7 @@ from pydantic import ValidationError
 from kgverify.config import Settings
 from kgverify.errors import ConfigError
 from kgverify.graph.driver import AdhocResult, Graph
-from loaders import LoadOptions, LoadReport, get_loader
-from loaders.pipeline import ProgressFactory, load, no_progress
-from loaders.report import RejectSink, open_private, private_dir
+from kgverify.rows import RejectedRow, RejectSink, open_private, private_dir
 
 if TYPE_CHECKING:
     from kgverify.audit import Audit, Lineage
@@ -40,6 +38,8 @@ if TYPE_CHECKING:
     from kgverify.verify.report import VerifyReport
     from kgverify.verify.reverify import ReverifyReport
     from kgverify.verify.verifier import FilterPolicy, Verifier
+    from loaders import LoadReport
+    from loaders.pipeline import ProgressFactory
 
 
 def load_vocabulary(
@@ -59,6 +59,10 @@ def load_vocabulary(
     include_suppressed, release, force). ``bulk=True`` imports into the empty local database
     with neo4j-admin (see docs/loaders.md); otherwise rows are written in batches.
     """
+    # The one place kgverify reaches the top-level loaders package, which imports kgverify.
+    from loaders import LoadOptions, get_loader
+    from loaders.pipeline import load, no_progress
+
     settings = settings or Settings()
     try:
         load_options = LoadOptions(**options)
@@ -134,8 +138,6 @@ def ingest_source(
 
     def refused(kind: str, row: dict[str, Any], reason: str) -> None:
         # Read and converted, but refused by the database: the rejects file names the row.
-        from loaders.report import RejectedRow
-
         where = f"source row {row['source_row']}" if row.get("source_row") else row["id"]
         file = f"{source}:{row.get('source_table') or kind}"
         reason = f"{kind} not written: {reason}"
@@ -383,15 +385,10 @@ def open_linker(
     >>> link.status, link.concept_id
     ('linked', 'UMLS:C0027051')
     """
-    from kgverify.link.index import IndexSettings, LinkerIndex, ensure_index
-    from kgverify.link.linker import Linker, LinkParams
+    from kgverify.link.linker import Linker
 
     settings = settings or Settings()
-    graph = graph or Graph.connect(settings)
-    directory = ensure_index(graph, settings, rebuild=rebuild)
-    index_settings = IndexSettings.from_settings(settings)
-    index = LinkerIndex(directory, index_settings.ef_search, index_settings.threads)
-    return Linker(index, LinkParams.from_settings(settings), graph)
+    return Linker.open(settings, graph or Graph.connect(settings), rebuild=rebuild)
 
 
 def find_concepts(
@@ -409,7 +406,8 @@ def find_concepts(
     rows: list[dict[str, Any]] = []
     with _graph(settings, graph) as g:
         try:
-            linker = open_linker(settings, g)
+            # An auditor looking a name up wants its neighbours even when the name matched.
+            linker = open_linker(settings.model_copy(update={"link_alternatives": True}), g)
         except LinkerIndexError:
             linker = None
         if linker is not None:
@@ -702,6 +700,149 @@ def derive_facts(
         return run_facts(g, settings, out, progress=progress)
 
 
+# -- dialogues (docs/dialogue.md) -------------------------------------------------------------
+if TYPE_CHECKING:
+    from kgverify.derive.model import FactSheet
+    from kgverify.dialogue import DialogueReport, TurnVerdict
+    from kgverify.dialogue.checker import DialogueChecker
+    from kgverify.dialogue.patient import SimulatedPatient
+
+
+def open_dialogue_checker(
+    settings: Settings | None = None, graph: Graph | None = None
+) -> DialogueChecker:
+    """A ``DialogueChecker`` over ``graph`` (which must stay open while it is used): the
+    mention dictionary built from the graph's names, the linker, a read-only verifier. Open
+    it once and hand it to :func:`check_turn` inside an agent loop."""
+    from kgverify.dialogue.checker import DialogueChecker
+
+    settings = settings or Settings()
+    graph = graph or Graph.connect(settings)
+    verifier = open_verifier(settings, graph, write=False)
+    verifier.enrich = False
+    return DialogueChecker(verifier)
+
+
+def check_turn(
+    text: str,
+    sheet: FactSheet,
+    encounter_id: str | None = None,
+    *,
+    checker: DialogueChecker | None = None,
+    settings: Settings | None = None,
+    graph: Graph | None = None,
+) -> TurnVerdict:
+    """Every clinical mention of one patient turn, judged against the patient's fact sheet
+    at ``encounter_id`` (None: the whole record) and the graph: grounded, leak,
+    contradicted, unsupported (no fact in the record behind it, not false) or unlinked,
+    with evidence. ``result.problems()`` is what a guard asks the agent to say again.
+    Nothing is written.
+
+    >>> verdict = check_turn("I think it's strep throat", sheet, "day:1990-02-08")
+    >>> [(m.text, m.verdict) for m in verdict.mentions]
+    [('strep throat', 'leak')]
+    """
+    from kgverify.dialogue.record import view
+
+    record = view(sheet, encounter_id)
+    if record is None:
+        raise ConfigError(f"patient {sheet.patient_id} has no encounter {encounter_id!r}")
+    if checker is not None:
+        return checker.check_turn(text, record)
+    settings = settings or Settings()
+    with _graph(settings, graph) as g:
+        return open_dialogue_checker(settings, g).check_turn(text, record)
+
+
+def check_dialogues(
+    dialogues: Path,
+    out: Path,
+    *,
+    facts: Path | None = None,
+    settings: Settings | None = None,
+    graph: Graph | None = None,
+    rejects_path: Path | None = None,
+    progress: Callable[[int], None] | None = None,
+    write: bool = True,
+) -> DialogueReport:
+    """Judge every patient turn of ``dialogues`` (dialogue JSONL, docs/dialogue.md) against
+    the fact sheets in ``facts`` (a ``derive facts`` folder; default: the sample's,
+    ``<cache_dir>/sample/facts``) and the graph; one ``DialogueVerdicts`` line per dialogue
+    to ``out`` (replaced only when the run completes). Bad lines go, with their line number,
+    to the rejects file. With ``write``, each dialogue is also stored in the graph, text-free
+    (a ``(:Dialogue)`` and its ``(:DialogueMention)`` nodes, replaced on a re-check) for the
+    ``dialogue_*`` audit queries."""
+    from kgverify.dialogue.run import check_file
+    from kgverify.dialogue.store import VerdictStore
+
+    if not dialogues.is_file():
+        raise ConfigError(f"no such dialogues file: {dialogues}")
+    settings = settings or Settings()
+    folder = facts if facts is not None else settings.cache_dir / "sample" / "facts"
+    with _file_run(dialogues, out, rejects_path) as run, _graph(settings, graph) as g:
+        checker = open_dialogue_checker(settings, g)
+        store = VerdictStore(g, min(settings.batch_size, 500)) if write else None
+        try:
+            report = check_file(
+                checker, dialogues, folder, run.partial, run.reject, progress, store
+            )
+        finally:
+            checker.verifier.close()
+    report.out = str(out)
+    report.rejects = run.rejects
+    return report
+
+
+def simulated_patient(
+    sheet: FactSheet,
+    encounter_id: str | None = None,
+    *,
+    base_url: str,
+    model: str,
+    api_key: str | None = None,
+    params: dict[str, Any] | None = None,
+    retries: int = 2,
+    checker: DialogueChecker | None = None,
+    settings: Settings | None = None,
+    graph: Graph | None = None,
+) -> SimulatedPatient:
+    """A reference simulated patient on an OpenAI-compatible server (``vllm serve``),
+    prompted only with the sheet's patient-sayable facts at ``encounter_id``, every reply
+    checked by :func:`check_turn` and asked again (up to ``retries`` times, with the
+    reasons) while it leaks, contradicts or invents. ``graph`` (or the checker's) must stay
+    open while the patient talks.
+
+    >>> patient = simulated_patient(sheet, "day:1990-02-08", base_url=url, model="m")
+    >>> turn = patient.reply("What brings you in today?")
+    >>> turn.text, turn.accepted, len(turn.attempts)
+    """
+    from kgverify.dialogue.patient import REPLY_SCHEMA, SimulatedPatient
+    from kgverify.extract.backends import OpenAIBackend
+
+    backend = OpenAIBackend(
+        base_url, model, api_key=api_key, concurrency=1, params=params, schema=REPLY_SCHEMA
+    )
+    if checker is None:
+        settings = settings or Settings()
+        checker = open_dialogue_checker(settings, graph or Graph.connect(settings))
+    return SimulatedPatient(backend, sheet, encounter_id, checker, retries=retries)
+
+
+def sample_dialogues(out: Path | None = None, *, settings: Settings | None = None) -> Path:
+    """The shipped sample dialogues (``kgverify/sample/dialogues``) with this installation's
+    patient pseudonyms, written to ``out`` (default ``<cache_dir>/sample/dialogues.jsonl``)
+    for :func:`check_dialogues` against the sample's fact sheets."""
+    from kgverify.dialogue.model import write_dialogues
+    from kgverify.dialogue.sample import read_sample, resolve
+
+    settings = settings or Settings()
+    out = out or settings.cache_dir / "sample" / "dialogues.jsonl"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    shipped = read_sample(sample_path("dialogues", "dialogues.jsonl"))
+    write_dialogues(resolve(shipped, settings.salt()), out)
+    return out
+
+
 def filter_sweep(
     policies: Iterable[FilterPolicy],
     *,
@@ -839,8 +980,6 @@ class _FileRun:
 
     def reject(self, line: int, reason: str, text: str = "") -> None:
         """One bad input line; ``text`` is the raw line, cut like every reject's text."""
-        from loaders.report import RejectedRow
-
         row = RejectedRow(file=str(self.relations), line=line, reason=reason, text=text[:300])
         self.sink.write(row)
 
@@ -894,7 +1033,8 @@ def run_sample(
     """The main job on the shipped sample: local Neo4j up, sample vocabularies loaded, the
     sample EHR ingested, candidate relations extracted to ``<cache_dir>/sample``, linked
     (with the shipped LLM-style relations that hold the hard linking cases), verified, and
-    QA items and fact sheets derived to ``<cache_dir>/sample/qa`` and ``.../facts``."""
+    QA items and fact sheets derived to ``<cache_dir>/sample/qa`` and ``.../facts``, and the
+    shipped simulated-patient dialogues checked against those sheets."""
     from kgverify.server import LocalServer
 
     settings = settings or Settings()
@@ -951,6 +1091,14 @@ def sample_pipeline(
     out = settings.cache_dir / "sample"
     derived = derive_qa(out / "qa", settings=settings, graph=graph)
     sheets = derive_facts(out / "facts", settings=settings, graph=graph)
+    # The shipped simulated-patient turns, checked against the sheets just derived.
+    checked = check_dialogues(
+        sample_dialogues(settings=settings),
+        out / "dialogue_verdicts.jsonl",
+        facts=out / "facts",
+        settings=settings,
+        graph=graph,
+    )
     return {
         "loads": loads,
         "ingest": ingested,
@@ -958,6 +1106,7 @@ def sample_pipeline(
         "link": linked,
         "verify": verified,
         "derive": {"qa": derived.model_dump(), "facts": sheets.model_dump()},
+        "dialogues": checked.model_dump(),
         "summary": graph_summary(graph=graph),
     }
 

@@ -58,6 +58,8 @@ WORKFLOW: dict[str, str] = {
     "find": "Find concepts by name, as the linker sees them.",
     "verify": "Judge relations against the graph; write verdicts.",
     "check": "Judge one relation: metformin treats type 2 diabetes?",
+    "check-dialogue": "Check simulated-patient turns against fact sheets.",
+    "patient": "A guarded simulated patient on an OpenAI-compatible server.",
     "derive": "Derive QA items and fact sheets from what passed.",
     "audit": "Run an audit query: lineage, flags, filter rates.",
     "prov": "An item's lineage as W3C PROV-O (Turtle or JSON-LD).",
@@ -993,6 +995,179 @@ def check_command(
     emit(result.model_dump(mode="json"), as_json, lambda: click.echo(str(result)))
 
 
+@cli.command("check-dialogue")
+@click.argument("dialogues", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@out_option("Verdicts, one line per dialogue (JSONL, docs/dialogue.md).")
+@click.option(
+    "--facts",
+    type=click.Path(exists=True, path_type=Path),
+    help="Fact sheets from `kgverify derive facts` (folder or sheets.jsonl; default: the "
+    "sample's, <cache_dir>/sample/facts).",
+)
+@click.option(
+    "--no-write",
+    is_flag=True,
+    help="Do not store the verdicts in the graph (for the dialogue_* audit queries).",
+)
+@rejects_option
+@json_option
+def check_dialogue_command(
+    dialogues: Path,
+    out: Path,
+    facts: Path | None,
+    no_write: bool,
+    rejects: Path | None,
+    as_json: bool,
+) -> None:
+    """Check every patient turn of DIALOGUES against the fact sheets and the graph.
+
+    DIALOGUES is JSONL, one consultation per line: dialogue_id, patient_id, encounter_id
+    (optional) and turns of {role, text} (docs/dialogue.md). Each clinical mention in a
+    patient turn is grounded (a fact the patient may say), leak (record-only: the diagnosis
+    to find, a lab, a code), contradicted (denies a recorded fact, a number off, or the
+    graph forbids it), unsupported (no fact in the record behind it, not false) or
+    unlinked. Each dialogue is stored in the graph without the patient's words (ids,
+    verdicts, reasons, concepts, offsets) for `kgverify audit dialogue_summary`,
+    `dialogue_leaks` and `dialogue_invented`, unless --no-write.
+    """
+    from kgverify.api import check_dialogues
+
+    settings = Settings()
+    with count_progress("Dialogues", total=_count_lines(dialogues), enabled=not as_json) as step:
+        report = check_dialogues(
+            dialogues,
+            out,
+            facts=facts,
+            settings=settings,
+            rejects_path=rejects,
+            progress=step,
+            write=not no_write,
+        )
+    result = report.model_dump()
+    emit(result, as_json, lambda: print_dialogue_report(result))
+    read = report.dialogues + report.rejected
+    check_reject_share(
+        "check-dialogue", read, report.rejected, result.get("rejects"), settings, result
+    )
+
+
+@cli.group()
+def patient() -> None:
+    """A reference simulated patient, prompted only with what its fact sheet lets it say and
+    guarded by check-dialogue's checker (docs/dialogue.md)."""
+
+
+@patient.command("chat")
+@click.argument("patient_id")
+@click.option("--encounter", help="The sheet's episode key (default: the whole record).")
+@click.option(
+    "--facts",
+    type=click.Path(exists=True, path_type=Path),
+    help="Fact sheets (default: the sample's, <cache_dir>/sample/facts).",
+)
+@click.option(
+    "--base-url",
+    envvar="OPENAI_BASE_URL",
+    required=True,
+    help="The server's API root, e.g. http://127.0.0.1:8000/v1.",
+)
+@click.option("--model", required=True, help="The model name the server serves.")
+@click.option("--api-key", envvar="OPENAI_API_KEY", help="Bearer token, if any.")
+@click.option(
+    "--retries",
+    type=click.IntRange(0, 10),
+    default=2,
+    show_default=True,
+    help="Times a reply that leaks, contradicts or invents is asked again.",
+)
+@json_option
+def patient_chat_command(
+    patient_id: str,
+    encounter: str | None,
+    facts: Path | None,
+    base_url: str,
+    model: str,
+    api_key: str | None,
+    retries: int,
+    as_json: bool,
+) -> None:
+    """Talk to the simulated patient PATIENT_ID: one doctor line per input line (stdin), the
+    patient's guarded reply printed after each; --json prints every turn with its verdict
+    and the attempts the guard sent back."""
+    from kgverify.api import simulated_patient
+    from kgverify.dialogue.record import SheetFile
+    from kgverify.graph import Graph
+
+    settings = Settings()
+    sheets = SheetFile(facts or settings.cache_dir / "sample" / "facts", [patient_id])
+    sheet = sheets.get(patient_id)
+    if sheet is None:
+        raise ConfigError(f"no fact sheet for patient {patient_id}")
+    turns = []
+    with Graph.connect(settings) as graph:
+        talker = simulated_patient(
+            sheet,
+            encounter,
+            base_url=base_url,
+            model=model,
+            api_key=api_key,
+            retries=retries,
+            settings=settings,
+            graph=graph,
+        )
+        for line in sys.stdin:
+            if not line.strip():
+                continue
+            turn = talker.reply(line.strip())
+            turns.append(turn.model_dump(mode="json"))
+            if not as_json:
+                note = "" if turn.accepted else " [no reply passed the guard]"
+                sent_back = len(turn.attempts) - 1
+                again = f" [{sent_back} sent back]" if sent_back else ""
+                click.echo(f"patient: {turn.text}{again}{note}")
+    if as_json:
+        click.echo(json.dumps(turns, indent=2))
+
+
+DIALOGUE_COLUMNS = ("grounded", "leak", "contradicted", "unsupported", "unlinked")
+
+
+def print_dialogue_report(result: dict[str, Any]) -> None:
+    console = _console("stdout")
+    console.print(
+        f"{result['dialogues']} dialogues, {result['turns']} patient turns, "
+        f"{result['mentions']} mentions checked -> {result['out']}"
+    )
+    rows = [
+        {"dialogue": row["dialogue_id"], **{v: row["counts"].get(v, 0) for v in DIALOGUE_COLUMNS}}
+        for row in result["by_dialogue"]
+    ]
+    console.print(table("Mentions per dialogue and verdict", rows))
+    totals = {v: result["verdicts"].get(v, 0) for v in DIALOGUE_COLUMNS}
+    console.print(table("Mentions per verdict", [totals]))
+    if result["leaks_by_section"]:
+        console.print(_counts("Leaks by what leaked", result["leaks_by_section"], "section"))
+    if result["invented_by_kind"]:
+        console.print(
+            _counts("Claims with no fact behind them, by kind", result["invented_by_kind"], "kind")
+        )
+    notes = [
+        f"{result[key]} {what}"
+        for key, what in (
+            ("unknown_patients", "dialogues without a fact sheet"),
+            ("unknown_encounters", "dialogues whose encounter the sheet lacks"),
+            ("rejected", "lines rejected"),
+            ("not_written", "dialogues the graph refused"),
+        )
+        if result[key]
+    ]
+    console.print(
+        f"{result['turns_per_second']} turns/s" + (f"; {', '.join(notes)}" if notes else "")
+    )
+    if result.get("rejects"):
+        console.print(f"rejected lines: {result['rejects']}")
+
+
 VERDICT_COLUMNS = (
     "supported",
     "contradicted",
@@ -1867,7 +2042,8 @@ def sample_command(as_json: bool) -> None:
     vocabularies (UMLS, SNOMED CT, RxNorm), ingest the sample EHR (39 Eunomia patients,
     OMOP CSV), extract candidate relations, link them (and the shipped LLM-style relations
     with the hard cases) to vocabulary concepts, verify them against the graph, derive QA
-    items and patient fact sheets, and print what each step did."""
+    items and patient fact sheets, check the shipped simulated-patient dialogues against
+    the sheets, and print what each step did."""
     from kgverify.api import run_sample
 
     result = run_sample(Settings(), progress=None if as_json else rich_progress)
@@ -1883,6 +2059,7 @@ def sample_command(as_json: bool) -> None:
             print_verify_report(verified)
         print_derive_report(result["derive"]["qa"])
         print_facts_report(result["derive"]["facts"])
+        print_dialogue_report(result["dialogues"])
         print_summary(result["summary"])
         _console("stdout").print(
             "Audit it: `kgverify audit filter_rates`, `kgverify audit --list`; after a newer "

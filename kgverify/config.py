@@ -19,7 +19,7 @@ import re
 import tomllib
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
@@ -173,11 +173,24 @@ class Settings(BaseSettings):
     link_rerank: bool = Field(
         default=False, description="score TF-IDF candidates with the index's learned re-ranker"
     )
+    link_alternatives: bool = Field(
+        default=False,
+        description="list TF-IDF neighbours after a name match's candidates (never decided on)",
+    )
     index_min_df: int = Field(default=1, ge=1)
     index_m: int = Field(default=16, ge=2)
     index_ef_construction: int = Field(default=100, ge=10)
     index_ef_search: int = Field(default=100, ge=1)
     index_threads: int = Field(default_factory=lambda: os.cpu_count() or 1, ge=1)
+    index_search: Literal["hnsw", "rare", "both"] = Field(
+        default="both", description="how TF-IDF neighbours are found (docs/linking.md)"
+    )
+    index_rare_df: int = Field(
+        default=3000, ge=1, description="a 3-gram in at most this many aliases is rare"
+    )
+    index_rare_pool: int = Field(
+        default=50, ge=1, description="aliases rescored per mention by the rare search"
+    )
 
     verify_max_depth: int = Field(
         default=3, ge=0, le=4, description="is-a steps above a relation's object that count"

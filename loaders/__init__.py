@@ -7,8 +7,9 @@
 
 from __future__ import annotations
 
+from kgverify.rows import FileReport, RejectedRow
 from loaders.base import LoadOptions, Release, Step, VocabularyLoader
-from loaders.report import FileReport, LoadReport, RejectedRow
+from loaders.report import LoadReport
 from loaders.rxnorm import RxNormLoader
 from loaders.snomed import SnomedLoader
 from loaders.umls import UmlsLoader

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kgverify.errors import LoadError
 from kgverify.graph.model import Vocab
-from loaders.report import Tally
+from kgverify.rows import Tally
 
 Row = dict[str, Any]
 StepKind = Literal["nodes", "edges", "update"]

@@ -30,6 +30,7 @@ from kgverify.errors import LoadError
 from kgverify.graph.driver import Graph
 from kgverify.graph.model import RelType
 from kgverify.graph.schema import ensure_schema
+from kgverify.rows import RejectSink, Tally
 from kgverify.server.local import LocalServer
 from loaders.base import Release, Row, VocabularyLoader
 from loaders.pipeline import (
@@ -41,7 +42,7 @@ from loaders.pipeline import (
     reject_if_dangling,
     run_step_batched,
 )
-from loaders.report import LoadReport, RejectSink, Tally
+from loaders.report import LoadReport
 from loaders.staging import DiskIdSet
 
 NODE_HEADER = [

@@ -30,8 +30,9 @@ from kgverify.graph.driver import Graph, batched
 from kgverify.graph.model import RelType
 from kgverify.graph.queries import get_query
 from kgverify.graph.schema import ensure_schema
+from kgverify.rows import RejectSink, Tally
 from loaders.base import Release, Row, Step, VocabularyLoader
-from loaders.report import LoadReport, RejectSink, Tally
+from loaders.report import LoadReport
 
 log = logging.getLogger(__name__)
 ProgressFactory = Callable[[str, int], AbstractContextManager[Callable[[int], None]]]

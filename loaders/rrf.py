@@ -13,7 +13,7 @@ from pathlib import Path
 
 from kgverify.bounds import MAX_ID_CHARS, MAX_NAME_CHARS, MAX_TEXT_CHARS, over_bound
 from kgverify.errors import LoadError
-from loaders.report import Tally
+from kgverify.rows import Tally
 
 # Columns that become ids, keys or term types (RRF and RF2 names), and names; every other
 # column is bounded by MAX_TEXT_CHARS (kgverify/bounds.py; docs/loaders.md "Field bounds").

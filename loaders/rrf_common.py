@@ -8,9 +8,9 @@ from collections.abc import Iterable, Iterator
 from itertools import groupby
 
 from kgverify.graph.model import CODE_NAMESPACES, concept_id
+from kgverify.rows import Tally
 from loaders.base import LoadOptions, Row
 from loaders.relations import RRF_REL_CODES, map_rrf
-from loaders.report import Tally
 from loaders.rrf import Line
 
 SUPPRESSED = frozenset({"O", "E", "Y"})

@@ -10,9 +10,9 @@ from pathlib import Path
 
 from kgverify.errors import LoadError
 from kgverify.graph.model import Kind, Vocab, concept_id
+from kgverify.rows import Tally
 from loaders.base import Release, Row, Step, VocabularyLoader
 from loaders.kinds import RXNORM_TTY_KIND
-from loaders.report import Tally
 from loaders.rrf import Line, read_rrf
 from loaders.rrf_common import (
     CONSO_COLUMNS,

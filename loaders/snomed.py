@@ -10,10 +10,10 @@ from pathlib import Path
 
 from kgverify.errors import LoadError
 from kgverify.graph.model import Vocab, concept_id
+from kgverify.rows import Tally
 from loaders.base import LoadOptions, Release, Row, Step, VocabularyLoader
 from loaders.kinds import SNOMED_TAG_KIND, snomed_semantic_tag
 from loaders.relations import SNOMED_TYPES
-from loaders.report import Tally
 from loaders.rrf import Line, read_rf2
 from loaders.staging import DiskIdSet
 

@@ -8,9 +8,9 @@ optional (``null`` means "no filter"). Two phrases in the meaning are checked to
   the model's list) names the allowed values; a value is matched case-insensitively and
   replaced by its spelling in the list (``may_treat`` -> ``MAY_TREAT``), anything else is
   refused with the list;
-* ``existing item`` (``assertion``, ``concept``, ``rule``, ``run``) says the value is an id
-  the graph must hold: before the query runs, ``lookup/exists`` asks, and an unknown id is
-  "no such item: X" rather than an empty answer.
+* ``existing item`` (``assertion``, ``concept``, ``rule``, ``run``, ``dialogue``) says the
+  value is an id the graph must hold: before the query runs, ``lookup/exists`` asks, and an
+  unknown id is "no such item: X" rather than an empty answer.
 
 ``kgverify audit NAME --param key=value`` and :func:`run_audit` check and convert values
 against that declaration, so the files stay the one place that documents them.
@@ -39,7 +39,7 @@ _DECLARED = re.compile(r"^(str|int|float|bool)(?:\s*=\s*([^:]*?))?\s*:\s*(.+)$")
 _TRUE = {"true", "yes", "1"}
 _FALSE = {"false", "no", "0"}
 _ONE_OF = re.compile(r"\bone of ([^():;]+)")
-_EXISTING = re.compile(r"\bexisting (item|assertion|concept|rule|run)\b")
+_EXISTING = re.compile(r"\bexisting (item|assertion|concept|rule|run|dialogue)\b")
 # Lists a header may name instead of spelling them out: the model's own enumerations.
 MODEL_LISTS: dict[str, list[str]] = {
     "RelType": [t.value for t in RelType],
@@ -55,7 +55,7 @@ class AuditParam(BaseModel):
     default: str | int | float | bool | None = None
     description: str
     choices: list[str] | None = None
-    names: str | None = None  # item, assertion, concept, rule, run: must exist in the graph
+    names: str | None = None  # item, assertion, concept, rule, run, dialogue: must exist
 
 
 class Audit(BaseModel):
@@ -171,7 +171,7 @@ def audit_params(audit: Audit, given: dict[str, Any]) -> dict[str, Any]:
 
 def check_ids(graph: Graph, audit: Audit, params: dict[str, Any]) -> None:
     """ConfigError "no such item: X" when a parameter that names an existing node (item,
-    assertion, concept, rule, run) names none."""
+    assertion, concept, rule, run, dialogue) names none."""
     for p in audit.params:
         value = params.get(p.name)
         if p.names is not None and value is not None:

@@ -35,6 +35,14 @@ VERDICT_COLOURS = {
     VerdictKind.UNLINKED.value: "#757575",
     VerdictKind.TYPE_MISMATCH.value: "#1565c0",
 }
+# One colour per dialogue verdict (docs/dialogue.md): the relation verdicts' where they match.
+MENTION_COLOURS = {
+    "grounded": VERDICT_COLOURS[VerdictKind.SUPPORTED.value],
+    "leak": "#6a1b9a",
+    "contradicted": VERDICT_COLOURS[VerdictKind.CONTRADICTED.value],
+    "unsupported": VERDICT_COLOURS[VerdictKind.UNSUPPORTED.value],
+    "unlinked": VERDICT_COLOURS[VerdictKind.UNLINKED.value],
+}
 KIND_COLOURS = {
     "item": "#263238",
     "assertion": "#8d6e63",
@@ -84,6 +92,26 @@ def plot_rule_hits(hits: list[dict[str, Any]], ax: Axes | None = None) -> Axes:
     ax.set_xlabel("count")
     ax.set_title("Rule hits")
     ax.legend(fontsize=8)
+    return ax
+
+
+def plot_dialogue_verdicts(summary: list[dict[str, Any]], ax: Axes | None = None) -> Axes:
+    """Stacked bars: mentions per verdict in each checked dialogue (rows of the
+    ``dialogue_summary`` audit query), with the patient turns checked on each bar."""
+    ax = _axes(ax, (8, 0.45 * len(summary) + 1.8))
+    labels = [r["dialogue"] for r in summary]
+    left = [0] * len(summary)
+    for verdict, colour in MENTION_COLOURS.items():
+        counts = [r[verdict] for r in summary]
+        ax.barh(labels, counts, left=left, color=colour, label=verdict)
+        left = [a + b for a, b in zip(left, counts, strict=True)]
+    for n, r in enumerate(summary):
+        ax.text(left[n] + 0.2, n, f"{r['turns']} turns", va="center", fontsize=8)
+    ax.set_xlim(0, max(left, default=0) * 1.25 + 1)
+    ax.invert_yaxis()
+    ax.set_xlabel("mentions")
+    ax.set_title("What the checker found in each simulated-patient dialogue")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.15), ncol=5, fontsize=8)
     return ax
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Iterator
+from functools import lru_cache
 
 from kgverify.config import Settings
 from kgverify.derive.model import EncounterSheet, FactSheet, FactsReport, SheetCheck, SheetFact
@@ -22,9 +23,15 @@ from kgverify.verify.verifier import Verifier, lay_synonyms
 PATIENT_SECTIONS = ("symptom", "history", "current_drug", "allergy")
 
 
+@lru_cache(maxsize=100_000)
+def _lay_word(names: tuple[str, ...], preferred: str | None) -> str | None:
+    """A concept's first lay synonym, computed once per concept (facts repeat concepts)."""
+    words = lay_synonyms([list(names)], preferred)
+    return words[0] if words else None
+
+
 def _lay(fact: RecordFact) -> str:
-    words = lay_synonyms([list(fact.names)], fact.concept_name)
-    return (words[0] if words else fact.text).lower()
+    return (_lay_word(fact.names, fact.concept_name) or fact.text).lower()
 
 
 def _sheet_fact(
@@ -121,37 +128,46 @@ class SheetBuilder:
                     SheetCheck(kind="date_order", detail="ends before it starts", facts=[fact.id])
                 )
         encounters = []
-        drugs: list[RecordFact] = []
+        # Drugs not ended yet, in record order: episodes come in day order, so a drug ended
+        # before one episode's day is ended for every later one and leaves the list.
+        alive: list[RecordFact] = []
         allergies: dict[str, SheetFact] = {}
-        for at, episode in enumerate(record.episodes):
+        # A fact's sheet entry is the same in every encounter that shows it: built once.
+        built: dict[tuple[str, str, bool], SheetFact] = {}
+
+        def entry(fact: RecordFact, section: str, *, lay: bool) -> SheetFact:
+            key = (fact.id, section, lay)
+            if key not in built:
+                built[key] = _sheet_fact(fact, section, passed, lay=lay)
+            return built[key]
+
+        histories = record.histories(self.history)
+        for episode in record.episodes:
             say: list[SheetFact] = []
             record_only: list[SheetFact] = []
             grounded = [f for f in episode.facts if f.grounded]
             for fact in grounded:
                 if fact.kind == "condition" and fact.allergy:
-                    allergies.setdefault(
-                        str(fact.concept), _sheet_fact(fact, "allergy", passed, lay=True)
-                    )
+                    allergies.setdefault(str(fact.concept), entry(fact, "allergy", lay=True))
                 elif fact.kind == "condition" and fact.finding:
-                    say.append(_sheet_fact(fact, "symptom", passed, lay=True))
+                    say.append(entry(fact, "symptom", lay=True))
                 elif fact.kind == "condition":
                     section = "diagnosis" if fact.id in diagnosed else "condition"
-                    record_only.append(_sheet_fact(fact, section, passed, lay=False))
+                    record_only.append(entry(fact, section, lay=False))
                 elif fact.kind == "measurement":
-                    record_only.append(_sheet_fact(fact, "lab", passed, lay=False))
+                    record_only.append(entry(fact, "lab", lay=False))
                 elif fact.kind == "procedure":
-                    record_only.append(_sheet_fact(fact, "procedure", passed, lay=False))
+                    record_only.append(entry(fact, "procedure", lay=False))
                 elif fact.kind == "drug":
-                    drugs.append(fact)
+                    alive.append(fact)
+            day = episode.start or ""
+            alive = [f for f in alive if f.end is None or f.end[:10] >= day]
             current = {
-                str(f.concept): _sheet_fact(f, "current_drug", passed, lay=True)
-                for f in drugs
+                str(f.concept): entry(f, "current_drug", lay=True)
+                for f in alive
                 if _current(f, episode)
             }
-            history = [
-                _sheet_fact(f, "history", passed, lay=True)
-                for f in record.history(at, self.history)
-            ]
+            history = [entry(f, "history", lay=True) for f in next(histories)]
             say += history + list(current.values()) + list(allergies.values())
             for f in say + record_only:
                 self._facts[f.section] += 1

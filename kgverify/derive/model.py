@@ -5,9 +5,12 @@ models (docs/derivation.md, and ``schema.json`` written beside every output)."""
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
+
+# Re-verification, a stage below, repeats these checks; its model lives there.
+from kgverify.verify.model import DistractorCheck as DistractorCheck
 
 
 class _Frozen(BaseModel):
@@ -34,31 +37,6 @@ class Option(_Frozen):
     label: str = Field(description="A, B, C, ...")
     concept_id: str
     text: str
-
-
-class DistractorCheck(_Frozen):
-    """A rule check every distractor failed: the distractor takes ``slot`` and ``fixed`` the
-    other place (a treatment item checks (distractor, condition, "treats"): slot "subject",
-    fixed the condition). Re-verification repeats them on a new release."""
-
-    slot: Literal["subject", "object"] = Field(description="where the distractor goes")
-    fixed: str = Field(description="concept id in the other place")
-    predicate: str
-
-    @classmethod
-    def of(cls, subject: str | None, obj: str | None, predicate: str) -> DistractorCheck:
-        """From a (subject, object, predicate) pattern with None for the distractor."""
-        if subject is None and obj is not None:
-            return cls(slot="subject", fixed=obj, predicate=predicate)
-        if obj is None and subject is not None:
-            return cls(slot="object", fixed=subject, predicate=predicate)
-        raise ValueError("a distractor check has exactly one open place")
-
-    def triple(self, distractor: str) -> tuple[str, str, str]:
-        """The (subject, object, predicate) to judge for one distractor."""
-        if self.slot == "subject":
-            return distractor, self.fixed, self.predicate
-        return self.fixed, distractor, self.predicate
 
 
 class CitedEdge(_Frozen):

@@ -354,6 +354,9 @@ class Screened:
     answer_name: str = ""
 
 
+REACH_CACHE = 50_000
+"""Coded concepts whose reach is kept between pages (bounded by the vocabularies)."""
+
 POOL_ROLE = {Task.TREATMENT: "drug", Task.DIAGNOSIS: "condition", Task.PROGNOSIS: "condition"}
 
 
@@ -377,6 +380,7 @@ class DistractorScreen:
         self.justifier = Justifier(graph, verifier.hubs, settings.derive_near_depth)
         self.rejected: Counter[str] = Counter()
         self._known: dict[tuple[str, str], list[str]] = {}
+        self._reach: dict[str, frozenset[str]] = {}  # coded concept -> derive/concept_reach
 
     def known_pool(self, task: Task, namespace: str) -> list[str]:
         """Well-described drugs or conditions of one vocabulary, read once per run."""
@@ -408,25 +412,40 @@ class DistractorScreen:
                     keep.append(d)
             pools.append(keep)
         guarded: dict[tuple[int, str], str] = {}
+        has = self._patients_have(candidates)
+        # The graph's checks depend on the answer and the candidate only: one row per
+        # distinct answer of the page with every candidate any of its items pools.
+        per_answer: dict[str, dict[str, None]] = {}
+        for n, c in enumerate(candidates):
+            per_answer.setdefault(c.answer, {}).update(dict.fromkeys(pools[n]))
+        answers = list(per_answer)
+        names: dict[str, str] = {}
+        checks: dict[str, dict[str, dict[str, Any]]] = {}
         rows = [
-            {
-                "rid": n,
-                "answer": c.answer,
-                "patient_id": c.patient.patient_id,
-                "candidates": pools[n],
-            }
-            for n, c in enumerate(candidates)
+            {"rid": k, "answer": a, "candidates": list(per_answer[a])}
+            for k, a in enumerate(answers)
         ]
         for part in batched(rows, 500):
             for row in self.graph.read("derive/distractor_guard", rows=part):
-                n = row["rid"]
-                out[n].answer_name = row["answer_name"] or candidates[n].answer
-                for check in row["checked"]:
-                    reason = next((k for k in GUARD_REASONS if check[k]), None)
-                    if reason:
-                        self.rejected[GUARD_REASONS[reason]] += 1
-                    else:
-                        guarded[(n, check["id"])] = check["name"] or check["id"]
+                answer = answers[row["rid"]]
+                names[answer] = row["answer_name"]
+                checks[answer] = {check["id"]: check for check in row["checked"]}
+        for n, c in enumerate(candidates):
+            if c.answer not in checks:
+                continue  # not a concept of the graph: nothing to offer beside it
+            out[n].answer_name = names[c.answer] or c.answer
+            patient = has[c.patient.patient_id]
+            checked = checks[c.answer]
+            for d in pools[n]:
+                check = checked.get(d)
+                if check is None:
+                    continue  # not a concept of the graph
+                found = dict(check, patient_has=d in patient)
+                reason = next((k for k in GUARD_REASONS if found[k]), None)
+                if reason:
+                    self.rejected[GUARD_REASONS[reason]] += 1
+                else:
+                    guarded[(n, d)] = check["name"] or d
         vetoed = {
             (n, d)
             for (n, d) in guarded
@@ -480,6 +499,23 @@ class DistractorScreen:
             }
         return out
 
+    def _patients_have(self, candidates: list[Candidate]) -> dict[str, set[str]]:
+        """Per patient of the page: every concept the patient has a fact of, through the
+        reach of each coded concept (derive/concept_reach), read once per concept."""
+        patients = {c.patient.patient_id: c.patient for c in candidates}
+        coded = {cid for p in patients.values() for cid in p.concepts}
+        if len(self._reach) + len(coded) > REACH_CACHE:
+            self._reach.clear()
+        missing = sorted(coded - self._reach.keys())
+        for chunk in batched(missing, 2_000):
+            for row in self.graph.read("derive/concept_reach", ids=chunk):
+                self._reach[row["id"]] = frozenset(row["reach"])
+        empty: frozenset[str] = frozenset()
+        return {
+            pid: set().union(*(self._reach.get(c, empty) for c in p.concepts))
+            for pid, p in patients.items()
+        }
+
     def _supported(
         self, candidates: list[Candidate], batch: dict[int, list[tuple[str, Outcome]]]
     ) -> dict[tuple[int, str], str]:
@@ -504,9 +540,14 @@ class DistractorScreen:
         class, which the rules then refuse), the assertion's enrichment pool, and a sample
         of the well-described concepts of the answer's vocabulary seeded by the clinical
         content (so the same content gets the same candidates whoever the patient is)."""
+        # One row per distinct (answer, kinds): many candidates of a page share an answer.
+        wanted: dict[tuple[str, tuple[str, ...]], list[int]] = {}
+        for n, c in enumerate(candidates):
+            wanted.setdefault((c.answer, tuple(POOL_KINDS[c.task])), []).append(n)
+        keys = list(wanted)
         rows = [
-            {"rid": n, "concept": c.answer, "kinds": POOL_KINDS[c.task]}
-            for n, c in enumerate(candidates)
+            {"rid": n, "concept": concept, "kinds": list(kinds)}
+            for n, (concept, kinds) in enumerate(keys)
         ]
         for chunk in batched(rows, 2_000):
             for row in self.graph.read(
@@ -515,8 +556,9 @@ class DistractorScreen:
                 hubs=self.verifier.hubs,
                 limit=self.settings.derive_pool,
             ):
-                cand = candidates[row["rid"]]
-                cand.pool = list(dict.fromkeys([*cand.pool, *row["pool"]]))
+                for n in wanted[keys[row["rid"]]]:
+                    cand = candidates[n]
+                    cand.pool = list(dict.fromkeys([*cand.pool, *row["pool"]]))
         for cand in candidates:
             known = self.known_pool(cand.task, _namespace(cand.answer))
             # Not for secrecy: a seeded, reproducible sample (str seeds hash with SHA-512).

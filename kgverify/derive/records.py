@@ -5,8 +5,10 @@ about the patient, with the side each of their facts stands on."""
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from kgverify.ehr.episodes import UNDATED, episode_day, episode_key
@@ -63,6 +65,11 @@ class RecordFact:
         return self.kind == "condition" and "finding" in self.kinds and "disorder" not in self.kinds
 
 
+def _past_condition(fact: RecordFact) -> bool:
+    """A fact a patient's history lists: a grounded condition that is not an allergy."""
+    return fact.kind == "condition" and fact.grounded and not fact.allergy
+
+
 @dataclass(frozen=True)
 class RecordAssertion:
     """An assertion about the patient as written by the verifier."""
@@ -113,6 +120,8 @@ class PatientRecord:
     episodes: list[Episode]
     assertions: list[RecordAssertion]
     facts: dict[str, RecordFact]
+    # Every concept a fact of the patient is coded as (the distractor guard's "patient has").
+    concepts: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         self._at = {episode.key: at for at, episode in enumerate(self.episodes)}
@@ -125,15 +134,28 @@ class PatientRecord:
         first, at most ``limit`` (``skip``: leave out this concept)."""
         out: dict[str, RecordFact] = {}
         for episode in reversed(self.episodes[:before]):
+            if len(out) >= limit:
+                break  # later (older) facts could only add concepts past the limit
             for fact in episode.facts:
-                if (
-                    fact.kind == "condition"
-                    and fact.grounded
-                    and not fact.allergy
-                    and not (skip and fact.names_concept(skip))
-                ):
+                if _past_condition(fact) and not (skip and fact.names_concept(skip)):
                     out.setdefault(str(fact.concept), fact)
         return list(out.values())[:limit]
+
+    def histories(self, limit: int) -> Iterator[list[RecordFact]]:
+        """``history(at, limit)`` for every episode in order, in one pass over the facts:
+        the distinct conditions so far, most recent first, kept in an ordered map."""
+        recent: OrderedDict[str, RecordFact] = OrderedDict()
+        for episode in self.episodes:
+            yield list(islice(recent.values(), limit))
+            first: dict[str, RecordFact] = {}
+            for fact in episode.facts:
+                if _past_condition(fact):
+                    first.setdefault(str(fact.concept), fact)
+            # This episode's block goes in front, in its own fact order.
+            for concept, fact in reversed(first.items()):
+                recent.pop(concept, None)
+                recent[concept] = fact
+                recent.move_to_end(concept, last=False)
 
     def age_at(self, at: int) -> str | None:
         """The age range at episode ``at``: the stored band is the age in the year of the
@@ -163,6 +185,11 @@ class PatientRecord:
         return None
 
 
+CONCEPT_CACHE = 100_000
+"""Concepts whose details are kept between pages (bounded by the vocabularies, not the
+patients; cleared when full)."""
+
+
 def read_records(
     graph: Graph,
     *,
@@ -173,18 +200,41 @@ def read_records(
     """Every patient's record in id order, ``page`` patients per round trip. With a
     ``policy``, whether an assertion passes is decided by it, not read from the graph."""
     after = ""
+    # Facts share few concepts: their details (names, group, allergy walk) are read once per
+    # concept, not once per fact.
+    concepts: dict[str, dict[str, Any]] = {}
     while True:
         ids = [row["id"] for row in graph.read("derive/patients_page", after=after, limit=page)]
         if not ids:
             return
-        for row in graph.read("derive/patient_records", patients=ids, allergy_roots=allergy_roots):
-            yield _record(row, policy)
+        rows = graph.read("derive/patient_records", patients=ids)
+        wanted = sorted(
+            {f["concept"] for row in rows for f in row["facts"] if f["concept"] is not None}
+            - concepts.keys()
+        )
+        if len(concepts) + len(wanted) > CONCEPT_CACHE:
+            concepts.clear()
+            wanted = sorted(
+                {f["concept"] for row in rows for f in row["facts"] if f["concept"] is not None}
+            )
+        if wanted:
+            for c in graph.read("derive/fact_concepts", ids=wanted, allergy_roots=allergy_roots):
+                concepts[c["id"]] = c
+        for row in rows:
+            yield _record(row, policy, concepts)
         after = ids[-1]
 
 
-def _record(row: dict[str, Any], policy: FilterPolicy | None) -> PatientRecord:
+def _record(
+    row: dict[str, Any],
+    policy: FilterPolicy | None,
+    concepts: dict[str, dict[str, Any]] | None = None,
+) -> PatientRecord:
+    """One patient's record from its ``patient_records`` row and the details of its facts'
+    concepts (``fact_concepts`` rows by id)."""
+    concepts = concepts or {}
     patient = row["patient"]
-    facts = [_fact(f) for f in row["facts"]]
+    facts = [_fact(f, concepts.get(f["concept"]) if f["concept"] else None) for f in row["facts"]]
     episodes: dict[str, Episode] = {}
     for raw, fact in zip(row["facts"], facts, strict=True):
         episode = episodes.setdefault(
@@ -204,6 +254,7 @@ def _record(row: dict[str, Any], policy: FilterPolicy | None) -> PatientRecord:
         episodes=ordered,
         assertions=[_assertion(a, policy) for a in row["assertions"]],
         facts={f.id: f for f in facts},
+        concepts=frozenset(f.concept for f in facts if f.concept is not None),
     )
 
 
@@ -216,8 +267,21 @@ def _native(value: Any) -> Any:
     return value.to_native() if hasattr(value, "to_native") else value
 
 
-def _fact(raw: dict[str, Any]) -> RecordFact:
+_NO_CONCEPT: dict[str, Any] = {
+    "id": None,
+    "name": None,
+    "names": [],
+    "kinds": [],
+    "active": True,
+    "stub": False,
+    "group": [],
+    "allergy": False,
+}
+
+
+def _fact(raw: dict[str, Any], concept: dict[str, Any] | None) -> RecordFact:
     episode = episode_key(raw["encounter"], _native(raw["start"]))
+    c = concept or _NO_CONCEPT
     return RecordFact(
         id=raw["id"],
         kind=raw["kind"],
@@ -233,13 +297,13 @@ def _fact(raw: dict[str, Any]) -> RecordFact:
         source_row=str(raw["source_row"] or ""),
         episode=episode,
         concept=raw["concept"],
-        concept_name=raw["concept_name"],
-        names=tuple(raw["concept_names"]),
-        kinds=frozenset(raw["concept_kinds"]),
-        active=bool(raw["concept_active"]),
-        stub=bool(raw["concept_stub"]),
-        group=frozenset(raw["concept_group"]),
-        allergy=bool(raw["allergy"]),
+        concept_name=c["name"],
+        names=tuple(c["names"]),
+        kinds=frozenset(c["kinds"]),
+        active=bool(c["active"]),
+        stub=bool(c["stub"]),
+        group=frozenset(c["group"]),
+        allergy=bool(c["allergy"]),
     )
 
 

@@ -6,7 +6,7 @@ and the privacy rules are in docs/trajectories.md.
 
 ```python
 from kgverify.ehr import Ledger, read_omop, write_jsonl
-from loaders.report import RejectSink
+from kgverify.rows import RejectSink
 
 ledger = Ledger(RejectSink(Path("rejects.jsonl")))
 write_jsonl(read_omop(Path("cdm.duckdb"), ledger, salt=secret), Path("trajectories.jsonl"))

@@ -38,7 +38,7 @@ from kgverify.ehr.model import (
 )
 from kgverify.ehr.privacy import age_band, pseudonym
 from kgverify.errors import KgverifyError
-from loaders.report import FileReport, RejectSink, Tally
+from kgverify.rows import FileReport, RejectSink, Tally
 
 WhenValue = date | datetime
 

@@ -29,7 +29,7 @@ from typing import Any
 import duckdb
 
 from kgverify.ehr.common import Ledger, SourceError, SourceRow
-from loaders.report import Tally
+from kgverify.rows import Tally
 
 log = logging.getLogger(__name__)
 

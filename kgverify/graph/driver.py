@@ -23,6 +23,7 @@ from neo4j import exceptions as neo4j_errors
 
 from kgverify.config import Settings
 from kgverify.errors import GraphAuthError, GraphUnavailableError, KgverifyError, QueryError
+from kgverify.graph.connection import resolve_connection
 from kgverify.graph.queries import get_query
 
 Row = dict[str, Any]
@@ -122,8 +123,6 @@ class Graph:
     @classmethod
     def connect(cls, settings: Settings | None = None, *, verify: bool = True) -> Graph:
         """Connect using settings (the local server's URI and password file when unset)."""
-        from kgverify.server.local import resolve_connection
-
         settings = settings or Settings()
         uri, user, password = resolve_connection(settings)
         graph = cls(uri, user, password, settings.neo4j_database)

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import joblib
 import nmslib
@@ -46,7 +46,7 @@ from kgverify.link.rerank import RERANK_VERSION, Reranker, name_counts, train
 
 log = logging.getLogger(__name__)
 
-INDEX_FORMAT = 7
+INDEX_FORMAT = 8
 """Bumped whenever the files of an index change meaning; part of the cache key."""
 
 SPACE = "cosinesimil_sparse_fast"
@@ -59,6 +59,26 @@ class LinkerIndexError(KgverifyError):
     """A linker index is missing, incomplete or from another format version."""
 
 
+KnnMode = Literal["hnsw", "rare", "both"]
+
+
+class KnnSearch(BaseModel):
+    """How TF-IDF neighbours are found at query time (docs/linking.md, "Neighbours").
+
+    ``hnsw`` asks scispaCy's approximate HNSW graph. ``rare`` scores exactly every alias
+    that shares one of the mention's *rare* 3-grams (found in at most ``rare_df`` aliases):
+    those short posting lists keep the product small, and the best ``rare_pool`` of them per
+    mention are then rescored with the full cosine. HNSW with kgverify's light build settings
+    misses true neighbours that the exact search finds (docs/benchmarks.md); ``both`` takes
+    the union."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    mode: KnnMode = "hnsw"
+    rare_df: int = Field(default=3000, ge=1, description="a 3-gram in more aliases is common")
+    rare_pool: int = Field(default=50, ge=1, description="aliases rescored per mention")
+
+
 class IndexSettings(BaseModel):
     """How the TF-IDF vectorizer and the HNSW index are built and searched."""
 
@@ -69,6 +89,7 @@ class IndexSettings(BaseModel):
     ef_construction: int = Field(ge=10, description="HNSW efConstruction")
     ef_search: int = Field(ge=1, description="HNSW efSearch (query time; not in the cache key)")
     threads: int = Field(ge=1)
+    search: KnnSearch = Field(default_factory=lambda: KnnSearch(), description="query time")
 
     @classmethod
     def from_settings(cls, settings: Settings) -> IndexSettings:
@@ -78,6 +99,11 @@ class IndexSettings(BaseModel):
             ef_construction=settings.index_ef_construction,
             ef_search=settings.index_ef_search,
             threads=settings.index_threads,
+            search=KnnSearch(
+                mode=settings.index_search,
+                rare_df=settings.index_rare_df,
+                rare_pool=settings.index_rare_pool,
+            ),
         )
 
     def build_key(self) -> dict[str, int]:
@@ -187,7 +213,9 @@ def build_index(
         # (a tiny KB) leaves the linker on the cosine.
         Reranker(None, counts).save(work)
         files.meta.write_text(info.model_dump_json(indent=2))
-        opened = LinkerIndex(work, ef_search=settings.ef_search, threads=settings.threads)
+        opened = LinkerIndex(
+            work, ef_search=settings.ef_search, threads=settings.threads, search=settings.search
+        )
         try:
             model = train(opened, tables, counts)
         finally:
@@ -306,10 +334,54 @@ class _AliasConcepts(Mapping[str, set[str]]):
         return len(self._index.aliases)
 
 
+class _RareSearch:
+    """Exact cosine neighbours through the rare 3-grams (see ``KnnSearch``)."""
+
+    def __init__(self, vectors: scipy.sparse.csr_matrix, rare_df: int) -> None:
+        self.vectors = vectors  # indexed aliases x 3-grams, rows L2-normalized
+        by_gram = vectors.T.tocsr()
+        frequency = np.diff(by_gram.indptr)
+        self.rare = np.flatnonzero(frequency <= rare_df)
+        self.by_rare_gram = by_gram[self.rare]
+
+    def search(self, queries: scipy.sparse.csr_matrix, pool: int) -> list[dict[int, float]]:
+        """Per query, {ANN alias number: cosine} of the best ``pool`` aliases by rare
+        3-grams, rescored with all 3-grams."""
+        shared = (queries[:, self.rare] @ self.by_rare_gram).tocsr()
+        picked: list[npt.NDArray[np.int32]] = []
+        for row in range(shared.shape[0]):
+            start, end = shared.indptr[row], shared.indptr[row + 1]
+            aliases = shared.indices[start:end]
+            if end - start > pool:
+                aliases = aliases[np.argpartition(-shared.data[start:end], pool - 1)[:pool]]
+            picked.append(aliases)
+        sizes = np.fromiter((len(p) for p in picked), dtype=np.int64, count=len(picked))
+        if not sizes.sum():
+            return [{} for _ in picked]
+        alias_of = np.concatenate(picked)
+        query_of = np.repeat(np.arange(len(picked)), sizes)
+        cosine = np.asarray(queries[query_of].multiply(self.vectors[alias_of]).sum(axis=1))
+        cosine = cosine.ravel()
+        found: list[dict[int, float]] = []
+        start = 0
+        for size in sizes.tolist():
+            ids = alias_of[start : start + size].tolist()
+            found.append(dict(zip(ids, cosine[start : start + size].tolist(), strict=True)))
+            start += size
+        return found
+
+
 class LinkerIndex:
     """An index opened for linking: vectorizer, HNSW index, alias arrays and store."""
 
-    def __init__(self, directory: Path, ef_search: int, threads: int) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        ef_search: int,
+        threads: int,
+        *,
+        search: KnnSearch | None = None,
+    ) -> None:
         files = _Files(directory)
         if not files.meta.is_file() or not files.scispacy.is_locally_cached():
             raise LinkerIndexError(f"no linker index in {directory}")
@@ -321,6 +393,7 @@ class LinkerIndex:
             )
         self.directory = directory
         self.threads = threads
+        self.search = search or KnnSearch()
         paths = files.scispacy
         self._paths = paths
         # Local paths only: scispaCy's cached_path returns an existing local file unchanged.
@@ -354,21 +427,37 @@ class LinkerIndex:
         return rows
 
     def neighbours(self, texts: list[str], k: int) -> list[list[tuple[int, float]]]:
-        """For each text, (alias position, cosine similarity) of its k nearest aliases."""
+        """For each text, (alias position, cosine similarity) of its k nearest aliases,
+        best first, found as ``self.search`` says."""
         found: list[list[tuple[int, float]]] = [[] for _ in texts]
         if not texts:
             return found
-        vectors = self.vectorizer.transform(texts)
+        vectors = self.vectorizer.transform(texts).tocsr()
         nonzero = np.flatnonzero(vectors.getnnz(axis=1) > 0)
         if nonzero.size == 0:
             return found
-        results = self.ann.knnQueryBatch(vectors[nonzero], k=k, num_threads=self.threads)
-        for at, (ids, distances) in zip(nonzero.tolist(), results, strict=True):
-            found[at] = [
-                (int(self.positions[i]), float(1.0 - d))
-                for i, d in zip(ids.tolist(), distances.tolist(), strict=True)
-            ]
+        mode = self.search.mode
+        if mode != "rare":
+            results = self.ann.knnQueryBatch(vectors[nonzero], k=k, num_threads=self.threads)
+            for at, (ids, distances) in zip(nonzero.tolist(), results, strict=True):
+                found[at] = [
+                    (int(i), float(1.0 - d))
+                    for i, d in zip(ids.tolist(), distances.tolist(), strict=True)
+                ]
+        if mode != "hnsw":
+            exact = self._rare.search(vectors, self.search.rare_pool)
+            for at in nonzero.tolist():
+                merged = dict(found[at])
+                merged.update(exact[at])  # the same cosine either way; exact where both
+                found[at] = sorted(merged.items(), key=lambda pair: -pair[1])[:k]
+        for at in nonzero.tolist():
+            found[at] = [(int(self.positions[i]), sim) for i, sim in found[at][:k]]
         return found
+
+    @cached_property
+    def _rare(self) -> _RareSearch:
+        vectors = scipy.sparse.load_npz(self._paths.tfidf_vectors).tocsr()
+        return _RareSearch(vectors.astype(np.float32), self.search.rare_df)
 
     def close(self) -> None:
         self.store.close()

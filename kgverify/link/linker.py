@@ -28,7 +28,7 @@ from kgverify.config import Settings
 from kgverify.graph.driver import Graph
 from kgverify.graph.model import Kind, concept_id
 from kgverify.link.abbreviations import AbbreviationExpander
-from kgverify.link.index import LinkerIndex
+from kgverify.link.index import IndexSettings, LinkerIndex, ensure_index
 from kgverify.link.kb import EXACT, NORMALIZED, REORDERED, KbEntry
 from kgverify.link.model import LinkCandidate, LinkStatus, MentionLink, Method
 from kgverify.link.normalize import (
@@ -75,6 +75,9 @@ MIN_TYPO_LENGTH = 5
 
 MAX_CANDIDATES = 10
 
+ALTERNATIVES = 5
+"""A mention a name resolved to fewer concepts than this lists its TF-IDF neighbours too."""
+
 
 class LinkParams(BaseModel):
     """Decision settings (defaults in ``Settings``; see docs/configuration.md)."""
@@ -90,6 +93,10 @@ class LinkParams(BaseModel):
     rerank: bool = Field(
         default=False, description="score TF-IDF candidates with the learned re-ranker"
     )
+    alternatives: bool = Field(
+        default=False,
+        description="list TF-IDF neighbours after the candidates of a mention a name resolved",
+    )
 
     @classmethod
     def from_settings(cls, settings: Settings) -> LinkParams:
@@ -98,6 +105,7 @@ class LinkParams(BaseModel):
             margin=settings.link_margin,
             k=settings.link_k,
             rerank=settings.link_rerank,
+            alternatives=settings.link_alternatives,
         )
 
 
@@ -127,6 +135,8 @@ class _Work:
     expanded_from: str | None = None
     hits: dict[int, _Hit] = field(default_factory=dict)
     code_only: dict[str, _Hit] = field(default_factory=dict)
+    searched: bool = False  # the TF-IDF stage ran for this mention
+    alternatives: list[_Hit] = field(default_factory=list)  # listed, never decided on
 
     def add(self, hit: _Hit) -> None:
         best = self.hits.get(hit.row)
@@ -151,6 +161,20 @@ class Linker:
         self.stage_counts: dict[str, int] = {m.value: 0 for m in Method} | {"none": 0}
         self._name_key_cache: dict[int, str] = {}
 
+    @classmethod
+    def open(cls, settings: Settings, graph: Graph, *, rebuild: bool = False) -> Linker:
+        """A linker over the graph's index (built first when needed); codes are mapped
+        through ``graph``, which must stay open while the linker is used."""
+        directory = ensure_index(graph, settings, rebuild=rebuild)
+        index_settings = IndexSettings.from_settings(settings)
+        index = LinkerIndex(
+            directory,
+            index_settings.ef_search,
+            index_settings.threads,
+            search=index_settings.search,
+        )
+        return cls(index, LinkParams.from_settings(settings), graph)
+
     def link(self, queries: Sequence[MentionQuery]) -> list[MentionLink]:
         """Link a batch; one result per query, in order."""
         work = [self._prepare(q) for q in queries]
@@ -170,6 +194,8 @@ class Linker:
                 self._by_variant(pending)
             else:
                 self._by_name(pending, stage)
+        if self.params.alternatives:
+            self._alternatives([w for w in work if not w.searched and len(w.hits) < ALTERNATIVES])
         self._fetch(work, entries)
         return [self._decide(w, entries) for w in work]
 
@@ -225,6 +251,7 @@ class Linker:
         keys = [exact_key(w.text) for w in work]
         neighbours = self.index.neighbours(keys, self.params.k)
         for w, key, hits in zip(work, keys, neighbours, strict=True):
+            w.searched = True
             for position, similarity in hits:
                 alias = self.index.aliases[position]
                 if similarity <= 0.0:
@@ -233,6 +260,23 @@ class Linker:
                 score, method = hit or (max(0.0, min(1.0, similarity)), Method.TFIDF)
                 for row in self.index.rows_of_alias(position):
                     w.add(_Hit(row, score, method, alias))
+
+    def _alternatives(self, work: list[_Work]) -> None:
+        """A mention a name resolved lists its nearest other names too: the exact name of one
+        concept is often a synonym the vocabulary gave a neighbour as well, and an auditor
+        (and recall@5) needs those. They come after the candidates and never enter the
+        decision, so a resolved mention stays resolved."""
+        if not work:
+            return
+        neighbours = self.index.neighbours([exact_key(w.text) for w in work], ALTERNATIVES * 2)
+        for w, hits in zip(work, neighbours, strict=True):
+            for position, similarity in hits:
+                if similarity <= 0.0:
+                    continue
+                alias = self.index.aliases[position]
+                for row in self.index.rows_of_alias(position):
+                    if row not in w.hits:
+                        w.alternatives.append(_Hit(row, min(1.0, similarity), Method.TFIDF, alias))
 
     def _by_mined(self, work: list[_Work]) -> None:
         """Mentions rewritten with the substitutions and acronyms mined from the KB's own
@@ -313,6 +357,7 @@ class Linker:
 
     def _fetch(self, work: Iterable[_Work], entries: dict[int, KbEntry]) -> None:
         missing = {row for w in work for row in w.hits if row not in entries}
+        missing |= {h.row for w in work for h in w.alternatives if h.row not in entries}
         if missing:
             entries.update(self.index.store.concepts(missing))
 
@@ -326,6 +371,9 @@ class Linker:
     def _decide(self, w: _Work, entries: dict[int, KbEntry]) -> MentionLink:
         # Capped here, after any re-scoring of the neighbours, so nothing can undo it.
         key = exact_key(w.text)
+        # Within a capped tier the list keeps the similarity order: a capped neighbour is a
+        # worse link, not a worse alternative to show (recall@5, issue 16).
+        uncapped = {row: hit.score for row, hit in w.hits.items()}
         swaps = _swaps(key)
         opposed = _opposed_words(key)
         for hit in w.hits.values() if swaps or opposed else ():
@@ -345,6 +393,7 @@ class Linker:
             key=lambda h: (
                 slot_first and not fits(entries[h.row].kinds, w.query.allowed),
                 -h.score,
+                -uncapped[h.row],
                 _METHOD_ORDER[h.method],
                 _vocab_rank(entries[h.row]),
                 h.row,
@@ -359,6 +408,13 @@ class Linker:
         scores = sorted(group_best.values(), reverse=True)
         best = scores[0] if scores else 0.0
         margin = best - (scores[1] if len(scores) > 1 else 0.0)
+        listed = ranked[:MAX_CANDIDATES]
+        shown = groups
+        if w.alternatives:
+            listed += _alternatives_after(w, ranked, entries)[: MAX_CANDIDATES - len(listed)]
+            # Grouped again with the alternatives for the listing only; the decision above
+            # used the candidates' own groups.
+            shown = _group(listed, entries, self._name_keys(listed, entries))
         candidates = [
             LinkCandidate(
                 concept_id=entries[h.row].id,
@@ -369,9 +425,9 @@ class Linker:
                 method=h.method,
                 alias=h.alias,
                 type_ok=fits(entries[h.row].kinds, w.query.allowed),
-                group=groups[h.row],
+                group=shown[h.row],
             )
-            for h in ranked[:MAX_CANDIDATES]
+            for h in listed
         ]
         base = {
             "query": w.text,
@@ -402,6 +458,21 @@ class Linker:
 
 
 _METHOD_ORDER = {method: order for order, method in enumerate(Method)}
+
+
+def _alternatives_after(w: _Work, ranked: list[_Hit], entries: dict[int, KbEntry]) -> list[_Hit]:
+    """The mention's alternatives not already ranked, best first (those that fit the slot
+    first), one per concept."""
+    seen = {h.row for h in ranked}
+    best: dict[int, _Hit] = {}
+    for hit in w.alternatives:
+        if hit.row not in seen and (hit.row not in best or hit.score > best[hit.row].score):
+            best[hit.row] = hit
+    return sorted(
+        best.values(),
+        key=lambda h: (not fits(entries[h.row].kinds, w.query.allowed), -h.score, h.row),
+    )
+
 
 SWITCHABLE = ("slot_order", *VARIANTS, "mined", "numbers", "preferred")
 """Stages ``LinkParams.disabled`` can switch off (the benchmark's ablation)."""

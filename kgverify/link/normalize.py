@@ -82,6 +82,8 @@ def singular(word: str) -> str:
         return word
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
+    if word.endswith("aches"):  # headaches, backaches, earaches: "-ache" + s
+        return word[:-1]
     if word.endswith(("ches", "shes", "xes")):
         return word[:-2]
     if word.endswith("s") and not word.endswith(_KEEP_S):

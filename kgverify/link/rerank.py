@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -31,9 +31,6 @@ from sklearn.linear_model import LogisticRegression
 from kgverify.link.kb import EXACT, NORMALIZED, REORDERED, KbEntry, KbStore
 from kgverify.link.mined import MinedTables
 from kgverify.link.normalize import bag_key, exact_key, normalized_key
-
-if TYPE_CHECKING:
-    from kgverify.link.index import LinkerIndex
 
 log = logging.getLogger(__name__)
 
@@ -170,7 +167,19 @@ def name_counts(store: KbStore) -> npt.NDArray[np.int32]:
     return counts
 
 
-def _sample(index: LinkerIndex, limit: int, seed: int) -> list[tuple[int, list[str]]]:
+class TrainingIndex(Protocol):
+    """What training reads of the finished index (``index.LinkerIndex``, which builds the
+    re-ranker and so is not imported here)."""
+
+    store: KbStore
+    aliases: list[str]
+
+    def rows_of_alias(self, position: int) -> list[int]: ...
+
+    def neighbours(self, texts: list[str], k: int) -> list[list[tuple[int, float]]]: ...
+
+
+def _sample(index: TrainingIndex, limit: int, seed: int) -> list[tuple[int, list[str]]]:
     """Reservoir sample of concepts with at least two names (seeded, one pass)."""
     rng = random.Random(seed)  # noqa: S311  # seeded sampling, not security
     sample: list[tuple[int, list[str]]] = []
@@ -189,7 +198,7 @@ def _sample(index: LinkerIndex, limit: int, seed: int) -> list[tuple[int, list[s
 
 
 def train(
-    index: LinkerIndex,
+    index: TrainingIndex,
     tables: MinedTables,
     counts: npt.NDArray[np.int32],
     *,

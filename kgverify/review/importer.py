@@ -27,7 +27,7 @@ from kgverify.review.model import (
     SheetRow,
 )
 from kgverify.review.sheet import ReviewSheetError, check_row, read_sheet, reviews_of
-from loaders.report import RejectedRow, RejectSink
+from kgverify.rows import RejectedRow, RejectSink
 
 log = logging.getLogger(__name__)
 _FLAGGING = (Decision.REJECT.value, Decision.VETO.value, Decision.RELATION_FALSE.value)

@@ -34,8 +34,9 @@ from importlib import resources
 from pathlib import Path
 
 from kgverify.config import Settings
-from kgverify.errors import ConfigError, GraphUnavailableError, ServerError
-from kgverify.secrets import secret_file
+from kgverify.errors import ServerError
+from kgverify.graph.connection import LocalServerFiles
+from kgverify.graph.driver import Graph
 
 READY_MARK = "KGVERIFY_NEO4J_READY"
 MAIN_CLASS = "org.kgverify.neo4jlocal.LocalServer"
@@ -245,8 +246,9 @@ def _size(path: Path) -> int:
         return 0
 
 
-class LocalServer:
-    """Start, stop and inspect the local Neo4j described by ``settings``.
+class LocalServer(LocalServerFiles):
+    """Start, stop and inspect the local Neo4j described by ``settings`` (where it listens
+    and its password: :class:`~kgverify.graph.connection.LocalServerFiles`).
 
     >>> server = LocalServer(Settings())                    # doctest: +SKIP
     >>> server.start().uri                                  # doctest: +SKIP
@@ -254,37 +256,16 @@ class LocalServer:
     """
 
     def __init__(self, settings: Settings) -> None:
-        self.settings = settings
-        self.home = settings.local_home
-        self.password_file = self.home / "password"
-        self.state_file = self.home / "server.json"
+        super().__init__(settings)
         self.log_file = self.home / "server.log"
         self.ready_file = self.home / "ready"
         self.data_home = self.home / "dbms"
-
-    # -- password -------------------------------------------------------------------------
-    def password(self, *, create: bool = False) -> str:
-        """The server's password; generated (owner-only file) on first use when ``create``."""
-        value = secret_file(self.password_file, create=create)
-        if value is None:
-            raise GraphUnavailableError(
-                f"no local Neo4j has been started under {self.home} "
-                "(run `kgverify neo4j start`, or set NEO4J_URI and NEO4J_PASSWORD)"
-            )
-        return value
 
     # -- state ----------------------------------------------------------------------------
     @property
     def debug_log(self) -> Path:
         """Neo4j's own log (the embedded default place under its home): recovery shows here."""
         return self.data_home / "logs" / "debug.log"
-
-    def _state(self) -> dict[str, object] | None:
-        try:
-            state: dict[str, object] = json.loads(self.state_file.read_text())
-        except (OSError, ValueError):
-            return None
-        return state
 
     def _state_int(self, key: str) -> int | None:
         state = self._state()
@@ -338,13 +319,6 @@ class LocalServer:
             starting=True,
             recovery=recovery.describe() if recovery.seen else None,
         )
-
-    @property
-    def uri(self) -> str:
-        state = self._state()
-        if state and "uri" in state:
-            return str(state["uri"])
-        return f"bolt://127.0.0.1:{self.settings.bolt_port}"
 
     def has_store(self) -> bool:
         """Whether the ``neo4j`` database of this server has ever been created."""
@@ -459,8 +433,6 @@ class LocalServer:
 
     def _check_bolt(self, uri: str) -> None:
         """The launcher says ready; make sure Bolt answers with our password, too."""
-        from kgverify.graph.driver import Graph
-
         graph = Graph(uri, "neo4j", self.password(), "neo4j")
         try:
             graph.verify()
@@ -534,18 +506,3 @@ class LocalServer:
         if not report.is_file():
             return []
         return [line for line in report.read_text(errors="replace").splitlines() if line.strip()]
-
-
-def resolve_connection(settings: Settings) -> tuple[str, str, str]:
-    """URI, user and password: explicit settings, or the local server's."""
-    if settings.neo4j_uri:
-        if settings.neo4j_password is None:
-            raise ConfigError("NEO4J_URI is set but NEO4J_PASSWORD is not")
-        return settings.neo4j_uri, settings.neo4j_user, settings.neo4j_password.get_secret_value()
-    server = LocalServer(settings)
-    password = (
-        settings.neo4j_password.get_secret_value()
-        if settings.neo4j_password is not None
-        else server.password()
-    )
-    return server.uri, settings.neo4j_user, password

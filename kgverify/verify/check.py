@@ -17,11 +17,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from kgverify.__about__ import __version__
-from kgverify.audit.lineage import LineageAssertion, LineageConcept, LineageEdge
 from kgverify.errors import ConfigError
 from kgverify.extract.relation import CandidateRelation, ExtractorInfo, Mention, Predicate
 from kgverify.graph.driver import Graph
 from kgverify.link.model import LinkStatus, MentionLink
+from kgverify.verify.assertion import LineageAssertion, LineageConcept, LineageEdge
 from kgverify.verify.model import EvidencePath, Verdict, VerdictKind
 from kgverify.verify.verifier import Verifier
 

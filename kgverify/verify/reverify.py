@@ -25,9 +25,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from kgverify.derive.model import DistractorCheck
 from kgverify.errors import ConfigError
 from kgverify.graph.driver import Graph, batched
+from kgverify.verify.model import DistractorCheck
 from kgverify.verify.verifier import Triple, Verifier, edge_keys, judge_evidence
 
 log = logging.getLogger(__name__)

@@ -110,9 +110,7 @@ class Verifier:
     @property
     def linker(self) -> Linker:
         if self._linker is None:
-            from kgverify.api import open_linker
-
-            self._linker = open_linker(self.settings, self.graph)
+            self._linker = Linker.open(self.settings, self.graph)
         return self._linker
 
     def close(self) -> None:
@@ -321,9 +319,11 @@ class Verifier:
             if self.on_refused is not None:
                 self.on_refused(of_row[id(row)], reason)
 
-        for results in self.graph.write_rows(
-            "verify/write_assertions", rows, refused, releases=self._releases
-        ):
+        # Distinct ids: edges are created, not merged (no check per edge); a batch that
+        # repeats an assertion merges them, so the repeat adds none.
+        distinct = len({row["id"] for row in rows}) == len(rows)
+        statement = "verify/write_assertions" if distinct else "verify/write_assertions_merge"
+        for results in self.graph.write_rows(statement, rows, refused, releases=self._releases):
             for result in results:
                 self.written += int(result["written"])
                 self.unknown_patients += int(result["unknown_patients"])

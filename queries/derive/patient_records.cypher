@@ -1,15 +1,14 @@
 // Everything derivation reads about a page of patients, one row per patient: the patient,
-// every fact with its episode (the encounter it was recorded in, if any) and its concept
-// (name, names, kinds, active, the MAPS_TO neighbours as its group, whether it is an allergy:
-// an is-a descendant, within 6 steps and across MAPS_TO, of one of $allergy_roots), and every
-// assertion about the patient with the facts it rests on and the side (subject or object)
-// each fact stands on (the fact's concept is the side's concept or within two MAPS_TO steps).
+// every fact with its episode (the encounter it was recorded in, if any) and the id of its
+// concept (what derivation needs about each concept, read once per concept:
+// derive/fact_concepts), and every assertion about the patient with the facts it rests on and
+// the side (subject or object) each fact stands on (the fact's concept is the side's concept
+// or within two MAPS_TO steps).
 // An assertion's verdict and passed are its standing ones (after `kgverify reverify`, the
 // re-checked verdict), so a derivation after a new release leaves out what no longer passes;
 // a reviewer's decision on it (review: 'true' or 'false', and the review id) comes too.
 // Read-only; facts and assertions come ordered, so derivation is deterministic.
 // @param patients: list of patient ids
-// @param allergy_roots: concept ids whose is-a descendants count as allergies
 // @returns patient, facts, assertions
 UNWIND $patients AS pid
 MATCH (p:Patient {id: pid})
@@ -22,17 +21,9 @@ CALL (p) {
   RETURN collect({
     id: f.id, kind: f.kind, display: f.display, code_system: f.code_system, code: f.code,
     start: f.start, end: f.end, value: f.value, unit: f.unit, flag: f.flag,
-    ref_low: f.ref_low, ref_high: f.ref_high, source_table: f.source_table,
-    source_row: f.source_row, known: f.known,
+    source_table: f.source_table, source_row: f.source_row,
     encounter: e.id, encounter_start: e.start, encounter_kind: e.kind,
-    concept: c.id, concept_name: c.name, concept_names: coalesce(c.names, []),
-    concept_kinds: coalesce(c.kinds, []), concept_active: coalesce(c.active, true),
-    concept_stub: coalesce(c.stub, false),
-    concept_group: CASE WHEN c IS NULL THEN [] ELSE
-      COLLECT { MATCH (c)-[:MAPS_TO]-(g:Concept) RETURN DISTINCT g.id ORDER BY g.id } END,
-    allergy: c IS NOT NULL AND EXISTS {
-      MATCH (c)-[:MAPS_TO*0..1]-(:Concept)-[:IS_A*1..6]->(r:Concept) WHERE r.id IN $allergy_roots
-    }
+    concept: c.id
   }) AS facts
 }
 CALL (p) {
@@ -46,8 +37,7 @@ CALL (p) {
     passed: coalesce(a.standing_passed, a.passed), score: a.score,
     reason: a.reason, rule: a.rule, rule_version: a.rule_version, subject_id: a.subject_id,
     object_id: a.object_id, subject_name: s.name, object_name: o.name,
-    subject_names: coalesce(s.names, []), object_names: coalesce(o.names, []),
-    encounter_id: a.encounter_id, extractor: a.extractor, confidence: a.confidence,
+    encounter_id: a.encounter_id, confidence: a.confidence,
     evidence: coalesce(a.evidence, []), distractors: coalesce(a.distractors, []),
     review: a.review, review_id: a.review_id,
     facts: COLLECT {

@@ -11,7 +11,10 @@
 // it was judged against and whether the rules decided it (judged = "evidence") or its links
 // did ("links"); standing_verdict and standing_passed start equal to verdict and passed and
 // are what `kgverify reverify` updates. Old edges of a rerun are removed first, so a
-// re-verification never leaves stale evidence.
+// re-verification never leaves stale evidence. Once they are removed the assertion has no
+// edges of these types and each row's targets are distinct, so edges are created without
+// MERGE's check for an existing one; the ids of a batch must be distinct (the verifier
+// sends a batch that repeats an id to write_assertions_merge, which merges them).
 // @param rows: list of {id, relation_id, patient_id, encounter_id, predicate, verdict, score, passed, rule, rule_version, reason, subject_id, object_id, subject_text, object_text, items, evidence_nodes, evidence, distractors, extractor, confidence, index, verified_at, evidence_edges, judged}
 // @param releases: ids of the current vocabulary releases
 // @returns written, unknown_patients, unknown_encounters: assertions written, and how many name a patient or an encounter the graph does not hold (reported, still written)
@@ -35,35 +38,35 @@ CALL (a) {
 OPTIONAL MATCH (p:Patient {id: row.patient_id})
 CALL (a, p, row) {
   WITH a, p, row WHERE p IS NOT NULL
-  MERGE (a)-[:ABOUT]->(p)
+  CREATE (a)-[:ABOUT]->(p)
   WITH a, p, row
   UNWIND row.items AS item
   MATCH (f:Fact {id: p.source + ":" + item})
-  MERGE (a)-[:FROM_FACT]->(f)
+  CREATE (a)-[:FROM_FACT]->(f)
 }
 CALL (a, row) {
   MATCH (s:Concept {id: row.subject_id})
-  MERGE (a)-[:SUBJECT]->(s)
+  CREATE (a)-[:SUBJECT]->(s)
 }
 CALL (a, row) {
   MATCH (o:Concept {id: row.object_id})
-  MERGE (a)-[:OBJECT]->(o)
+  CREATE (a)-[:OBJECT]->(o)
 }
 CALL (a, row) {
   UNWIND row.evidence_nodes AS node
   MATCH (c:Concept {id: node})
-  MERGE (a)-[:EVIDENCE]->(c)
+  CREATE (a)-[:EVIDENCE]->(c)
 }
 CALL (a, row) {
   WITH a, row WHERE row.rule IS NOT NULL
   MERGE (r:Rule {key: row.rule + "@" + row.rule_version})
   ON CREATE SET r.id = row.rule, r.version = row.rule_version
-  MERGE (a)-[:DECIDED_BY]->(r)
+  CREATE (a)-[:DECIDED_BY]->(r)
 }
 OPTIONAL MATCH (e:Encounter {id: row.encounter_id})
 CALL (a, e) {
   WITH a, e WHERE e IS NOT NULL
-  MERGE (a)-[:SEEN_IN]->(e)
+  CREATE (a)-[:SEEN_IN]->(e)
 }
 RETURN count(DISTINCT a) AS written, count(*) - count(p) AS unknown_patients,
        sum(CASE WHEN row.encounter_id IS NOT NULL AND e IS NULL THEN 1 ELSE 0 END)

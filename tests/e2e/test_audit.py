@@ -283,7 +283,9 @@ def test_notebook_executes_against_the_sample_run(
         # + score and confidence per verdict, precision per policy
         assert len(images) >= 6
         text = "".join(o.get("text", "") for o in nb.cells[-1].outputs)
-        check_quality_cells(run, json.loads(text.split(PROBE_MARK, 1)[1]))
+        probe = json.loads(text.split(PROBE_MARK, 1)[1])
+        check_quality_cells(run, probe)
+        check_dialogue_cells(run, probe)
 
 
 # Appended to the hallucination-filter notebook by the test: what its cells computed.
@@ -305,8 +307,27 @@ print({PROBE_MARK!r} + json.dumps({{
     "precision": precision,
     "missed": missed,
     "withdrawn": withdrawn.model_dump(mode="json"),
+    "dialogue_summary": dialogue_summary,
+    "dialogue_plot": [dialogue_axes.get_title(), len(dialogue_axes.patches)],
 }}, default=str))
 """
+
+
+def check_dialogue_cells(r: Run, probe: dict[str, Any]) -> None:
+    """The simulated-patient section: its per-dialogue counts are those of the verdicts file
+    the sample run wrote (read here, not through the audit code), one bar per verdict."""
+    from kgverify.dialogue import read_verdicts as read_dialogue_verdicts
+
+    written = list(
+        read_dialogue_verdicts(r.settings.cache_dir / "sample" / "dialogue_verdicts.jsonl")
+    )
+    assert written
+    verdicts = ("grounded", "leak", "contradicted", "unsupported", "unlinked")
+    expected = {v.dialogue_id: {k: v.counts.get(k, 0) for k in verdicts} for v in written}
+    got = {row["dialogue"]: {k: row[k] for k in verdicts} for row in probe["dialogue_summary"]}
+    assert got == expected
+    title, bars = probe["dialogue_plot"]
+    assert "dialogue" in title and bars == len(verdicts) * len(written)
 
 
 def check_quality_cells(r: Run, probe: dict[str, Any]) -> None:

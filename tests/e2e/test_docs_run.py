@@ -249,7 +249,7 @@ def reader(
     """What `make sample` leaves, and a working folder with the sample's relations and
     trajectories in it (the inputs the pages name)."""
     from kgverify.ehr import Ledger, read_omop, write_jsonl
-    from loaders.report import RejectSink
+    from kgverify.rows import RejectSink
 
     sample_pipeline(graph, sample_settings)
     workdir = tmp_path_factory.mktemp("reader")

@@ -25,7 +25,7 @@ from kgverify.cli import cli
 from kgverify.config import Settings
 from kgverify.errors import GraphAuthError
 from kgverify.graph import Graph
-from kgverify.server.local import resolve_connection
+from kgverify.graph.connection import resolve_connection
 
 pytestmark = pytest.mark.neo4j
 

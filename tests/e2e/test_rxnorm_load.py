@@ -11,23 +11,16 @@ from kgverify.api import load_vocabulary
 from kgverify.config import Settings
 from kgverify.graph import Graph
 from tests.conftest import SAMPLE
-from tests.e2e.helpers import edge, fingerprint, value
+from tests.e2e.helpers import edge, value
+from tests.e2e.vocabulary_load import SampleRelease, loaded_fixture, loading_twice_changes_nothing
 
 pytestmark = pytest.mark.neo4j
 JAN = SAMPLE / "rxnorm" / "RxNorm_full_01062025"
 FEB = SAMPLE / "rxnorm" / "RxNorm_full_02032025"
 
-
-@pytest.fixture(scope="module")
-def loaded(graph: Graph, settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Graph:
-    load_vocabulary(
-        "rxnorm",
-        JAN,
-        settings=settings,
-        graph=graph,
-        rejects_path=tmp_path_factory.mktemp("rej") / "r.jsonl",
-    )
-    return graph
+RELEASE = SampleRelease("rxnorm", JAN)
+loaded = loaded_fixture(RELEASE)
+test_loading_twice_changes_nothing = loading_twice_changes_nothing(RELEASE)
 
 
 def test_counts_match_the_file(loaded: Graph) -> None:
@@ -68,14 +61,6 @@ def test_brand_and_ingredient_paths(loaded: Graph) -> None:
 def test_attributes_and_obsolete_concept(loaded: Graph, settings: Settings, tmp_path: Path) -> None:
     assert value(loaded, "MATCH (c:Concept {id: 'RXNORM:855926'}) RETURN c.ndcs") == ["00781178901"]
     assert value(loaded, "MATCH (c:Concept {id: 'RXNORM:197378'}) RETURN count(c)") == 0
-
-
-def test_loading_twice_changes_nothing(loaded: Graph, settings: Settings, tmp_path: Path) -> None:
-    before = fingerprint(loaded)
-    load_vocabulary(
-        "rxnorm", JAN, settings=settings, graph=loaded, rejects_path=tmp_path / "r.jsonl"
-    )
-    assert fingerprint(loaded) == before
 
 
 def test_newer_release(loaded: Graph, settings: Settings, tmp_path: Path) -> None:

@@ -56,6 +56,13 @@ def test_sample_job_loads_all_three_and_summarises(fresh_graph: Graph) -> None:
     assert qa["written"] == sum(sum(s.values()) for s in qa["items"].values())
     assert qa["assertions"]["unsupported"] == qa["filtered"]["verdict unsupported"]
     assert facts["sheets"] == 39 and facts["facts"]["diagnosis"] > 0
+    # The shipped dialogues, checked against those sheets: every patient found, and both
+    # faithful and unfaithful turns among them.
+    dialogues = out["dialogues"]
+    assert dialogues["dialogues"] == 8 and dialogues["unknown_patients"] == 0
+    assert dialogues["rejected"] == 0
+    assert dialogues["verdicts"]["grounded"] > 0 and dialogues["verdicts"]["leak"] > 0
+    assert sum(dialogues["verdicts"].values()) == dialogues["mentions"]
     vocabs = {row["vocab"]: row for row in out["summary"]["concepts"]}
     assert vocabs["UMLS"]["active"] == 492 and vocabs["SNOMEDCT"]["retired"] == 1
     # After all three, UMLS mappings point at owned (non-stub) SNOMED and RxNorm concepts.

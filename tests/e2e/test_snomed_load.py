@@ -13,7 +13,8 @@ from kgverify.config import Settings
 from kgverify.graph import Graph
 from loaders.relations import SNOMED_TYPES
 from tests.conftest import SAMPLE
-from tests.e2e.helpers import edge, fingerprint, value
+from tests.e2e.helpers import edge, value
+from tests.e2e.vocabulary_load import SampleRelease, loaded_fixture, loading_twice_changes_nothing
 
 pytestmark = pytest.mark.neo4j
 JAN = SAMPLE / "snomed" / "SnomedCT_InternationalRF2_PRODUCTION_20250101T120000Z"
@@ -26,16 +27,9 @@ def _rf2(release: Path, pattern: str) -> list[dict[str, str]]:
         return list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
 
 
-@pytest.fixture(scope="module")
-def loaded(graph: Graph, settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Graph:
-    load_vocabulary(
-        "snomed",
-        JAN,
-        settings=settings,
-        graph=graph,
-        rejects_path=tmp_path_factory.mktemp("rej") / "r.jsonl",
-    )
-    return graph
+RELEASE = SampleRelease("snomed", JAN)
+loaded = loaded_fixture(RELEASE)
+test_loading_twice_changes_nothing = loading_twice_changes_nothing(RELEASE)
 
 
 def test_counts_match_the_files(loaded: Graph) -> None:
@@ -75,14 +69,6 @@ def test_role_groups_effective_times_and_inactive_rows(loaded: Graph) -> None:
     assert assoc["source_rel"] == "47429007 |Associated with|"
     # An inactive relationship row (asthma is-a respiratory disorder) is not an active edge.
     assert edge(loaded, "SNOMEDCT:195967001", "IS_A", "SNOMEDCT:50043002") is None
-
-
-def test_loading_twice_changes_nothing(loaded: Graph, settings: Settings, tmp_path: Path) -> None:
-    before = fingerprint(loaded)
-    load_vocabulary(
-        "snomed", JAN, settings=settings, graph=loaded, rejects_path=tmp_path / "r.jsonl"
-    )
-    assert fingerprint(loaded) == before
 
 
 def test_newer_snapshot(loaded: Graph, settings: Settings, tmp_path: Path) -> None:

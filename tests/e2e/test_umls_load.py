@@ -12,7 +12,8 @@ from kgverify.errors import LoadError
 from kgverify.graph import Graph
 from kgverify.graph.model import CODE_NAMESPACES
 from tests.conftest import SAMPLE
-from tests.e2e.helpers import edge, fingerprint, value
+from tests.e2e.helpers import edge, value
+from tests.e2e.vocabulary_load import SampleRelease, loaded_fixture, loading_twice_changes_nothing
 
 pytestmark = pytest.mark.neo4j
 AA = SAMPLE / "umls" / "2025AA"
@@ -24,16 +25,9 @@ def _atoms(release: Path) -> list[list[str]]:
         return [line.rstrip("\n").split("|") for line in rows]
 
 
-@pytest.fixture(scope="module")
-def loaded(graph: Graph, settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Graph:
-    load_vocabulary(
-        "umls",
-        AA,
-        settings=settings,
-        graph=graph,
-        rejects_path=tmp_path_factory.mktemp("rej") / "r.jsonl",
-    )
-    return graph
+RELEASE = SampleRelease("umls", AA)
+loaded = loaded_fixture(RELEASE)
+test_loading_twice_changes_nothing = loading_twice_changes_nothing(RELEASE)
 
 
 def test_counts_match_the_files(loaded: Graph) -> None:
@@ -95,15 +89,6 @@ def test_hard_cases(loaded: Graph) -> None:
     assert "Diabetes Mellitus Tipo 2" not in names  # LAT=SPA, English-only load
     # A CUI whose code atoms are all obsolete keeps its concept but maps to no code.
     assert edge(loaded, "UMLS:C9900030", "MAPS_TO", "SNOMEDCT:235998001") is None
-
-
-def test_loading_twice_changes_nothing(loaded: Graph, settings: Settings, tmp_path: Path) -> None:
-    before = fingerprint(loaded)
-    report = load_vocabulary(
-        "umls", AA, settings=settings, graph=loaded, rejects_path=tmp_path / "r.jsonl"
-    )
-    assert report.retired_concepts == 0 and report.retired_relationships == 0
-    assert fingerprint(loaded) == before
 
 
 def test_newer_release_updates_and_retires(

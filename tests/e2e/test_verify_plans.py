@@ -21,11 +21,11 @@ pytestmark = pytest.mark.neo4j
 STATEMENTS = [rule.query for rule in RULES] + [
     n
     for n in list_queries()
-    if n.startswith(("verify/", "derive/", "reverify/mark_reach"))
+    if n.startswith(("verify/", "derive/", "reverify/mark_reach", "dialogue/", "audit/dialogue_"))
     and n not in {r.query for r in RULES}
 ]
-"""Every rule, then every other verification and derivation statement and re-verification's
-rule walks."""
+"""Every rule, then every other verification and derivation statement, re-verification's
+rule walks, and the dialogue checker's statements and audit queries."""
 
 _EXPANDS = re.compile(r"Expand|ShortestPath|AllRelationships|RelationshipTypeScan")
 _REL = re.compile(r"-\[([^\]]*)\]-")

@@ -21,7 +21,7 @@ from kgverify.ehr.common import Ledger, SourceError
 from kgverify.ehr.fhir import read_fhir
 from kgverify.ehr.model import Trajectory
 from kgverify.ehr.privacy import pseudonym
-from loaders.report import RejectSink
+from kgverify.rows import RejectSink
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "fhir"
 SALT = "test-salt"

@@ -22,7 +22,7 @@ from kgverify.ehr.common import Ledger, SourceError
 from kgverify.ehr.mimic import read_mimic
 from kgverify.ehr.model import Measurement, Trajectory
 from kgverify.ehr.privacy import pseudonym
-from loaders.report import RejectSink
+from kgverify.rows import RejectSink
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "mimic"
 SALT = "test-salt"

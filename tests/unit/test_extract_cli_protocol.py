@@ -15,7 +15,7 @@ from kgverify.api import sample_path
 from kgverify.cli import cli
 from kgverify.ehr import Ledger, read_omop
 from kgverify.ehr.episodes import episodes
-from loaders.report import RejectSink
+from kgverify.rows import RejectSink
 from tests.unit.test_extract_protocol import FixtureServer, chat_completion
 
 OMOP = str(sample_path("omop", "eunomia_sample"))

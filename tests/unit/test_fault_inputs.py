@@ -21,8 +21,8 @@ from kgverify.errors import ConfigError
 from kgverify.extract.relation import CandidateRelation, read_relations
 from kgverify.jsonl import BadLine, read_models
 from kgverify.link.relations import Contexts
+from kgverify.rows import RejectedRow, RejectSink
 from kgverify.verify.report import read_relations_any
-from loaders.report import RejectedRow, RejectSink
 
 RELATIONS = sample_path("relations", "llm_style.jsonl")
 

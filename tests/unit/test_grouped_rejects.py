@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from kgverify.rows import RejectSink, Tally
 from loaders import RxNormLoader, UmlsLoader
 from loaders.base import Row, Step, VocabularyLoader
 from loaders.pipeline import reject_if_dangling
-from loaders.report import RejectSink, Tally
 
 MISSING_CUI = "C9999999"  # in MRSTY, not in MRCONSO
 MRCONSO = "C0011860|ENG|P|L0011860|PF|S0000001|Y|A0000001||||MTH|PN|NOCODE|Type 2 diabetes|0|N|256|"

@@ -133,6 +133,10 @@ def test_letter_plurals_and_words_that_only_look_plural() -> None:
     for word in ("diabetes", "measles", "herpes", "rabies", "status", "virus", "scabies"):
         assert singular(word) == word and normalized_key(word) == word, word
     assert singular("stones") == "stone" and singular("arteries") == "artery"
+    # "-ache" + s keeps its e; other -ches, -shes, -xes lose "es" (a patient's "headaches")
+    assert normalized_key("headaches") == normalized_key("Headache") == "headache"
+    assert singular("backaches") == "backache" and singular("branches") == "branch"
+    assert singular("rashes") == "rash" and singular("boxes") == "box"
 
 
 def test_locant_keys_read_ortho_meta_para_and_drop_the_normal_chain() -> None:

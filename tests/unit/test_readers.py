@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from kgverify.errors import LoadError
-from loaders.report import RejectSink, Tally
+from kgverify.rows import RejectSink, Tally
 from loaders.rrf import read_rf2, read_rrf
 
 COLS = ("A", "B", "C")

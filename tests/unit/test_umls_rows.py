@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from kgverify.rows import RejectSink, Tally
 from loaders import LoadOptions, UmlsLoader
 from loaders.base import Row
-from loaders.report import RejectSink, Tally
 
 
 def _release(tmp_path: Path, conso: list[str]) -> Path:

@@ -1,0 +1,500 @@
+"""The verdict of every clinical mention in a patient turn (docs/dialogue.md).
+
+A mention is found by the matcher, linked by the project's linker (candidates kept) and set
+against the record as the patient's fact sheet shows it at the encounter:
+
+- **grounded**: it names a fact the patient may say, as the same concept (or its MAPS_TO
+  counterpart), by a synonym or abbreviation, as an is-a ancestor of the fact's concept
+  ("sinusitis" for acute bacterial sinusitis), or through a shared ingredient (a brand, the
+  ingredient of a recorded product);
+- **leak**: it names a record-only fact (the diagnosis to be found, another condition of
+  the visit, a lab, a procedure) or says one of the record's codes;
+- **contradicted**: it denies a recorded fact the patient may say ("I don't take aspirin"
+  while aspirin is a current drug), a number disagrees with the recorded one after unit
+  conversion, or the graph forbids it (a drug the record does not hold, said in one breath
+  with a condition it is contraindicated for);
+- **unsupported**: no fact of the record is behind it. This says the record is silent, not
+  that the claim is false;
+- **unlinked**: the words name no single concept and none of their candidates meets a fact.
+
+Negation, cessation ("anymore", "used to") and hedges are flags on every mention; a ceased
+history fact stays grounded, a ceased current drug or symptom is contradicted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from spacy.tokens import Doc, Span
+
+from kgverify.derive.model import FactSheet, SheetFact
+from kgverify.dialogue.matcher import TALKABLE, Match, MentionMatcher
+from kgverify.dialogue.model import (
+    Dialogue,
+    DialogueVerdicts,
+    Evidence,
+    MentionVerdict,
+    MentionVerdictKind,
+    Number,
+    Role,
+    TurnVerdict,
+)
+from kgverify.dialogue.negation import Cues, clause_end, clause_start, cues
+from kgverify.dialogue.numbers import (
+    Quantity,
+    agrees,
+    duration_agrees,
+    elapsed_days,
+    quantity,
+    said,
+    strengths,
+)
+from kgverify.dialogue.record import Reach, ReachCache, RecordView, view
+from kgverify.errors import ConfigError
+from kgverify.graph.model import Kind
+from kgverify.link.linker import Linker, MentionQuery
+from kgverify.link.model import LinkCandidate, LinkStatus, MentionLink
+from kgverify.link.normalize import normalized_key
+from kgverify.verify.verifier import Verifier
+
+V = MentionVerdictKind
+DRUG_KINDS = frozenset({Kind.INGREDIENT, Kind.DRUG_PRODUCT, Kind.BRAND, Kind.SUBSTANCE})
+CONDITION_KINDS = frozenset({Kind.DISORDER, Kind.FINDING})
+CURRENT_SECTIONS = frozenset({"current_drug", "symptom"})
+DOSE_TOLERANCE = 0.01
+VALUE_TOLERANCE = 0.05
+
+
+def _edges(raw: list[dict[str, str]]) -> list[str]:
+    return [f"{e['start']} -{e['type']}-> {e['end']}" for e in raw]
+
+
+@dataclass
+class _Mention:
+    match: Match
+    link: MentionLink
+    cues: Cues
+    ids: list[str]  # the linked concept and its equivalents, else every candidate
+    kinds: set[str]
+    numbers: list[Quantity] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Hit:
+    fact: SheetFact
+    where: str
+    via: str
+    path: list[str]
+    sayable: bool
+    concept: str
+
+
+class DialogueChecker:
+    """Judges patient turns against fact sheets and the graph; reads only."""
+
+    def __init__(
+        self,
+        verifier: Verifier,
+        *,
+        matcher: MentionMatcher | None = None,
+        max_depth: int = 3,
+    ) -> None:
+        if verifier.write:
+            raise ConfigError("the dialogue checker never writes: give it write=False")
+        self.verifier = verifier
+        self.linker: Linker = verifier.linker
+        self.matcher = matcher or MentionMatcher.from_graph(verifier.graph)
+        self.reach = ReachCache(verifier.graph, verifier.hubs, max_depth)
+
+    # -- public ---------------------------------------------------------------------------
+
+    def check_dialogue(self, dialogue: Dialogue, sheet: FactSheet | None) -> DialogueVerdicts:
+        record = view(sheet, dialogue.encounter_id) if sheet is not None else None
+        turns = []
+        if record is not None:
+            self.reach.get(f.concept_id for f in record.facts)  # the record's reaches at once
+            turns = [
+                self.check_turn(turn.text, record, at)
+                for at, turn in enumerate(dialogue.turns)
+                if turn.role is Role.PATIENT
+            ]
+        counts: dict[str, int] = {}
+        for turn in turns:
+            for key, n in turn.counts.items():
+                counts[key] = counts.get(key, 0) + n
+        return DialogueVerdicts(
+            dialogue_id=dialogue.dialogue_id,
+            patient_id=dialogue.patient_id,
+            encounter_id=dialogue.encounter_id,
+            found=record is not None,
+            turns=turns,
+            counts=dict(sorted(counts.items())),
+        )
+
+    def check_turn(self, text: str, record: RecordView, turn: int = 0) -> TurnVerdict:
+        """Every mention of one patient turn, judged against ``record``."""
+        doc = self.matcher.doc(text)
+        mentions = self._mentions(doc, self.matcher.find(doc))
+        self._attach_numbers(doc, text, mentions)
+        reaches = self.reach.get(
+            [i for m in mentions for i in m.ids] + [f.concept_id for f in record.facts]
+        )
+        verdicts = [self._judge(m, record, reaches, turn) for m in mentions]
+        verdicts = self._contraindicated(mentions, verdicts)
+        verdicts += self._codes(doc, text, record, turn, verdicts)
+        verdicts.sort(key=lambda v: v.start)
+        return TurnVerdict(turn=turn, text=text, mentions=verdicts)
+
+    # -- mentions -------------------------------------------------------------------------
+
+    def _mentions(self, doc: Doc, matches: list[Match]) -> list[_Mention]:
+        queries = [MentionQuery(m.span.text, allowed=TALKABLE, context=doc.text) for m in matches]
+        links = self.linker.link(queries) if queries else []
+        out = []
+        for match, link in zip(matches, links, strict=True):
+            if link.status is LinkStatus.LINKED and link.concept_id is not None:
+                ids = [link.concept_id, *link.equivalents]
+                best = [c for c in link.candidates if c.concept_id in ids]
+            else:
+                # The groups the linker could not choose between (plausible, above its
+                # threshold), then what the dictionary matched; not the far TF-IDF tail.
+                floor = self.linker.params.threshold
+                best = [c for c in link.candidates if c.type_ok and c.score >= floor]
+                ids = [c.concept_id for c in best] + list(match.concepts)
+            kinds = {k for c in best for k in c.kinds}
+            ids = list(dict.fromkeys(ids))
+            out.append(_Mention(match, link, cues(doc, match.span), ids, kinds))
+        return out
+
+    def _attach_numbers(self, doc: Doc, text: str, mentions: list[_Mention]) -> None:
+        """Each number of a clause goes to the nearest mention of that clause."""
+        taken = [(m.match.span.start_char, m.match.span.end_char) for m in mentions]
+        for mention in mentions:
+            span = mention.match.span
+            if _takes_dose(mention):
+                # "naproxen 500 mg" names a strength the record may not hold: compare it.
+                mention.numbers += [
+                    q for q in said(text, span.start_char, span.end_char) if q.dimension
+                ]
+            first = doc[clause_start(doc, span.start)].idx
+            end_token = clause_end(doc, span.end - 1)
+            last = doc[end_token - 1].idx + len(doc[end_token - 1]) if end_token else len(text)
+            for q in said(text, first, last):
+                if any(a <= q.start < b for a, b in taken):
+                    continue  # a number inside a name ("Aspirin 81 MG ...") is the name's
+                fits = [m for m in mentions if _same_clause(doc, m, span) and _takes(m, q)]
+                if not fits:
+                    continue
+                nearest = min(fits, key=lambda m: _gap(m, q))
+                if nearest is mention:
+                    mention.numbers.append(q)
+
+    # -- verdicts -------------------------------------------------------------------------
+
+    def _judge(
+        self, m: _Mention, record: RecordView, reaches: dict[str, Reach], turn: int
+    ) -> MentionVerdict:
+        span = m.match.span
+        base = {
+            "turn": turn,
+            "start": span.start_char,
+            "end": span.end_char,
+            "text": span.text,
+            "kind": ",".join(sorted(m.kinds)) or "unknown",
+            "negated": m.cues.negated,
+            "hedged": m.cues.hedged,
+            "status": m.link.status,
+            "concept_id": m.link.concept_id,
+            "concept_name": _name(m.link),
+            "candidates": m.link.candidates,
+        }
+        hits = self._hits(m, record, reaches)
+        numbers, disagreeing = self._numbers(m, hits, record)
+        base["numbers"] = numbers
+        flags = _flags(m.cues)
+        if not m.ids:
+            return MentionVerdict(
+                **base, verdict=V.UNLINKED, reason=f"no concept for {span.text!r}{flags}"
+            )
+        said_ok = [h for h in hits if h.sayable]
+        hit = (said_ok or hits)[0] if hits else None
+        if hit is None:
+            if m.link.status is not LinkStatus.LINKED:
+                return MentionVerdict(
+                    **base,
+                    verdict=V.UNLINKED,
+                    reason=f"{m.link.status.value}: no single concept, and no candidate meets "
+                    f"a fact of the record{flags}",
+                    evidence=[Evidence(via="none", detail=_offered(m.link))],
+                )
+            return MentionVerdict(
+                **base,
+                verdict=V.UNSUPPORTED,
+                reason=f"no fact in the record behind it{flags}",
+                evidence=[Evidence(via="none")],
+            )
+        shown = {_evidence(h).model_dump_json(): _evidence(h) for h in (said_ok or hits)[:3]}
+        evidence = list(shown.values())
+        if disagreeing:
+            wrong = "; ".join(f"said {n.text}, recorded {n.recorded}" for n in disagreeing)
+            return MentionVerdict(
+                **base,
+                verdict=V.CONTRADICTED,
+                reason=f"a number disagrees with the record: {wrong}",
+                evidence=[*evidence, Evidence(via="number", detail=wrong)],
+            )
+        if hit.sayable:
+            denied = m.cues.negated and not m.cues.ceased
+            current = hit.fact.section in CURRENT_SECTIONS and "earlier" not in hit.where
+            over = m.cues.ceased and current
+            if denied or over:
+                how = "denies" if denied else "says is over"
+                return MentionVerdict(
+                    **base,
+                    verdict=V.CONTRADICTED,
+                    reason=f"the patient {how} a recorded {hit.fact.section} "
+                    f"({hit.fact.text}, {hit.where}){flags}",
+                    evidence=[*evidence, Evidence(via="negation", detail=" ".join(m.cues.words))],
+                )
+            return MentionVerdict(
+                **base,
+                verdict=V.GROUNDED,
+                reason=f"{hit.fact.section} of {hit.where}, via {hit.via}{flags}",
+                evidence=evidence,
+            )
+        if m.cues.negated and not m.cues.ceased:
+            return MentionVerdict(
+                **base,
+                verdict=V.CONTRADICTED,
+                reason=f"the patient denies a recorded {hit.fact.section} ({hit.fact.text}){flags}",
+                evidence=[*evidence, Evidence(via="negation", detail=" ".join(m.cues.words))],
+            )
+        return MentionVerdict(
+            **base,
+            verdict=V.LEAK,
+            reason=f"record-only {hit.fact.section} ({hit.fact.text}), via {hit.via}{flags}",
+            evidence=evidence,
+        )
+
+    def _hits(self, m: _Mention, record: RecordView, reaches: dict[str, Reach]) -> list[_Hit]:
+        """Facts the mention reaches, sayable first, then the closest way first."""
+        mine = [reaches[i] for i in m.ids if i in reaches]
+        same = {s for r in mine for s in r.same}
+        ingredients = {i: (r, e) for r in mine for i, e in r.ingredients.items()}
+        drug = bool(m.kinds & {k.value for k in DRUG_KINDS})
+        alias = _alias(m.link)
+        out: list[tuple[int, _Hit]] = []
+        candidates = [(f, where, True) for f, where in record.sayable]
+        candidates += [(f, "this encounter", False) for f in record.record_only]
+        for fact, where, sayable in candidates:
+            theirs = reaches.get(fact.concept_id)
+            if theirs is None:
+                continue
+            if same & theirs.same:
+                via = "same concept"
+                if m.match.span.text.isupper() and len(m.match.span.text) <= 6:
+                    via = "abbreviation"
+                elif alias and normalized_key(alias) != normalized_key(_name(m.link) or alias):
+                    via = "lay synonym"
+                out.append((0, _Hit(fact, where, via, [], sayable, fact.concept_id)))
+                continue
+            up = next((theirs.up[s] for s in same if s in theirs.up), None)
+            if up is not None:
+                path = _edges(up["edges"])
+                out.append((1 + up["depth"], _Hit(fact, where, "is-a", path, sayable, up["id"])))
+                continue
+            if drug:
+                shared = next((i for i in theirs.ingredients if i in ingredients), None)
+                if shared is not None:
+                    mine_edges = ingredients[shared][1]
+                    brand = any(e["type"] == "TRADENAME_OF" for e in mine_edges)
+                    path = _edges(mine_edges) + _edges(theirs.ingredients[shared])
+                    via = "brand" if brand else "ingredient"
+                    out.append((5, _Hit(fact, where, via, path, sayable, shared)))
+        # Sayable first, this encounter before earlier ones, then the closest way.
+        out.sort(key=lambda pair: (not pair[1].sayable, "earlier" in pair[1].where, pair[0]))
+        return [hit for _, hit in out]
+
+    def _numbers(
+        self, m: _Mention, hits: list[_Hit], record: RecordView
+    ) -> tuple[list[Number], list[Number]]:
+        numbers: list[Number] = []
+        # The facts of the best way in (sayable ones when there are): a number agrees when
+        # it agrees with any of them ("2 years ago": the last of several otitis episodes).
+        best = [h.fact for h in hits if h.sayable == hits[0].sayable] if hits else []
+        for q in m.numbers:
+            compared = [_compare(q, fact, record.start) for fact in best] or [(None, None)]
+            recorded, agree = next(
+                (c for c in compared if c[1] is True),
+                next((c for c in compared if c[1] is False), compared[0]),
+            )
+            numbers.append(
+                Number(text=q.text, value=q.value, unit=q.unit, recorded=recorded, agrees=agree)
+            )
+        return numbers, [n for n in numbers if n.agrees is False]
+
+    def _contraindicated(
+        self, mentions: list[_Mention], verdicts: list[MentionVerdict]
+    ) -> list[MentionVerdict]:
+        """A drug the record does not hold, said with a condition the graph says it is
+        contraindicated for: contradicted, with the rule's path."""
+        drug_kinds = {k.value for k in DRUG_KINDS}
+        condition_kinds = {k.value for k in CONDITION_KINDS}
+        pairs: dict[tuple[str, str, str], list[int]] = {}
+        for n, (m, v) in enumerate(zip(mentions, verdicts, strict=True)):
+            if v.verdict is not V.UNSUPPORTED or m.cues.negated or not m.kinds & drug_kinds:
+                continue
+            if m.link.concept_id is None:
+                continue
+            for other in mentions:
+                if other is m or other.cues.negated or not other.kinds & condition_kinds:
+                    continue
+                if other.link.concept_id is not None:
+                    triple = (m.link.concept_id, other.link.concept_id, "contraindicated_for")
+                    pairs.setdefault(triple, []).append(n)
+        if not pairs:
+            return verdicts
+        found = self.verifier.evidence_for(list(pairs))
+        out = list(verdicts)
+        for triple, at in pairs.items():
+            support = next((p for p in found.get(triple, []) if p.stance == "support"), None)
+            if support is None:
+                continue
+            for n in at:
+                path = [f"{e.start} -{e.type}-> {e.end}" for e in support.edges]
+                out[n] = out[n].model_copy(
+                    update={
+                        "verdict": V.CONTRADICTED,
+                        "reason": f"the graph says {triple[0]} is contraindicated for "
+                        f"{triple[1]}, said in the same turn ({support.rule})",
+                        "evidence": [
+                            *out[n].evidence,
+                            Evidence(
+                                fact_concept=triple[1],
+                                via="contraindicated",
+                                path=path,
+                                detail=support.rule,
+                            ),
+                        ],
+                    }
+                )
+        return out
+
+    def _codes(
+        self, doc: Doc, text: str, record: RecordView, turn: int, found: list[MentionVerdict]
+    ) -> list[MentionVerdict]:
+        """A code of the record said aloud: a leak."""
+        covered = [(v.start, v.end) for v in found]
+        codes = record.codes
+        out = []
+        for token in doc:
+            fact = codes.get(token.text) or codes.get(token.text.split(":", 1)[-1])
+            if fact is None or any(a <= token.idx < b for a, b in covered):
+                continue
+            out.append(
+                MentionVerdict(
+                    turn=turn,
+                    start=token.idx,
+                    end=token.idx + len(token),
+                    text=token.text,
+                    kind="code",
+                    verdict=V.LEAK,
+                    reason=f"a code of the record ({fact.code}, {fact.section})",
+                    evidence=[
+                        Evidence(
+                            fact_id=fact.fact_id,
+                            section=fact.section,
+                            fact_text=fact.text,
+                            fact_concept=fact.concept_id,
+                            via="code",
+                        )
+                    ],
+                )
+            )
+        return out
+
+
+# -- helpers ------------------------------------------------------------------------------
+
+
+def _same_clause(doc: Doc, m: _Mention, span: Span) -> bool:
+    return clause_start(doc, m.match.span.start) == clause_start(doc, span.start)
+
+
+def _takes_dose(m: _Mention) -> bool:
+    return bool(m.kinds & {k.value for k in DRUG_KINDS})
+
+
+def _takes(m: _Mention, q: Quantity) -> bool:
+    """A dose or strength belongs to a drug; other numbers to any mention."""
+    if q.dimension in ("mass", "volume", "dose_conc"):
+        return _takes_dose(m)
+    return True
+
+
+def _gap(m: _Mention, q: Quantity) -> int:
+    span = m.match.span
+    if q.start >= span.end_char:
+        return q.start - span.end_char
+    return span.start_char - q.end + 1  # a number before its name counts a little less near
+
+
+def _name(link: MentionLink) -> str | None:
+    best = _best(link)
+    return best.name if best is not None else None
+
+
+def _alias(link: MentionLink) -> str | None:
+    best = _best(link)
+    return best.alias if best is not None else None
+
+
+def _best(link: MentionLink) -> LinkCandidate | None:
+    if link.concept_id is None:
+        return None
+    return next((c for c in link.candidates if c.concept_id == link.concept_id), None)
+
+
+def _offered(link: MentionLink) -> str:
+    names = list(dict.fromkeys(f"{c.name} ({c.concept_id})" for c in link.candidates[:3]))
+    return "candidates: " + (", ".join(names) or "none")
+
+
+def _flags(c: Cues) -> str:
+    flags = (("negated", c.negated), ("ceased", c.ceased), ("hedged", c.hedged))
+    words = [w for w, on in flags if on]
+    return f" [{', '.join(words)}: {' '.join(c.words)}]" if words else ""
+
+
+def _evidence(hit: _Hit) -> Evidence:
+    return Evidence(
+        fact_id=hit.fact.fact_id,
+        section=hit.fact.section,
+        fact_text=hit.fact.text,
+        fact_concept=hit.fact.concept_id,
+        via=hit.via,
+        path=hit.path,
+        detail=hit.where,
+    )
+
+
+def _compare(q: Quantity, fact: SheetFact | None, at: str | None) -> tuple[str | None, bool | None]:
+    """The recorded value a said number is set against, and whether they agree."""
+    if fact is None:
+        return None, None
+    if q.dimension == "duration":
+        until = at if q.ago or fact.end is None else fact.end
+        days = elapsed_days(fact.start, until)
+        if days is None:
+            return None, None
+        return f"{days:g} days", duration_agrees(q, days)
+    if fact.value is not None and isinstance(fact.value, (int, float)):
+        recorded = quantity(float(fact.value), fact.unit)
+        shown = f"{fact.value:g} {fact.unit or ''}".strip()
+        return shown, agrees(q, recorded, VALUE_TOLERANCE)
+    doses = strengths(fact.text)
+    comparable = [d for d in doses if d.dimension == q.dimension]
+    if not comparable:
+        return None, None
+    shown = ", ".join(d.text for d in comparable)
+    return shown, any(agrees(q, d, DOSE_TOLERANCE) for d in comparable)

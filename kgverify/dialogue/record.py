@@ -1,0 +1,141 @@
+"""The record a dialogue is judged against: one patient's fact sheet (``derive facts``) seen
+from one encounter, and what each of its concepts reaches in the graph.
+
+At an encounter the patient may say its ``patient_can_say`` facts and anything of an earlier
+encounter except lab results (they lived through those); its ``record_only`` facts (the
+diagnosis to be found, other conditions, labs, procedures) are what the patient should not
+know. Without an encounter the whole record counts: every ``patient_can_say`` fact is
+sayable, every other fact record-only."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kgverify.derive.model import FactSheet, SheetFact
+from kgverify.errors import ConfigError
+from kgverify.graph.driver import Graph, batched
+from kgverify.jsonl import read_models
+
+
+@dataclass(frozen=True)
+class RecordView:
+    """What one patient may say at one encounter, and what only the record holds."""
+
+    sheet: FactSheet
+    encounter: str | None
+    start: str | None
+    sayable: list[tuple[SheetFact, str]]  # (fact, where: "this encounter" / "an earlier ...")
+    record_only: list[SheetFact]
+
+    @property
+    def facts(self) -> Iterator[SheetFact]:
+        yield from (f for f, _ in self.sayable)
+        yield from self.record_only
+
+    @property
+    def codes(self) -> dict[str, SheetFact]:
+        """The codes of the record's facts (the part after the system), each to its fact."""
+        out: dict[str, SheetFact] = {}
+        for fact in self.sheet_facts():
+            code = fact.code.split(":", 1)[-1]
+            if len(code) >= 3:
+                out.setdefault(code, fact)
+        return out
+
+    def sheet_facts(self) -> Iterator[SheetFact]:
+        for sheet in self.sheet.encounters:
+            yield from sheet.patient_can_say
+            yield from sheet.record_only
+
+
+def view(sheet: FactSheet, encounter: str | None) -> RecordView | None:
+    """The record as seen from ``encounter`` (None: the whole record); None when the sheet
+    has no such encounter."""
+    if encounter is None:
+        sayable = {
+            f.fact_id: (f, "the record") for e in sheet.encounters for f in e.patient_can_say
+        }
+        record_only = {
+            f.fact_id: f
+            for e in sheet.encounters
+            for f in e.record_only
+            if f.fact_id not in sayable
+        }
+        start = sheet.encounters[-1].start if sheet.encounters else None
+        return RecordView(sheet, None, start, list(sayable.values()), list(record_only.values()))
+    at = next((n for n, e in enumerate(sheet.encounters) if e.episode == encounter), None)
+    if at is None:
+        return None
+    here = sheet.encounters[at]
+    said: dict[str, tuple[SheetFact, str]] = {
+        f.fact_id: (f, "this encounter") for f in here.patient_can_say
+    }
+    for earlier in sheet.encounters[:at]:
+        for f in earlier.patient_can_say + earlier.record_only:
+            if f.section != "lab":
+                said.setdefault(f.fact_id, (f, f"an earlier encounter ({earlier.episode})"))
+    held = [f for f in here.record_only if f.fact_id not in said]
+    return RecordView(sheet, encounter, here.start, list(said.values()), held)
+
+
+class SheetFile:
+    """The fact sheets of ``derive facts`` (``DIR/sheets.jsonl``), read once; ``get`` by
+    patient id."""
+
+    def __init__(self, folder: Path, patients: Iterable[str] | None = None) -> None:
+        path = folder / "sheets.jsonl" if folder.is_dir() else folder
+        if not path.is_file():
+            raise ConfigError(f"no fact sheets at {folder} (run `kgverify derive facts -o DIR`)")
+        wanted = set(patients) if patients is not None else None
+        self.sheets: dict[str, FactSheet] = {}
+        for sheet in read_models(path, FactSheet):
+            if wanted is None or sheet.patient_id in wanted:
+                self.sheets[sheet.patient_id] = sheet
+
+    def get(self, patient_id: str) -> FactSheet | None:
+        return self.sheets.get(patient_id)
+
+
+@dataclass
+class Reach:
+    """What one concept reaches in the graph (``queries/dialogue/reach.cypher``)."""
+
+    id: str
+    same: set[str] = field(default_factory=set)
+    up: dict[str, dict[str, Any]] = field(default_factory=dict)  # ancestor id -> {depth, edges}
+    ingredients: dict[str, list[dict[str, str]]] = field(default_factory=dict)  # id -> edges
+
+
+class ReachCache:
+    """Reaches read from the graph in batches and kept (bounded) for the next turns."""
+
+    def __init__(self, graph: Graph, hubs: dict[str, bool], max_depth: int, size: int = 50_000):
+        self.graph = graph
+        self.hubs = hubs
+        self.max_depth = max_depth
+        self.size = size
+        self._known: dict[str, Reach] = {}
+
+    def get(self, ids: Iterable[str]) -> dict[str, Reach]:
+        wanted = list(dict.fromkeys(ids))
+        missing = [i for i in wanted if i not in self._known]
+        if len(self._known) + len(missing) > self.size:
+            self._known.clear()  # a simple bound: the next turns refill what they need
+            missing = wanted
+        for chunk in batched(missing, 1_000):
+            rows = self.graph.read(
+                "dialogue/reach", ids=chunk, hubs=self.hubs, max_depth=self.max_depth
+            )
+            found = {row["id"]: row for row in rows}
+            for concept in chunk:
+                row = found.get(concept)
+                reach = Reach(concept, {concept})
+                if row is not None:
+                    reach.same |= set(row["same"])
+                    reach.up = {u["id"]: u for u in row["up"]}
+                    reach.ingredients = {i["id"]: i["edges"] for i in row["ingredients"]}
+                self._known[concept] = reach
+        return {i: self._known[i] for i in wanted if i in self._known}

@@ -1,0 +1,44 @@
+// What each concept reaches, for the dialogue checker (docs/dialogue.md): itself and its
+// MAPS_TO counterparts (same); its non-hub is-a ancestors up to $max_depth steps, each with
+// its shortest path, so a patient's broader word ("sinusitis") is grounded by a recorded
+// narrower fact ("acute bacterial sinusitis"); and the ingredients it stands for through
+// brand and product edges (TRADENAME_OF, CONSISTS_OF, HAS_INGREDIENT, HAS_PRECISE_INGREDIENT,
+// FORM_OF), so "Tylenol" meets "Acetaminophen 325 MG Oral Tablet". Read-only; every
+// relationship pattern typed; inactive edges are not walked.
+// @param ids: concept ids (the fact sheet's and the mentions' concepts)
+// @param hubs: map from the id of every general concept (hub) to true; `$hubs[id] IS NULL` is O(1)
+// @param max_depth: is-a steps up, 0 to 3
+// @returns id, same: list of ids, up: list of {id, depth, edges}, ingredients: list of {id, edges}; edges: list of {start, type, end}
+UNWIND $ids AS id
+MATCH (c:Concept {id: id})
+CALL (c) {
+  MATCH (c)-[:MAPS_TO*0..1]-(e:Concept)
+  RETURN collect(DISTINCT e.id) AS same
+}
+CALL (c) {
+  MATCH p = (c)-[:MAPS_TO*0..1]-(:Concept)-[:IS_A*1..3]->(:Concept)-[:MAPS_TO*0..1]-(a:Concept)
+  WHERE size([x IN relationships(p) WHERE type(x) = 'IS_A']) <= $max_depth
+    AND all(x IN relationships(p) WHERE coalesce(x.active, true))
+    AND all(n IN tail(nodes(p)) WHERE $hubs[n.id] IS NULL)
+  WITH a, p ORDER BY length(p)
+  WITH a, head(collect(p)) AS p
+  RETURN collect({
+    id: a.id,
+    depth: size([x IN relationships(p) WHERE type(x) = 'IS_A']),
+    edges: [x IN relationships(p) | {start: startNode(x).id, type: type(x), end: endNode(x).id}]
+  }) AS up
+}
+CALL (c) {
+  MATCH p = (c)-[:MAPS_TO*0..1]-(:Concept)
+            -[:TRADENAME_OF|CONSISTS_OF|HAS_INGREDIENT|HAS_PRECISE_INGREDIENT|FORM_OF*0..3]->
+            (i:Concept)-[:MAPS_TO*0..1]-(j:Concept)
+  WHERE 'ingredient' IN coalesce(i.kinds, [])
+    AND all(x IN relationships(p) WHERE coalesce(x.active, true))
+  WITH j, p ORDER BY length(p)
+  WITH j, head(collect(p)) AS p
+  RETURN collect({
+    id: j.id,
+    edges: [x IN relationships(p) | {start: startNode(x).id, type: type(x), end: endNode(x).id}]
+  }) AS ingredients
+}
+RETURN id, same, up, ingredients

@@ -1,0 +1,408 @@
+"""Simulated-patient dialogues checked against the sample's fact sheets and the real graph:
+the planted set (``tests/fixtures/dialogue/planted.jsonl``, a reader's verdict per mention)
+scored per verdict, the evidence of each kind of verdict, ``api.check_turn`` as a guard,
+nothing written, the reach query's typed walks, the verdicts stored text-free and read back
+by the audit queries, and ``kgverify check-dialogue`` end to end on the shipped sample
+dialogues; the reference simulated patient against the local
+stand-in LLM server (a protocol test), its guard making it say a planted leak again."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kgverify.api import (
+    audit,
+    check_dialogues,
+    check_turn,
+    derive_facts,
+    open_dialogue_checker,
+    sample_dialogues,
+    simulated_patient,
+)
+from kgverify.audit import get_audit
+from kgverify.cli import cli
+from kgverify.config import Settings
+from kgverify.dialogue import (
+    DialogueVerdicts,
+    MentionVerdict,
+    read_dialogues,
+    read_verdicts,
+    write_dialogues,
+)
+from kgverify.dialogue.record import SheetFile
+from kgverify.dialogue.sample import SampleDialogue, read_sample, resolve, score
+from kgverify.dialogue.store import WORDS
+from kgverify.ehr.privacy import pseudonym
+from kgverify.errors import ConfigError
+from kgverify.graph import Graph
+from tests.e2e.helpers import rows, value, verified_sample_ehr
+from tests.e2e.test_verify_plans import expansions, plan, untyped
+from tests.unit.test_extract_protocol import FixtureServer
+
+pytestmark = pytest.mark.neo4j
+
+PLANTED = Path(__file__).resolve().parents[1] / "fixtures" / "dialogue" / "planted.jsonl"
+
+
+@dataclass
+class Checked:
+    settings: Settings
+    graph: Graph
+    facts: Path
+    dialogues: Path
+    planted: list[SampleDialogue]
+    verdicts: list[DialogueVerdicts]
+    report: dict[str, object]
+
+    def mention(self, dialogue: str, turn: int, text: str) -> MentionVerdict:
+        [found] = [
+            m
+            for v in self.verdicts
+            if v.dialogue_id == dialogue
+            for t in v.turns
+            for m in t.mentions
+            if m.turn == turn and text.lower() in m.text.lower()
+        ]
+        return found
+
+
+@pytest.fixture(scope="module")
+def checked(
+    sample_graph: Graph, sample_settings: Settings, tmp_path_factory: pytest.TempPathFactory
+) -> Checked:
+    tmp = tmp_path_factory.mktemp("dialogue")
+    verified_sample_ehr(sample_graph, sample_settings, tmp)
+    derive_facts(tmp / "facts", settings=sample_settings, graph=sample_graph)
+    planted = read_sample(PLANTED)
+    dialogues = tmp / "planted.jsonl"
+    write_dialogues(resolve(planted, sample_settings.salt()), dialogues)
+    before = value(sample_graph, "MATCH (n) RETURN count(n) AS n")
+    report = check_dialogues(
+        dialogues,
+        tmp / "verdicts.jsonl",
+        facts=tmp / "facts",
+        settings=sample_settings,
+        graph=sample_graph,
+        write=False,
+    )
+    assert value(sample_graph, "MATCH (n) RETURN count(n) AS n") == before  # reads only
+    assert report.written == 0
+    return Checked(
+        sample_settings,
+        sample_graph,
+        tmp / "facts",
+        dialogues,
+        planted,
+        list(read_verdicts(tmp / "verdicts.jsonl")),
+        report.model_dump(),
+    )
+
+
+def test_planted_set_precision_and_recall_per_verdict(checked: Checked) -> None:
+    assert checked.report["dialogues"] == len(checked.planted)
+    assert checked.report["unknown_patients"] == checked.report["unknown_encounters"] == 0
+    scores = {s.verdict: s for s in score(checked.planted, checked.verdicts)}
+    for s in scores.values():
+        assert s.expected > 0, f"the planted set has no {s.verdict} case"
+        assert s.precision is not None and s.precision >= 0.9, s
+        assert s.recall is not None and s.recall >= 0.85, s
+
+
+def test_each_verdict_keeps_its_evidence(checked: Checked) -> None:
+    lay = checked.mention("planted-01", 5, "strep throat")
+    assert lay.verdict == "leak" and lay.hedged
+    assert lay.evidence[0].section == "diagnosis" and lay.evidence[0].via == "lay synonym"
+    brand = checked.mention("planted-03", 1, "Plavix")
+    assert brand.verdict == "grounded" and brand.evidence[0].via == "brand"
+    assert any("TRADENAME_OF" in step for step in brand.evidence[0].path)
+    dose = checked.mention("planted-03", 1, "amlodipine")
+    assert [(n.agrees, n.recorded) for n in dose.numbers] == [(True, "5 mg")]
+    wrong = checked.mention("planted-04", 1, "simvastatin")
+    assert wrong.verdict == "contradicted" and wrong.numbers[0].agrees is False
+    unit = checked.mention("planted-11", 1, "levothyroxine")
+    assert unit.verdict == "grounded" and unit.numbers[0].agrees is True  # 75 mcg = 0.075 mg
+    denied = checked.mention("planted-04", 3, "clopidogrel")
+    assert denied.verdict == "contradicted" and denied.negated
+    ceased = checked.mention("planted-06", 3, "sinusitis")
+    assert ceased.verdict == "grounded"  # "I used to have": history is over anyway
+    forbidden = checked.mention("planted-06", 5, "ibuprofen")
+    assert forbidden.verdict == "contradicted"
+    [why] = [e for e in forbidden.evidence if e.via == "contraindicated"]
+    assert any("CONTRAINDICATED_FOR" in step for step in why.path)
+    invented = checked.mention("planted-02", 3, "Glucophage")
+    assert invented.verdict == "unsupported" and "no fact in the record" in invented.reason
+    negated = checked.mention("planted-02", 5, "chest pain")
+    assert negated.verdict == "unsupported" and negated.negated
+    code = checked.mention("planted-16", 5, "65363002")
+    assert code.verdict == "leak" and code.kind == "code"
+    isa = checked.mention("planted-05", 7, "UTI")
+    assert isa.verdict == "grounded" and isa.evidence[0].via == "is-a"
+    assert any("IS_A" in step for step in isa.evidence[0].path)
+    ambiguous = checked.mention("planted-18", 7, "MI")
+    assert ambiguous.verdict == "unlinked" and len(ambiguous.candidates) >= 2
+
+
+def test_check_turn_is_a_guard_for_an_agent_loop(checked: Checked) -> None:
+    sheets = SheetFile(checked.facts)
+    sheet = sheets.get(pseudonym(checked.settings.salt(), "omop:patient", "2917"))
+    assert sheet is not None
+    checker = open_dialogue_checker(checked.settings, checked.graph)
+    leaky = check_turn("I think it's strep throat.", sheet, "day:1990-02-08", checker=checker)
+    assert [m.verdict for m in leaky.problems()] == ["leak"]
+    fine = check_turn(
+        "My throat hurts and I take penicillin v potassium.",
+        sheet,
+        "day:1990-02-08",
+        checker=checker,
+    )
+    assert fine.problems() == [] and fine.counts == {"grounded": 1}
+    alone = check_turn(
+        "No chest pain.", sheet, "day:1990-02-08", settings=checked.settings, graph=checked.graph
+    )
+    assert alone.problems() == []  # denying what the record does not hold invents nothing
+    with pytest.raises(Exception, match="no encounter"):
+        check_turn("hello", sheet, "day:1800-01-01", checker=checker)
+
+
+def test_the_reach_query_walks_typed_relationships_only(checked: Checked) -> None:
+    found = expansions(plan(checked.graph, "dialogue/reach"))
+    assert found and not [f"{op}: {d}" for op, d in found if untyped(op, d)]
+    for name in (
+        "dialogue/write_verdicts",
+        "audit/dialogue_summary",
+        "audit/dialogue_leaks",
+        "audit/dialogue_invented",
+    ):
+        found = expansions(plan(checked.graph, name))
+        assert not [f"{op}: {d}" for op, d in found if untyped(op, d)], name
+
+
+def _nodes(graph: Graph) -> int:
+    return int(value(graph, "MATCH (n) RETURN count(n) AS n"))
+
+
+def test_stored_verdicts_answer_the_audit_queries(checked: Checked, tmp_path: Path) -> None:
+    g, settings = checked.graph, checked.settings
+
+    def ask(name: str, **params: object) -> list[dict[str, object]]:
+        return audit(name, params, settings=settings, graph=g)
+
+    before = _nodes(g)
+    report = check_dialogues(
+        checked.dialogues, tmp_path / "v.jsonl", facts=checked.facts, settings=settings, graph=g
+    )
+    assert report.written == report.dialogues == len(checked.planted) and not report.not_written
+    stored = _nodes(g)
+    assert stored == before + report.dialogues + report.mentions
+    # Per dialogue, the counts of the report; per section and kind, its tallies.
+    summary = {r["dialogue"]: r for r in ask("dialogue_summary")}
+    assert set(summary) == {d.dialogue_id for d in report.by_dialogue}
+    for d in report.by_dialogue:
+        row = summary[d.dialogue_id]
+        assert row["turns"] == d.turns and row["found"] == d.found
+        for verdict in ("grounded", "leak", "contradicted", "unsupported", "unlinked"):
+            assert row[verdict] == d.counts.get(verdict, 0), (d.dialogue_id, verdict)
+    leaks = ask("dialogue_leaks")
+    per_dialogue: Counter[str] = Counter()
+    per_section: Counter[str] = Counter()
+    for r in leaks:
+        per_dialogue[str(r["dialogue"])] += int(str(r["leaks"]))
+        per_section[str(r["section"])] += int(str(r["leaks"]))
+    assert per_dialogue == {
+        d.dialogue_id: d.counts["leak"] for d in report.by_dialogue if d.counts.get("leak")
+    }
+    assert per_section == report.leaks_by_section and report.leaks_by_section
+    assert any(r["section"] == "diagnosis" and r["concept_name"] for r in leaks)
+    invented = ask("dialogue_invented")
+    by_kind: Counter[str] = Counter()
+    for r in invented:
+        by_kind[str(r["kind"])] += int(str(r["claims"]))
+    assert by_kind == report.invented_by_kind and by_kind
+    for name, got in (("dialogue_summary", list(summary.values())), ("dialogue_leaks", leaks)):
+        declared = [c.strip() for c in get_audit(name).returns.split(",")]
+        assert all(list(r) == declared for r in got), name
+    # One dialogue, by its id; an unknown id is an error, not an empty answer.
+    one = ask("dialogue_leaks", dialogue="planted-01")
+    assert one and {r["dialogue"] for r in one} == {"planted-01"}
+    with pytest.raises(ConfigError, match="no such dialogue: nope"):
+        ask("dialogue_summary", dialogue="nope")
+    linked = value(g, "MATCH (:Dialogue)-[:ABOUT]->(:Patient) RETURN count(*) AS n")
+    assert linked == report.dialogues
+    mentions = value(g, "MATCH (:DialogueMention)-[:MENTIONS]->(:Concept) RETURN count(*) AS n")
+    assert 0 < mentions <= report.mentions
+    # Re-checking replaces a dialogue's mentions; check_turn never writes.
+    check_dialogues(
+        checked.dialogues, tmp_path / "w.jsonl", facts=checked.facts, settings=settings, graph=g
+    )
+    assert (
+        _nodes(g) == stored
+        and {r["dialogue"]: r for r in ask("dialogue_summary")}.keys() == summary.keys()
+    )
+    sheet = SheetFile(checked.facts).get(pseudonym(settings.salt(), "omop:patient", "2917"))
+    assert sheet is not None
+    check_turn("I think it's strep throat.", sheet, "day:1990-02-08", settings=settings, graph=g)
+    assert _nodes(g) == stored
+    # No patient words in the graph: no property holds a turn, nor a mention's own words.
+    turns = [
+        t.text
+        for d in read_dialogues(checked.dialogues)
+        for t in d.turns
+        if t.role == "patient" and len(t.text) > 15
+    ]
+    values = [
+        str(v)
+        for props in rows(g, "MATCH (n) RETURN properties(n) AS p")
+        for v in props["p"].values()
+    ]
+    assert turns and not [t for t in turns if any(t in v for v in values)]
+    stored_mentions = rows(g, "MATCH (m:DialogueMention) RETURN properties(m) AS p")
+    assert not [m for m in stored_mentions if "text" in m["p"]]
+    judged = {
+        (v.dialogue_id, m.turn, m.start): m
+        for v in checked.verdicts
+        for t in v.turns
+        for m in t.mentions
+    }
+    assert len(stored_mentions) == len(judged)
+    for found in stored_mentions:
+        props = found["p"]
+        m = judged[(props["dialogue_id"], props["turn"], props["start"])]
+        assert props["verdict"] == m.verdict.value and props["end"] == m.end
+        assert props["reason"] == m.reason.replace(repr(m.text), WORDS)
+        assert repr(m.text) not in props["reason"]
+
+
+@pytest.mark.usefixtures("cli_env")
+def test_cli_checks_the_shipped_sample_dialogues(checked: Checked, tmp_path: Path) -> None:
+    dialogues = sample_dialogues(tmp_path / "sample.jsonl", settings=checked.settings)
+    env = {"KGVERIFY_CACHE_DIR": str(checked.settings.cache_dir), "COLUMNS": "100"}
+    out = tmp_path / "verdicts.jsonl"
+    runner = CliRunner()
+    args = ["check-dialogue", str(dialogues), "-o", str(out), "--facts", str(checked.facts)]
+    args.append("--no-write")
+    before = _nodes(checked.graph)
+    result = runner.invoke(cli, args, env=env)
+    assert result.exit_code == 0, result.output
+    assert _nodes(checked.graph) == before  # --no-write
+    assert "Mentions per verdict" in result.output and "sample-01" in result.output
+    written = list(read_verdicts(out))
+    assert len(written) == 8 and all(v.found for v in written)
+    kinds = {m.verdict.value for v in written for t in v.turns for m in t.mentions}
+    assert kinds >= {"grounded", "leak", "contradicted", "unsupported"}
+    # A line that is no dialogue is rejected with its line; past the reject share, exit 3
+    # after the report. A patient without a sheet is counted and written unjudged.
+    lines = dialogues.read_text().splitlines()
+    stranger = {
+        "dialogue_id": "x",
+        "patient_id": "nobody",
+        "turns": [{"role": "patient", "text": "asthma"}],
+    }
+    lines += ['{"dialogue_id": "bad"}', json.dumps(stranger)]
+    dialogues.write_text("\n".join(lines) + "\n")
+    as_json = runner.invoke(cli, [*args, "--json"], env=env)
+    assert as_json.exit_code == 3 and "rows rejected" in as_json.stderr
+    report = json.loads(as_json.stdout)
+    assert report["rejected"] == 1 and report["unknown_patients"] == 1
+    assert report["leaks_by_section"]["diagnosis"] >= 1 and report["invented_by_kind"]
+    assert report["dialogues"] == len(lines) - 1
+    assert list(read_verdicts(out))[-1].found is False
+    rejects = [json.loads(line) for line in Path(report["rejects"]).read_text().splitlines()]
+    assert [r["line"] for r in rejects] == [len(lines) - 1]
+    missing = runner.invoke(
+        cli, ["check-dialogue", str(dialogues), "-o", str(out), "--facts", str(tmp_path)], env=env
+    )
+    assert missing.exit_code == 2 and missing.output.startswith("error: no fact sheets")
+    # The stored verdicts (the planted set, stored above) through `kgverify audit`.
+    for name in ("dialogue_summary", "dialogue_leaks", "dialogue_invented"):
+        shown = runner.invoke(cli, ["audit", name, "--json"], env=env)
+        assert shown.exit_code == 0, shown.output
+        assert json.loads(shown.stdout) == audit(
+            name, settings=checked.settings, graph=checked.graph
+        )
+    listed = runner.invoke(cli, ["audit", "--list"], env=env)
+    assert "dialogue_leaks" in listed.output and "--param dialogue=<str>" in listed.output
+    unknown = runner.invoke(cli, ["audit", "dialogue_leaks", "-p", "dialogue=nope"], env=env)
+    assert unknown.exit_code == 2 and "error: no such dialogue: nope" in unknown.output
+
+
+def _completion(reply: str) -> dict[str, object]:
+    return {
+        "id": "chatcmpl-stand-in",
+        "object": "chat.completion",
+        "model": "stand-in",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": json.dumps({"reply": reply})},
+                "finish_reason": "stop",
+            }
+        ],
+    }
+
+
+LEAK = "I think it's strep throat."
+CLEAN = "My throat hurts and I take penicillin v potassium."
+
+
+@pytest.fixture
+def stand_in() -> Iterator[FixtureServer]:
+    """Protocol test: the local stand-in for an LLM server (tests/unit/test_extract_protocol)
+    first answers with a planted leak, and with a clean reply once told it was rejected."""
+    server = FixtureServer()
+    server.exchanges = [
+        {"match": ["was rejected"], "response": _completion(CLEAN)},
+        {"match": ["Doctor:"], "response": _completion(LEAK)},
+    ]
+    yield server
+    server.close()
+
+
+def test_the_guard_makes_the_patient_say_a_leak_again(
+    checked: Checked, stand_in: FixtureServer
+) -> None:
+    sheets = SheetFile(checked.facts)
+    sheet = sheets.get(pseudonym(checked.settings.salt(), "omop:patient", "2917"))
+    assert sheet is not None
+    patient = simulated_patient(
+        sheet,
+        "day:1990-02-08",
+        base_url=stand_in.url,
+        model="stand-in",
+        settings=checked.settings,
+        graph=checked.graph,
+    )
+    turn = patient.reply("What brings you in today?")
+    assert turn.accepted and turn.text == CLEAN
+    assert [a.text for a in turn.attempts] == [LEAK, CLEAN]
+    assert "leak" in turn.attempts[0].problems[0] and turn.attempts[1].problems == []
+    first, second = stand_in.prompts()
+    # Only patient-sayable facts: the diagnosis and the lab stay out of the prompt.
+    for record_only in ("strep", "Streptococcal", "temperature"):
+        assert record_only.lower() not in first.lower()
+    assert "penicillin v potassium" in first and "atrial fibrillation" in first
+    assert "was rejected" in second and "strep throat" in second
+    assert stand_in.requests[0]["response_format"]["type"] == "json_schema"
+
+
+@pytest.mark.usefixtures("cli_env")
+def test_cli_patient_chat_end_to_end(checked: Checked, stand_in: FixtureServer) -> None:
+    patient = pseudonym(checked.settings.salt(), "omop:patient", "2917")
+    env = {"KGVERIFY_CACHE_DIR": str(checked.settings.cache_dir)}
+    args = ["patient", "chat", patient, "--encounter", "day:1990-02-08", "--facts"]
+    args += [str(checked.facts), "--base-url", stand_in.url, "--model", "stand-in"]
+    runner = CliRunner()
+    result = runner.invoke(cli, args, input="What brings you in today?\n", env=env)
+    assert result.exit_code == 0, result.output
+    assert result.stdout == f"patient: {CLEAN} [1 sent back]\n"
+    as_json = runner.invoke(cli, [*args, "--json"], input="Hello\n", env=env)
+    [turn] = json.loads(as_json.stdout)
+    assert turn["accepted"] and len(turn["attempts"]) == 2
+    unknown = runner.invoke(cli, ["patient", "chat", "nobody", *args[3:]], env=env)
+    assert unknown.exit_code == 2 and "no fact sheet for patient nobody" in unknown.output

@@ -1,0 +1,84 @@
+"""The patient's history as derivation reads it: the one-pass walk (``histories``, fact
+sheets) and the early-stopping lookup (``history``, QA items) give what the definition
+gives: distinct grounded non-allergy conditions of the earlier episodes, most recent first."""
+
+from __future__ import annotations
+
+import random
+
+from kgverify.derive.records import Episode, PatientRecord, RecordFact
+
+
+def _fact(n: int, concept: str, *, kind: str = "condition", allergy: bool = False) -> RecordFact:
+    return RecordFact(
+        id=f"f{n}",
+        kind=kind,
+        display=None,
+        code_system="SNOMED",
+        code=concept,
+        start=None,
+        end=None,
+        value=None,
+        unit=None,
+        flag=None,
+        source_table="condition_occurrence",
+        source_row=str(n),
+        episode=f"e{n}",
+        concept=concept,
+        concept_name=concept,
+        names=(),
+        kinds=frozenset({"disorder"}),
+        active=concept != "retired",
+        stub=False,
+        group=frozenset({f"{concept}-umls"}),
+        allergy=allergy,
+    )
+
+
+def _reference(record: PatientRecord, before: int, limit: int, skip: str | None) -> list[str]:
+    out: dict[str, RecordFact] = {}
+    for episode in reversed(record.episodes[:before]):
+        for fact in episode.facts:
+            if (
+                fact.kind == "condition"
+                and fact.grounded
+                and not fact.allergy
+                and not (skip and fact.names_concept(skip))
+            ):
+                out.setdefault(str(fact.concept), fact)
+    return [f.id for f in list(out.values())[:limit]]
+
+
+def _record(seed: int) -> PatientRecord:
+    rng = random.Random(seed)
+    concepts = [f"c{i}" for i in range(rng.randint(1, 12))] + ["retired"]
+    episodes, n = [], 0
+    for e in range(rng.randint(0, 25)):
+        facts = []
+        for _ in range(rng.randint(0, 6)):
+            n += 1
+            facts.append(
+                _fact(
+                    n,
+                    rng.choice(concepts),
+                    kind=rng.choice(["condition", "condition", "drug"]),
+                    allergy=rng.random() < 0.1,
+                )
+            )
+        episodes.append(Episode(key=f"e{e}", start=f"2020-01-{e + 1:02d}", kind=None, facts=facts))
+    by_id = {f.id: f for e in episodes for f in e.facts}
+    return PatientRecord("p", None, None, episodes, [], by_id)
+
+
+def test_history_walk_matches_the_definition() -> None:
+    for seed in range(300):
+        record = _record(seed)
+        for limit in (0, 1, 3, 10):
+            walked = [[f.id for f in h] for h in record.histories(limit)]
+            assert walked == [
+                _reference(record, at, limit, None) for at in range(len(record.episodes))
+            ]
+            for at in range(len(record.episodes) + 1):
+                for skip in (None, "c0", "c1-umls"):
+                    got = [f.id for f in record.history(at, limit, skip)]
+                    assert got == _reference(record, at, limit, skip)

@@ -1,0 +1,63 @@
+"""Numbers a patient says and what the record holds, in one unit per dimension."""
+
+from __future__ import annotations
+
+import pytest
+
+from kgverify.dialogue.numbers import (
+    agrees,
+    duration_agrees,
+    elapsed_days,
+    quantity,
+    said,
+    strengths,
+)
+
+
+def test_doses_values_and_durations_are_read_with_their_units() -> None:
+    found = said("I take 0.5 g daily, had 100.4 F and it started two weeks ago")
+    assert [(q.text, q.dimension, q.base, q.ago) for q in found] == [
+        ("0.5 g", "mass", 500.0, False),
+        ("100.4 F", "temperature", 38.0, False),
+        ("two weeks", "duration", 14.0, True),
+    ]
+
+
+def test_a_frequency_is_no_duration_and_a_number_word_needs_a_unit() -> None:
+    assert said("twice a day") == []
+    assert said("one of them") == []
+
+
+def test_strengths_of_a_drug_name() -> None:
+    found = strengths("Amoxicillin 250 MG / Clavulanate 125 MG Oral Tablet")
+    assert [(q.base, q.dimension) for q in found] == [(250.0, "mass"), (125.0, "mass")]
+    [conc] = strengths("nitrofurantoin 5 MG/ML Oral Suspension")
+    assert conc.dimension == "dose_conc"
+
+
+@pytest.mark.parametrize(
+    ("spoken", "recorded", "expected"),
+    [
+        ("75 mcg", (0.075, "mg"), True),
+        ("100 mcg", (0.075, "mg"), False),
+        ("100.4 F", (38.0, "Cel"), True),
+        ("101.5 F", (38.0, "Cel"), False),
+        ("180 lb", (81.6, "kg"), True),
+        ("180", (180.0, "mg/dL"), True),  # a bare number against a value: its unit
+        ("5 days", (81.0, "mg"), None),  # different dimensions: not comparable
+    ],
+)
+def test_agreement_after_unit_conversion(
+    spoken: str, recorded: tuple[float, str], expected: bool | None
+) -> None:
+    [q] = said(spoken)
+    assert agrees(q, quantity(*recorded), 0.05) is expected
+
+
+def test_durations_against_recorded_dates() -> None:
+    days = elapsed_days("2020-01-01", "2020-01-15T10:00:00")
+    assert days == 14.0
+    [two_weeks] = said("two weeks ago")
+    [two_years] = said("2 years ago")
+    assert duration_agrees(two_weeks, days) and not duration_agrees(two_years, days)
+    assert elapsed_days(None, "2020-01-01") is None

@@ -1,0 +1,227 @@
+"""The import graph of ``kgverify/`` and ``loaders/`` has no loops, and no stage imports one
+above it (docs/architecture.md: data flows one way, and so do imports).
+
+Every ``import`` counts, wherever it stands: module level, inside a function, under
+``TYPE_CHECKING``. A deferred import hides a loop from the interpreter, not from a reader.
+The graph is read with ``ast`` from the files themselves, nothing is imported.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("kgverify", "loaders")
+
+# The stages from the bottom up; a module may import its own stage and the ones below. A
+# name covers that module and everything under it; the longest name that fits decides.
+STAGES: list[tuple[str, tuple[str, ...]]] = [
+    (
+        "base",
+        (
+            "kgverify.__about__",
+            "kgverify.errors",
+            "kgverify.bounds",
+            "kgverify.secrets",
+            "kgverify.config",
+            "kgverify.jsonl",
+            "kgverify.firstseen",
+            "kgverify.rows",
+        ),
+    ),
+    ("graph", ("kgverify.graph",)),
+    ("server", ("kgverify.server",)),
+    # Vocabulary loaders and EHR readers read side by side; neither imports the other.
+    ("readers", ("loaders", "kgverify.ehr")),
+    ("extract", ("kgverify.extract",)),
+    ("link", ("kgverify.link",)),
+    ("verify", ("kgverify.verify",)),
+    # The review package's face, its decisions and the state derivation reads (its
+    # docstring says so); the review runs themselves sit above audit.
+    (
+        "review decisions",
+        (
+            "kgverify.review",
+            "kgverify.review.model",
+            "kgverify.review.sheet",
+            "kgverify.review.state",
+        ),
+    ),
+    ("derive", ("kgverify.derive", "kgverify.dialogue")),
+    ("audit", ("kgverify.audit",)),
+    ("review", ("kgverify.review.export", "kgverify.review.importer", "kgverify.review.pages")),
+    ("api", ("kgverify.api",)),
+    ("package face", ("kgverify",)),
+    ("cli", ("kgverify.cli", "kgverify.__main__")),
+]
+# Within kgverify, only these reach the top-level loaders package (which imports kgverify).
+LOADER_DISPATCH = {"kgverify.api", "kgverify.cli"}
+
+
+def _module_of(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _modules() -> dict[str, Path]:
+    return {_module_of(p): p for pkg in PACKAGES for p in sorted((ROOT / pkg).rglob("*.py"))}
+
+
+def _named(node: ast.Import | ast.ImportFrom, module: str, is_package: bool) -> Iterator[str]:
+    if isinstance(node, ast.Import):
+        yield from (alias.name for alias in node.names)
+        return
+    base = node.module or ""
+    if node.level:
+        package = module if is_package else module.rpartition(".")[0]
+        for _ in range(node.level - 1):
+            package = package.rpartition(".")[0]
+        base = f"{package}.{base}" if base else package
+    for alias in node.names:
+        yield f"{base}.{alias.name}"  # a submodule if it is one, else resolved to base below
+        yield base
+
+
+def import_graph() -> dict[str, dict[str, int]]:
+    """module -> {imported module of this tree: first line}, for every import statement."""
+    modules = _modules()
+    graph: dict[str, dict[str, int]] = {m: {} for m in modules}
+    for module, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Import | ast.ImportFrom):
+                continue
+            names = list(_named(node, module, path.name == "__init__.py"))
+            if isinstance(node, ast.ImportFrom):
+                # `from pkg import name`: the submodule pkg.name when it is one, else pkg.
+                pairs = zip(names[::2], names[1::2], strict=True)
+                names = [sub if sub in modules else base for sub, base in pairs]
+            for name in names:
+                target = name
+                while target and target not in modules:
+                    target = target.rpartition(".")[0]
+                if target and target != module:
+                    graph[module].setdefault(target, node.lineno)
+    return graph
+
+
+def stage_of(module: str) -> int:
+    best: tuple[int, int] | None = None  # (length of the name that fits, stage)
+    for rank, (_, names) in enumerate(STAGES):
+        for name in names:
+            fits = module == name or (module.startswith(name + ".") and name != "kgverify")
+            if fits and (best is None or len(name) > best[0]):
+                best = (len(name), rank)
+    assert best is not None, f"{module} is in no stage: add it to STAGES in {__file__}"
+    return best[1]
+
+
+def _cycles(graph: dict[str, dict[str, int]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    counter = 0
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work: list[tuple[str, Iterator[str]]] = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_the_graph_is_read() -> None:
+    graph = import_graph()
+    # A few arrows every reader of docs/architecture.md expects, so a broken reader that
+    # finds no imports at all cannot pass the tests below.
+    assert "kgverify.graph.driver" in graph["kgverify.verify.verifier"]
+    assert "kgverify.rows" in graph["kgverify.ehr.common"]
+    assert "kgverify.graph.connection" in graph["kgverify.graph.driver"]
+    assert "loaders.pipeline" in graph["kgverify.api"]  # inside load_vocabulary
+
+
+def test_no_import_loops() -> None:
+    graph = import_graph()
+    loops = _cycles(graph)
+    described = [
+        " <-> ".join(loop)
+        + ": "
+        + "; ".join(f"{a}:{graph[a][b]} -> {b}" for a in loop for b in graph[a] if b in loop)
+        for loop in loops
+    ]
+    assert not loops, "import loops:\n" + "\n".join(described)
+
+
+def test_every_module_has_a_stage() -> None:
+    for module in import_graph():
+        stage_of(module)
+
+
+def test_no_import_points_to_a_higher_stage() -> None:
+    graph = import_graph()
+    upward = [
+        f"{a}:{line} -> {b} ({STAGES[stage_of(a)][0]} imports {STAGES[stage_of(b)][0]})"
+        for a, targets in sorted(graph.items())
+        for b, line in sorted(targets.items())
+        if stage_of(b) > stage_of(a)
+    ]
+    assert not upward, "imports from a lower stage to a higher one:\n" + "\n".join(upward)
+
+
+def test_kgverify_reaches_loaders_only_to_dispatch_a_load() -> None:
+    graph = import_graph()
+    reaching = [
+        f"{a}:{line} -> {b}"
+        for a, targets in sorted(graph.items())
+        if a.split(".")[0] == "kgverify" and a not in LOADER_DISPATCH
+        for b, line in sorted(targets.items())
+        if b.split(".")[0] == "loaders"
+    ]
+    assert not reaching, "kgverify imports loaders:\n" + "\n".join(reaching)
+
+
+def test_loaders_first_then_kgverify_imports() -> None:
+    # loaders imports kgverify, and the API imports loaders: importing loaders first must
+    # not find the API waiting on a half-made loaders (the loop kgverify once hid).
+    code = (
+        "import loaders, kgverify, kgverify.api; "
+        "assert kgverify.api.load_vocabulary and loaders.LOADERS"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, timeout=120)

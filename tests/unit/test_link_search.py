@@ -1,0 +1,132 @@
+"""How TF-IDF neighbours are found (``KnnSearch``) and the alternatives a resolved mention
+lists: a real index built from the hand-made KB of test_link_linker (real scispaCy TF-IDF,
+real nmslib HNSW, real SQLite store)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse
+
+from kgverify.link.index import KnnSearch, LinkerIndex, build_index
+from kgverify.link.linker import Linker, MentionQuery
+from kgverify.link.model import LinkStatus, Method
+from kgverify.link.normalize import exact_key
+from tests.unit.test_link_linker import ENTRIES, PARAMS, SETTINGS
+
+QUERIES = ["myocardial infraction", "hypertensive disease", "metformine", "otitis", "ileitis x"]
+
+
+@pytest.fixture(scope="module")
+def index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    directory = tmp_path_factory.mktemp("index") / "idx"
+    build_index(ENTRIES, directory, SETTINGS, key="search", source={"label": "hand-made"})
+    return directory
+
+
+@pytest.fixture(scope="module")
+def brute(index_dir: Path) -> list[dict[int, float]]:
+    """Every alias's cosine for each query, by a dense product over all 3-grams."""
+    index = LinkerIndex(index_dir, ef_search=100, threads=1)
+    try:
+        vectors = scipy.sparse.load_npz(index._paths.tfidf_vectors).toarray()
+        queries = index.vectorizer.transform([exact_key(q) for q in QUERIES]).toarray()
+        cosine = queries @ vectors.T
+        return [
+            {int(index.positions[j]): float(row[j]) for j in np.flatnonzero(row > 0)}
+            for row in cosine
+        ]
+    finally:
+        index.close()
+
+
+def neighbours(directory: Path, search: KnnSearch, k: int = 10) -> list[list[tuple[int, float]]]:
+    index = LinkerIndex(directory, ef_search=100, threads=1, search=search)
+    try:
+        return index.neighbours([exact_key(q) for q in QUERIES], k)
+    finally:
+        index.close()
+
+
+def test_rare_search_with_every_gram_rare_is_the_exact_search(
+    index_dir: Path, brute: list[dict[int, float]]
+) -> None:
+    found = neighbours(index_dir, KnnSearch(mode="rare", rare_df=10_000, rare_pool=1_000))
+    for got, want in zip(found, brute, strict=True):
+        best = sorted(want.items(), key=lambda pair: -pair[1])[:10]
+        assert [p for p, _ in got] == [p for p, _ in best] or (
+            # equal similarities may come in either order
+            sorted(s for _, s in got) == pytest.approx(sorted(s for _, s in best), abs=1e-5)
+        )
+        for position, similarity in got:
+            assert similarity == pytest.approx(want[position], abs=1e-5)
+        assert [s for _, s in got] == sorted((s for _, s in got), reverse=True)
+
+
+def test_rare_search_scores_with_all_grams_but_finds_only_through_rare_ones(
+    index_dir: Path, brute: list[dict[int, float]]
+) -> None:
+    """With a low bound, every alias found shares a rare 3-gram with the mention, and it
+    carries its full cosine, not the rare part of it."""
+    index = LinkerIndex(index_dir, ef_search=100, threads=1)
+    try:
+        vectors = scipy.sparse.load_npz(index._paths.tfidf_vectors).tocsc()
+        frequency = np.diff(vectors.indptr)
+        queries = index.vectorizer.transform([exact_key(q) for q in QUERIES]).tocsr()
+        row_of = {int(p): r for r, p in enumerate(index.positions)}
+        dense = vectors.tocsr()
+    finally:
+        index.close()
+    some = neighbours(index_dir, KnnSearch(mode="rare", rare_df=1, rare_pool=50))
+    assert any(some)
+    for at, (got, want) in enumerate(zip(some, brute, strict=True)):
+        grams = set(queries[at].indices.tolist())
+        for position, similarity in got:
+            shared = grams & set(dense[row_of[position]].indices.tolist())
+            assert any(frequency[g] <= 1 for g in shared)
+            assert similarity == pytest.approx(want[position], abs=1e-5)
+
+
+def test_both_is_at_least_as_good_as_hnsw(index_dir: Path) -> None:
+    hnsw = neighbours(index_dir, KnnSearch(mode="hnsw"), k=3)
+    both = neighbours(index_dir, KnnSearch(mode="both", rare_df=10_000), k=3)
+    for h, b in zip(hnsw, both, strict=True):
+        assert len(b) >= len(h)
+        # rank by rank at least as similar (float32 sums differ in the last digits)
+        for (_, got), (_, had) in zip(b, h, strict=False):
+            assert got >= had - 1e-5
+
+
+def link(directory: Path, text: str, alternatives: bool) -> tuple[object, list[str]]:
+    index = LinkerIndex(directory, ef_search=100, threads=1, search=KnnSearch(mode="both"))
+    try:
+        linker = Linker(index, PARAMS.model_copy(update={"alternatives": alternatives}))
+        [result] = linker.link([MentionQuery(text)])
+    finally:
+        index.close()
+    return result, [c.concept_id for c in result.candidates]
+
+
+def test_alternatives_list_neighbours_of_a_name_match_without_changing_the_decision(
+    index_dir: Path,
+) -> None:
+    plain, plain_ids = link(index_dir, "hyponatremia", alternatives=False)
+    listed, listed_ids = link(index_dir, "hyponatremia", alternatives=True)
+    assert plain.status is listed.status is LinkStatus.LINKED  # type: ignore[attr-defined]
+    assert plain.concept_id == listed.concept_id == "UMLS:C0020625"  # type: ignore[attr-defined]
+    assert plain.margin == listed.margin  # type: ignore[attr-defined]
+    assert listed_ids[: len(plain_ids)] == plain_ids
+    # The near name the vocabulary keeps apart is shown after, as a TF-IDF neighbour.
+    assert "UMLS:C0020598" in listed_ids[len(plain_ids) :]
+    assert "UMLS:C0020598" not in plain_ids
+    extra = listed.candidates[len(plain_ids) :]  # type: ignore[attr-defined]
+    assert all(c.method is Method.TFIDF for c in extra)
+
+
+def test_a_searched_mention_gets_no_alternatives(index_dir: Path) -> None:
+    plain, plain_ids = link(index_dir, "hypertensive disease", alternatives=False)
+    listed, listed_ids = link(index_dir, "hypertensive disease", alternatives=True)
+    assert listed_ids == plain_ids
+    assert listed.status is plain.status  # type: ignore[attr-defined]
