@@ -175,9 +175,9 @@ def build_graph(graph: Graph, settings: Settings) -> dict[str, Any]:
     out = api.sample_pipeline(graph, settings)
     return {
         "ehr": "sample (39 Eunomia patients)",
-        "relations": out["extract"].get("relations"),
-        "verified": sum(v["verified"] for v in out["verify"]),
-        "passed": sum(v["passed"] for v in out["verify"]),
+        "relations": out.extract.relations,
+        "verified": sum(v.verified for v in out.verify),
+        "passed": sum(v.passed for v in out.verify),
     }
 
 

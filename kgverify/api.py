@@ -5,18 +5,18 @@ from kgverify.api import graph_summary, load_vocabulary
 report = load_vocabulary("snomed", "path/to/SnomedCT_InternationalRF2_..._T120000Z")
 report.status            # "complete", or raises RejectThresholdError
 report.files[0].rejected # rows rejected in the first file, each in the rejects JSONL
-graph_summary()["concepts"]
+graph_summary().concepts  # rows: vocab, concepts, active, retired, stubs
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import ValidationError
 
@@ -29,11 +29,15 @@ if TYPE_CHECKING:
     from kgverify.audit import Audit, Lineage
     from kgverify.derive import DeriveReport, FactsReport
     from kgverify.ehr.model import Trajectory
+    from kgverify.ehr.report import SourceIngestReport, TrajectoriesReport
     from kgverify.extract.relation import CandidateRelation
+    from kgverify.extract.run import ExtractReport
+    from kgverify.graph.summary import GraphSummary
     from kgverify.jsonl import BadLine
     from kgverify.link.index import IndexInfo
     from kgverify.link.linker import Linker
     from kgverify.link.relations import Contexts, LinkReport
+    from kgverify.pipeline import PipelineConfig, PipelineReport, RelationsInput
     from kgverify.verify.check import CheckResult, Explanation
     from kgverify.verify.report import VerifyReport
     from kgverify.verify.reverify import ReverifyReport
@@ -58,6 +62,20 @@ def load_vocabulary(
     ``options`` are :class:`loaders.LoadOptions` fields (languages, sources,
     include_suppressed, release, force). ``bulk=True`` imports into the empty local database
     with neo4j-admin (see docs/loaders.md); otherwise rows are written in batches.
+
+    Returns:
+        The load report: per file rows loaded, skipped and rejected, what was retired.
+
+    Raises:
+        ConfigError: an unknown vocabulary or a bad load option.
+        LoadError: missing or empty files, a layout the loader does not know, an older
+            release (without ``force``), or another load of the vocabulary still marked
+            loading; nothing written.
+        ReleaseGuardError: files much shorter than the current release's, or a release
+            that would retire more than ``max_retire_share``; nothing retired
+            (``error.report`` when rows were written and the release held).
+        RejectThresholdError: more rows rejected than ``max_reject_share`` allows
+            (``error.report`` has the counts).
     """
     # The one place kgverify reaches the top-level loaders package, which imports kgverify.
     from loaders import LoadOptions, get_loader
@@ -93,19 +111,16 @@ def load_vocabulary(
             g.close()
 
 
-EHR_READERS = ("omop", "mimic", "fhir")
-
-
 def read_trajectories(
     source: str, path: str | Path, ledger: Any, settings: Settings
 ) -> Iterator[Trajectory]:
-    """Trajectories from an EHR source ("omop", "mimic", "fhir"), one patient at a time."""
-    from kgverify.ehr import read_fhir, read_mimic, read_omop
+    """Trajectories from an EHR source, one patient at a time.
 
-    readers = {"omop": read_omop, "mimic": read_mimic, "fhir": read_fhir}
-    if source not in readers:
-        raise ConfigError(f"unknown EHR source {source!r}; known: {', '.join(EHR_READERS)}")
-    return readers[source](Path(path), ledger, salt=settings.salt())
+    ``source`` is a name of ``kgverify.ehr.EHR_SOURCES`` ("omop", "mimic", "fhir").
+    """
+    from kgverify.ehr.sources import EHR_SOURCES
+
+    return EHR_SOURCES.pick(source)(Path(path), ledger, salt=settings.salt())
 
 
 def _cache_rejects(settings: Settings) -> Path:
@@ -121,14 +136,18 @@ def ingest_source(
     graph: Graph | None = None,
     rejects_path: Path | None = None,
     on_patient: Callable[[int], None] | None = None,
-) -> dict[str, Any]:
+) -> SourceIngestReport:
     """Write an EHR source's patients, encounters and facts into Neo4j.
 
-    Returns ``{"ingest": IngestReport, "rows": [FileReport...], "rejects": path}``: every
-    source row is loaded, skipped or rejected, per table.
+    The report has what was written (``report.ingest``: an ``IngestReport``) and the source
+    rows (``report.rows``): every source row is loaded, skipped or rejected, per table.
+
+    >>> report = ingest_source("omop", sample_path("omop", "eunomia_sample"))
+    >>> report.ingest.patients, report.rows[0].loaded, report.rejects
     """
     from kgverify.ehr import Ledger
     from kgverify.ehr.ingest import ingest
+    from kgverify.ehr.report import SourceIngestReport
 
     settings = settings or Settings()
     sink = RejectSink(rejects_path or _cache_rejects(settings) / f"ingest-{source}.jsonl")
@@ -155,11 +174,11 @@ def ingest_source(
         sink.close()
         if own:
             g.close()
-    return {
-        "ingest": report.model_dump(),
-        "rows": [r.model_dump() for r in ledger.reports()],
-        "rejects": str(sink.path) if sink.count else None,
-    }
+    return SourceIngestReport(
+        ingest=report,
+        rows=ledger.reports(),
+        rejects=str(sink.path) if sink.count else None,
+    )
 
 
 TRAJECTORY_COUNTS = (
@@ -180,9 +199,11 @@ def write_trajectories(
     *,
     settings: Settings | None = None,
     rejects_path: Path | None = None,
-) -> dict[str, Any]:
-    """An EHR source's trajectories as JSONL at ``out`` (gzip for ``.gz``; docs/trajectories.md),
-    the file ``link --trajectories`` and ``verify --trajectories`` read for note context.
+) -> TrajectoriesReport:
+    """Write an EHR source's trajectories as JSONL at ``out`` (gzip for ``.gz``).
+
+    This is the file ``link --trajectories`` and ``verify --trajectories`` read for note
+    context (docs/trajectories.md).
 
     Owner-only (it holds note text), written under ``<stem>.partial<suffix>`` and renamed
     when every patient is written. Returns the counts (patients, encounters, episodes, items inside
@@ -191,6 +212,7 @@ def write_trajectories(
     from kgverify.ehr import Ledger, write_jsonl
     from kgverify.ehr.episodes import episodes, undated_items
     from kgverify.ehr.model import Note
+    from kgverify.ehr.report import TrajectoriesReport
 
     settings = settings or Settings()
     sink = RejectSink(rejects_path or _cache_rejects(settings) / f"trajectories-{source}.jsonl")
@@ -220,13 +242,13 @@ def write_trajectories(
     finally:
         sink.close()
         partial.unlink(missing_ok=True)
-    return {
-        "source": source,
+    return TrajectoriesReport(
+        source=source,
         **counts,
-        "out": str(out),
-        "rows": [r.model_dump() for r in ledger.reports()],
-        "rejects": str(sink.path) if sink.count else None,
-    }
+        out=str(out),
+        rows=ledger.reports(),
+        rejects=str(sink.path) if sink.count else None,
+    )
 
 
 def extract_relations(
@@ -242,129 +264,69 @@ def extract_relations(
     api_key: str | None = None,
     concurrency: int = 4,
     progress: Callable[[int, int], None] | None = None,
-) -> dict[str, Any]:
+) -> ExtractReport:
     """Candidate relations from an EHR source as JSONL at ``out``.
 
-    ``extractor``: "template" (deterministic rules), "openai" (any OpenAI-compatible server
-    such as ``vllm serve``: needs ``base_url`` and ``model``) or "vllm" (the offline engine:
-    needs ``model`` and the ``llm`` extra). LLM extraction failures go, with the raw answer
-    and the reason, to ``out`` with suffix ``.failures.jsonl``. Both kinds read the same
-    episodes (``kgverify.ehr.episodes``: encounters, and days of the items outside them).
-    Returns the patients and episodes read, counts per predicate and the source rows'
-    reports.
-    """
-    from collections import Counter
+    ``extractor``: a name of ``kgverify.extract.registry.EXTRACTORS``: "template"
+    (deterministic rules), "openai" (any OpenAI-compatible server such as ``vllm serve``:
+    needs ``base_url`` and ``model``) or "vllm" (the offline engine: needs ``model`` and the
+    ``llm`` extra). LLM extraction failures go, with the raw answer and the reason, to
+    ``out`` with suffix ``.failures.jsonl``. Both kinds read the same episodes
+    (``kgverify.ehr.episodes``: encounters, and days of the items outside them). The report
+    has the patients and episodes read, counts per predicate and the source rows' reports
+    (``kgverify.extract.run.run_extraction`` does the run).
 
+    >>> report = extract_relations("omop", sample_path("omop", "eunomia_sample"), out)
+    >>> report.relations, report.by_predicate, report.failures
+    """
     from kgverify.ehr import Ledger
-    from kgverify.extract import ExtractionFailure, write_relations
+    from kgverify.extract.registry import EXTRACTORS
+    from kgverify.extract.run import run_extraction
 
     settings = settings or Settings()
     sink = RejectSink(rejects_path or _cache_rejects(settings) / f"extract-{source}.jsonl")
-    ledger = Ledger(sink)
-    per_predicate: Counter[str] = Counter()
-    counter = {"patients": 0, "failures": 0}
-    failures_path = out.with_suffix(".failures.jsonl")
-
-    def counted(trajectories: Iterable[Trajectory]) -> Iterator[Trajectory]:
-        for trajectory in trajectories:
-            counter["patients"] += 1
-            yield trajectory
-
-    trajectories = counted(read_trajectories(source, path, ledger, settings))
-    llm = None
-    template = None
-    if extractor == "template":
-        from kgverify.extract.template import TemplateExtractor
-
-        template = TemplateExtractor()
-        proposals: Iterator[Any] = template.extract(trajectories)
-    else:
-        llm = _llm_extractor(extractor, settings, model, base_url, api_key, concurrency, progress)
-        proposals = llm.extract(trajectories)
-    out.parent.mkdir(parents=True, exist_ok=True)
-
-    def relations(failures: IO[str]) -> Iterator[Any]:
-        for proposal in proposals:
-            if isinstance(proposal, ExtractionFailure):
-                counter["failures"] += 1
-                failures.write(proposal.model_dump_json() + "\n")
-                continue
-            per_predicate[proposal.predicate.value] += 1
-            yield proposal
-
     try:
-        with open_private(failures_path) as failures:  # raw model answers: patient text
-            written = write_relations(relations(failures), out)
+        ledger = Ledger(sink)
+        trajectories = read_trajectories(source, path, ledger, settings)
+        proposer = EXTRACTORS.pick(extractor)(
+            settings,
+            model=model,
+            base_url=base_url,
+            api_key=api_key,
+            concurrency=concurrency,
+            progress=progress,
+        )
+        report = run_extraction(proposer, extractor, trajectories, out)
     finally:
         sink.close()
-        if llm is not None and llm.cache is not None:
-            llm.cache.close()
-    if not counter["failures"]:
-        failures_path.unlink()
-    return {
-        "extractor": extractor,
-        "patients": counter["patients"],
-        "episodes": llm.counts.episodes if llm is not None else cast(Any, template).episodes,
-        "relations": written,
-        "by_predicate": dict(sorted(per_predicate.items())),
-        "failures": counter["failures"],
-        "llm": llm.counts.as_dict() if llm is not None else None,
-        "out": str(out),
-        "failures_out": str(failures_path) if counter["failures"] else None,
-        "rows": [r.model_dump() for r in ledger.reports()],
-        "rejects": str(sink.path) if sink.count else None,
-    }
+    report.rows = ledger.reports()
+    report.rejects = str(sink.path) if sink.count else None
+    return report
 
 
-def _llm_extractor(
-    kind: str,
-    settings: Settings,
-    model: str | None,
-    base_url: str | None,
-    api_key: str | None,
-    concurrency: int,
-    progress: Callable[[int, int], None] | None,
-) -> Any:
-    from kgverify.extract.backends import OpenAIBackend, VLLMBackend
-    from kgverify.extract.cache import ResponseCache
-    from kgverify.extract.llm import LLMExtractor
+def graph_summary(settings: Settings | None = None, graph: Graph | None = None) -> GraphSummary:
+    """What the graph holds, as ``kgverify summary`` shows it.
 
-    if not model:
-        raise ConfigError(f"--extractor {kind} needs --model")
-    backend: Any
-    if kind == "openai":
-        if not base_url:
-            raise ConfigError("--extractor openai needs --base-url (e.g. http://127.0.0.1:8000/v1)")
-        backend = OpenAIBackend(base_url, model, api_key=api_key, concurrency=concurrency)
-    elif kind == "vllm":
-        backend = VLLMBackend(model)
-    else:
-        raise ConfigError(f"unknown extractor {kind!r}; known: template, openai, vllm")
-    cache = ResponseCache(settings.cache_dir / "llm-cache.sqlite")
-    return LLMExtractor(backend, cache=cache, progress=progress)
+    Releases, concept counts per vocabulary, relationship counts per type and patient facts
+    per kind, each a list of rows.
 
+    >>> summary = graph_summary()
+    >>> summary.concepts[0]["vocab"], summary.relationships[0]["type"]
+    """
+    from kgverify.graph.summary import read_summary
 
-def graph_summary(settings: Settings | None = None, graph: Graph | None = None) -> dict[str, Any]:
-    """Releases, concept counts per vocabulary and relationship counts per type."""
-    own = graph is None
-    g = graph or Graph.connect(settings or Settings())
-    try:
-        return {
-            "releases": g.read("summary/releases"),
-            "concepts": g.read("summary/concepts_by_vocab"),
-            "relationships": g.read("summary/relationships_by_type"),
-            "facts": g.read("summary/facts_by_kind"),
-        }
-    finally:
-        if own:
-            g.close()
+    with _graph(settings or Settings(), graph) as g:
+        return read_summary(g)
 
 
 def build_linker_index(
     settings: Settings | None = None, graph: Graph | None = None, *, rebuild: bool = False
 ) -> IndexInfo:
-    """The linker index of the graph's current releases, built only if they changed (or
-    ``rebuild``). Cached under ``<cache_dir>/linker/<key>``; see docs/linking.md."""
+    """The linker index of the graph's current releases, built only if they changed.
+
+    ``rebuild`` builds it anyway. Cached under ``<cache_dir>/linker/<key>``; see
+    docs/linking.md.
+    """
     from kgverify.link.index import IndexInfo, ensure_index
 
     settings = settings or Settings()
@@ -376,8 +338,9 @@ def build_linker_index(
 def open_linker(
     settings: Settings | None = None, graph: Graph | None = None, *, rebuild: bool = False
 ) -> Linker:
-    """A ``Linker`` over the graph's index (built first when needed); codes are mapped
-    through ``graph``, which must stay open while the linker is used.
+    """A ``Linker`` over the graph's index (built first when needed).
+
+    Codes are mapped through ``graph``, which must stay open while the linker is used.
 
     >>> from kgverify.link import MentionQuery
     >>> linker = open_linker(settings, graph)
@@ -394,11 +357,13 @@ def open_linker(
 def find_concepts(
     text: str, *, limit: int = 10, settings: Settings | None = None, graph: Graph | None = None
 ) -> list[dict[str, Any]]:
-    """Concepts for a name, as the linker sees it (``kgverify find``): the linker's
-    candidates first, in its order and with its method and score (``linked`` marks the one it
-    would link), then the full-text matches over names and synonyms it did not list
-    (``method`` "fulltext", Lucene's score). With no release loaded there is no index, and
-    only the full-text search runs."""
+    """Concepts for a name, as the linker sees it (``kgverify find``).
+
+    The linker's candidates come first, in its order and with its method and score
+    (``linked`` marks the one it would link), then the full-text matches over names and
+    synonyms it did not list (``method`` "fulltext", Lucene's score). With no release
+    loaded there is no index, and only the full-text search runs.
+    """
     from kgverify.link.index import LinkerIndexError
     from kgverify.link.linker import MentionQuery
 
@@ -440,9 +405,11 @@ _LUCENE_SPECIAL = frozenset('+-&|!(){}[]^"~*?:\\/')
 
 
 def lucene_words(text: str) -> str:
-    """Search text as plain words for the full-text index: Lucene's operators escaped and
-    AND / OR / NOT lower-cased (the index lower-cases anyway), so quotes, slashes and the
-    like are searched for instead of failing to parse."""
+    """Search text as plain words for the full-text index.
+
+    Lucene's operators are escaped and AND / OR / NOT lower-cased (the index lower-cases
+    anyway), so quotes, slashes and the like are searched for instead of failing to parse.
+    """
     return "".join("\\" + c if c in _LUCENE_SPECIAL else c for c in text.lower())
 
 
@@ -457,10 +424,16 @@ def link_relations_file(
     rebuild_index: bool = False,
     progress: Callable[[int], None] | None = None,
 ) -> LinkReport:
-    """Link both mentions of every candidate relation in ``relations`` (JSONL) against the
-    loaded vocabularies and write ``LinkedRelation`` JSONL to ``out`` (replaced only when
-    the run completes). ``trajectories`` (JSONL) gives note text for abbreviations. Bad
-    lines go, with their line number, to the rejects file."""
+    """Link both mentions of every candidate relation in a JSONL file.
+
+    Links against the loaded vocabularies and writes ``LinkedRelation`` JSONL to ``out``
+    (replaced only when the run completes). ``trajectories`` (JSONL) gives note text for
+    abbreviations. Bad lines go, with their line number, to the rejects file.
+
+    Raises:
+        ConfigError: ``relations`` does not exist.
+        RejectThresholdError: more lines were rejected than ``max_reject_share`` allows.
+    """
     from kgverify.firstseen import FirstSeen
     from kgverify.link.model import write_linked
     from kgverify.link.relations import Contexts, LinkReport, link_relations
@@ -503,10 +476,12 @@ def open_verifier(
     write: bool = False,
     contexts: Contexts | None = None,
 ) -> Verifier:
-    """A ``Verifier`` over ``graph`` (which must stay open while it is used): rules from
-    ``queries/verify/``, the filter policy from ``settings``, the linker opened on first
-    need. It judges without writing; ``write=True`` also writes each verdict back as an
-    ``(:Assertion)`` about the relation's patient (what ``verify_relations_file`` does).
+    """A ``Verifier`` over ``graph``, which must stay open while it is used.
+
+    Rules come from ``queries/verify/``, the filter policy from ``settings``, the linker is
+    opened on first need. It judges without writing; ``write=True`` also writes each
+    verdict back as an ``(:Assertion)`` about the relation's patient (what
+    ``verify_relations_file`` does).
 
     >>> with open_verifier(settings, graph) as verifier:
     ...     [verdict] = verifier.verify([relation])
@@ -530,12 +505,17 @@ def check(
     settings: Settings | None = None,
     graph: Graph | None = None,
 ) -> CheckResult:
-    """What the vocabularies say about one relation, by name: ``check("metformin",
-    "treats", "type 2 diabetes mellitus")``. Both names are linked, the verification rules
-    run, and the answer comes back with the linked concepts and the evidence paths named
-    (each edge with the source that asserts it and its release). Nothing is written.
-    ``predicate``: indicates, treats, leads_to, contraindicated_for (else a ``ConfigError``).
-    An ``unsupported`` verdict means *not in the vocabularies*, not false.
+    """What the vocabularies say about one relation, by name.
+
+    ``check("metformin", "treats", "type 2 diabetes mellitus")``: both names are linked,
+    the verification rules run, and the answer comes back with the linked concepts and the
+    evidence paths named (each edge with the source that asserts it and its release).
+    Nothing is written. An ``unsupported`` verdict means *not in the vocabularies*, not
+    false.
+
+    Raises:
+        ConfigError: ``predicate`` is not one of indicates, treats, leads_to,
+            contraindicated_for.
 
     >>> result = check("metformin", "treats", "type 2 diabetes mellitus")
     >>> result.verdict, result.evidence[0].text
@@ -552,9 +532,12 @@ def explain(
     settings: Settings | None = None,
     graph: Graph | None = None,
 ) -> Explanation:
-    """:func:`check` with how the verdict was reached: each side's link (stage, score,
-    the linker's candidates) and every evidence path found, one line each
-    (``Explanation.steps``; ``str(result)`` prints them). Nothing is written."""
+    """:func:`check` with how the verdict was reached.
+
+    Each side's link (stage, score, the linker's candidates) and every evidence path
+    found, one line each (``Explanation.steps``; ``str(result)`` prints them). Nothing is
+    written.
+    """
     from kgverify.verify.check import Explanation
 
     result = _check(subject, predicate, obj, settings, graph, explain=True)
@@ -591,10 +574,17 @@ def verify_relations_file(
     write: bool = True,
     progress: Callable[[int], None] | None = None,
 ) -> VerifyReport:
-    """Verify every relation in ``relations`` (candidate or linked relation JSONL: what is
-    not linked is linked first) and write ``Verdict`` JSONL to ``out`` (replaced only when
-    the run completes); verdicts are written back to the graph as assertions unless
-    ``write`` is false. Bad lines go, with their line number, to the rejects file."""
+    """Verify every relation in a JSONL file and write ``Verdict`` JSONL to ``out``.
+
+    ``relations`` holds candidate or linked relations (what is not linked is linked
+    first). ``out`` is replaced only when the run completes; verdicts are written back to
+    the graph as assertions unless ``write`` is false. Bad lines go, with their line
+    number, to the rejects file.
+
+    Raises:
+        ConfigError: ``relations`` does not exist.
+        RejectThresholdError: more lines were rejected than ``max_reject_share`` allows.
+    """
     import time
 
     from kgverify.firstseen import FirstSeen
@@ -656,10 +646,12 @@ def derive_qa(
     progress: Callable[[int], None] | None = None,
     policy: FilterPolicy | None = None,
 ) -> DeriveReport:
-    """QA items (diagnosis, treatment, prognosis, or the ``tasks`` named) from the passed
-    assertions in the graph, written to the folder ``out`` in a Hugging Face ``datasets``
-    layout (``out/<task>/<split>.jsonl``, README.md, schema.json) and, unless ``write`` is
-    false, into the graph as ``(:Item)`` provenance. Same graph and seed, same bytes.
+    """Derive QA items from the passed assertions in the graph into the folder ``out``.
+
+    The tasks are diagnosis, treatment and prognosis, or the ``tasks`` named. ``out`` gets
+    a Hugging Face ``datasets`` layout (``out/<task>/<split>.jsonl``, README.md,
+    schema.json) and, unless ``write`` is false, the graph gets ``(:Item)`` provenance.
+    Same graph and seed, same bytes.
 
     The filter policy: ``policy``, else the settings' when a policy setting was given
     (``verify_accept``, ``verify_min_score``, ``verify_min_confidence`` set by the
@@ -673,13 +665,10 @@ def derive_qa(
     >>> datasets.load_dataset("qa", "treatment")
     """
     from kgverify.derive import Task, run_qa
+    from kgverify.derive.qa import TASKS
 
     settings = settings or Settings()
-    try:
-        chosen = {Task(t) for t in tasks} if tasks else None
-    except ValueError as exc:
-        known = ", ".join(t.value for t in Task)
-        raise ConfigError(f"unknown task ({exc}); known: {known}") from exc
+    chosen = {Task(TASKS.check(t)) for t in tasks} if tasks else None
     with _graph(settings, graph) as g:
         return run_qa(g, settings, out, tasks=chosen, write=write, progress=progress, policy=policy)
 
@@ -691,8 +680,10 @@ def derive_facts(
     graph: Graph | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> FactsReport:
-    """Fact sheets for record-grounded simulated patients, one per patient, written to
-    ``out/sheets.jsonl`` with ``out/schema.json`` (docs/derivation.md)."""
+    """Fact sheets for record-grounded simulated patients, one per patient.
+
+    Written to ``out/sheets.jsonl`` with ``out/schema.json`` (docs/derivation.md).
+    """
     from kgverify.derive import run_facts
 
     settings = settings or Settings()
@@ -711,9 +702,12 @@ if TYPE_CHECKING:
 def open_dialogue_checker(
     settings: Settings | None = None, graph: Graph | None = None
 ) -> DialogueChecker:
-    """A ``DialogueChecker`` over ``graph`` (which must stay open while it is used): the
-    mention dictionary built from the graph's names, the linker, a read-only verifier. Open
-    it once and hand it to :func:`check_turn` inside an agent loop."""
+    """A ``DialogueChecker`` over ``graph``, which must stay open while it is used.
+
+    It holds the mention dictionary built from the graph's names, the linker and a
+    read-only verifier. Open it once and hand it to :func:`check_turn` inside an agent
+    loop.
+    """
     from kgverify.dialogue.checker import DialogueChecker
 
     settings = settings or Settings()
@@ -732,11 +726,12 @@ def check_turn(
     settings: Settings | None = None,
     graph: Graph | None = None,
 ) -> TurnVerdict:
-    """Every clinical mention of one patient turn, judged against the patient's fact sheet
-    at ``encounter_id`` (None: the whole record) and the graph: grounded, leak,
-    contradicted, unsupported (no fact in the record behind it, not false) or unlinked,
-    with evidence. ``result.problems()`` is what a guard asks the agent to say again.
-    Nothing is written.
+    """Judge every clinical mention of one patient turn against the record and the graph.
+
+    The record is the patient's fact sheet at ``encounter_id`` (None: the whole record).
+    Each mention is grounded, leak, contradicted, unsupported (no fact in the record
+    behind it, not false) or unlinked, with evidence. ``result.problems()`` is what a guard
+    asks the agent to say again. Nothing is written.
 
     >>> verdict = check_turn("I think it's strep throat", sheet, "day:1990-02-08")
     >>> [(m.text, m.verdict) for m in verdict.mentions]
@@ -765,13 +760,16 @@ def check_dialogues(
     progress: Callable[[int], None] | None = None,
     write: bool = True,
 ) -> DialogueReport:
-    """Judge every patient turn of ``dialogues`` (dialogue JSONL, docs/dialogue.md) against
-    the fact sheets in ``facts`` (a ``derive facts`` folder; default: the sample's,
-    ``<cache_dir>/sample/facts``) and the graph; one ``DialogueVerdicts`` line per dialogue
-    to ``out`` (replaced only when the run completes). Bad lines go, with their line number,
-    to the rejects file. With ``write``, each dialogue is also stored in the graph, text-free
-    (a ``(:Dialogue)`` and its ``(:DialogueMention)`` nodes, replaced on a re-check) for the
-    ``dialogue_*`` audit queries."""
+    """Judge every patient turn of a dialogue JSONL file (docs/dialogue.md).
+
+    Turns are judged against the fact sheets in ``facts`` (a ``derive facts`` folder;
+    default: the sample's, ``<cache_dir>/sample/facts``) and the graph; one
+    ``DialogueVerdicts`` line per dialogue goes to ``out`` (replaced only when the run
+    completes). Bad lines go, with their line number, to the rejects file. With ``write``,
+    each dialogue is also stored in the graph, text-free (a ``(:Dialogue)`` and its
+    ``(:DialogueMention)`` nodes, replaced on a re-check) for the ``dialogue_*`` audit
+    queries.
+    """
     from kgverify.dialogue.run import check_file
     from kgverify.dialogue.store import VerdictStore
 
@@ -806,11 +804,12 @@ def simulated_patient(
     settings: Settings | None = None,
     graph: Graph | None = None,
 ) -> SimulatedPatient:
-    """A reference simulated patient on an OpenAI-compatible server (``vllm serve``),
-    prompted only with the sheet's patient-sayable facts at ``encounter_id``, every reply
-    checked by :func:`check_turn` and asked again (up to ``retries`` times, with the
-    reasons) while it leaks, contradicts or invents. ``graph`` (or the checker's) must stay
-    open while the patient talks.
+    """A reference simulated patient on an OpenAI-compatible server (``vllm serve``).
+
+    It is prompted only with the sheet's patient-sayable facts at ``encounter_id``; every
+    reply is checked by :func:`check_turn` and asked again (up to ``retries`` times, with
+    the reasons) while it leaks, contradicts or invents. ``graph`` (or the checker's) must
+    stay open while the patient talks.
 
     >>> patient = simulated_patient(sheet, "day:1990-02-08", base_url=url, model="m")
     >>> turn = patient.reply("What brings you in today?")
@@ -829,9 +828,12 @@ def simulated_patient(
 
 
 def sample_dialogues(out: Path | None = None, *, settings: Settings | None = None) -> Path:
-    """The shipped sample dialogues (``kgverify/sample/dialogues``) with this installation's
-    patient pseudonyms, written to ``out`` (default ``<cache_dir>/sample/dialogues.jsonl``)
-    for :func:`check_dialogues` against the sample's fact sheets."""
+    """Write the shipped sample dialogues with this installation's patient pseudonyms.
+
+    From ``kgverify/sample/dialogues`` to ``out`` (default
+    ``<cache_dir>/sample/dialogues.jsonl``), for :func:`check_dialogues` against the
+    sample's fact sheets.
+    """
     from kgverify.dialogue.model import write_dialogues
     from kgverify.dialogue.sample import read_sample, resolve
 
@@ -849,9 +851,10 @@ def filter_sweep(
     settings: Settings | None = None,
     graph: Graph | None = None,
 ) -> list[dict[str, Any]]:
-    """How the benchmark changes with the filter policy: for each policy, a derivation
-    (nothing written to the graph, files in a temporary folder) and what it gives: the
-    assertions kept out, the items per task and in all.
+    """How the benchmark changes with the filter policy.
+
+    For each policy, a derivation (nothing written to the graph, files in a temporary
+    folder) and what it gives: the assertions kept out, the items per task and in all.
 
     >>> from kgverify.verify.verifier import FilterPolicy
     >>> strict = FilterPolicy(accept={"supported"}, min_score=0.9, min_confidence=0.0)
@@ -887,8 +890,10 @@ def audit(
     settings: Settings | None = None,
     graph: Graph | None = None,
 ) -> list[dict[str, Any]]:
-    """Run an audit query from ``queries/audit/`` (read-only) and return its rows; values
-    are checked and converted against the query's declared parameters.
+    """Run an audit query from ``queries/audit/`` (read-only) and return its rows.
+
+    Values are checked and converted against the query's declared parameters; one that
+    does not fit is a ``ConfigError`` naming the parameter.
 
     >>> audit("items_on_concept", {"concept": "SNOMEDCT:43878008"})[0]["role"]
     'answer'
@@ -910,8 +915,10 @@ def audits() -> list[Audit]:
 def lineage(
     item_id: str, *, settings: Settings | None = None, graph: Graph | None = None
 ) -> Lineage:
-    """Why an item exists: its assertions, their evidence paths, concepts, source rows and
-    extractors (``kgverify audit item_lineage --param item=ID``), as one model.
+    """Why an item exists, as one model.
+
+    Its assertions, their evidence paths, concepts, source rows and extractors (what
+    ``kgverify audit item_lineage --param item=ID`` shows).
 
     >>> lin = lineage("8fa4f73c707f9c1d1d75")
     >>> lin.assertions[0].rule, lin.assertions[0].facts[0].table
@@ -942,10 +949,12 @@ def reverify(
     graph: Graph | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> ReverifyReport:
-    """After a newer vocabulary release is loaded: re-run the rules for the assertions whose
-    evidence could touch what the ``releases`` changed (default: every current release not
-    re-verified yet that some assertion was judged before), record the new verdicts beside
-    the old, and flag the items that no longer stand (docs/audit.md).
+    """Re-verify the assertions a newer vocabulary release could change (docs/audit.md).
+
+    After the release is loaded: re-run the rules for the assertions whose evidence could
+    touch what the ``releases`` changed (default: every current release not re-verified
+    yet that some assertion was judged before), record the new verdicts beside the old,
+    and flag the items that no longer stand.
 
     >>> load_vocabulary("umls", "path/to/2025AB")
     >>> report = reverify()
@@ -970,8 +979,10 @@ def _relation_batch(settings: Settings) -> int:
 
 
 class _FileRun:
-    """Where a relation-file run writes: rejects with their line, and the output under a
-    temporary name until the run completes."""
+    """Where a relation-file run writes.
+
+    Rejects with their line, and the output under a temporary name until the run completes.
+    """
 
     def __init__(self, relations: Path, out: Path, rejects_path: Path | None) -> None:
         self.relations = relations
@@ -990,8 +1001,10 @@ class _FileRun:
 
 @contextmanager
 def _file_run(relations: Path, out: Path, rejects_path: Path | None) -> Iterator[_FileRun]:
-    """Check the input exists; on success rename the output into place, on any failure
-    remove it, so ``out`` is never half-written."""
+    """Check the input exists; rename the output into place on success, remove it on failure.
+
+    So ``out`` is never half-written.
+    """
     if not relations.is_file():
         raise ConfigError(f"no such relations file: {relations}")
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -1029,12 +1042,15 @@ SAMPLE_RELEASES = {
 
 def run_sample(
     settings: Settings | None = None, progress: ProgressFactory | None = None
-) -> dict[str, Any]:
-    """The main job on the shipped sample: local Neo4j up, sample vocabularies loaded, the
-    sample EHR ingested, candidate relations extracted to ``<cache_dir>/sample``, linked
-    (with the shipped LLM-style relations that hold the hard linking cases), verified, and
-    QA items and fact sheets derived to ``<cache_dir>/sample/qa`` and ``.../facts``, and the
-    shipped simulated-patient dialogues checked against those sheets."""
+) -> PipelineReport:
+    """Run the main job on the shipped sample.
+
+    Local Neo4j up, sample vocabularies loaded, the sample EHR ingested, candidate
+    relations extracted to ``<cache_dir>/sample``, linked (with the shipped LLM-style
+    relations that hold the hard linking cases), verified, QA items and fact sheets
+    derived to ``<cache_dir>/sample/qa`` and ``.../facts``, and the shipped
+    simulated-patient dialogues checked against those sheets.
+    """
     from kgverify.server import LocalServer
 
     settings = settings or Settings()
@@ -1046,69 +1062,185 @@ def run_sample(
 
 def sample_pipeline(
     graph: Graph, settings: Settings, progress: ProgressFactory | None = None
-) -> dict[str, Any]:
-    """The steps of :func:`run_sample` on an open graph (the tests and notebooks use it)."""
+) -> PipelineReport:
+    """The steps of :func:`run_sample` on an open graph (the tests and notebooks use it).
+
+    :func:`pipeline` with the sample's parameters, its outputs in ``<cache_dir>/sample``.
+    """
+    from kgverify.pipeline import RelationsInput
+
     kind, parts = SAMPLE_EHR
-    loads = [
-        load_vocabulary(
-            name, sample_path(*folders), settings=settings, graph=graph, progress=progress
-        ).model_dump()
-        for name, folders in SAMPLE_RELEASES.items()
-    ]
-    ingested = ingest_source(kind, sample_path(*parts), settings=settings, graph=graph)
-    extracted = extract_relations(
-        kind,
-        sample_path(*parts),
-        settings.cache_dir / "sample" / "relations.jsonl",
-        settings=settings,
-    )
-    linked = [
-        link_relations_file(
-            source,
-            settings.cache_dir / "sample" / name,
-            settings=settings,
-            graph=graph,
-            trajectories=notes,
-        ).model_dump()
-        for source, name, notes in (
-            (Path(extracted["out"]), "linked.jsonl", None),
-            (
-                sample_path("relations", "llm_style.jsonl"),
-                "linked_llm_style.jsonl",
-                sample_path("relations", "llm_style_trajectories.jsonl"),
-            ),
-        )
-    ]
-    verified = [
-        verify_relations_file(
-            Path(report["out"]),
-            settings.cache_dir / "sample" / name,
-            settings=settings,
-            graph=graph,
-        ).model_dump()
-        for report, name in zip(linked, ("verdicts.jsonl", "verdicts_llm_style.jsonl"), strict=True)
-    ]
-    out = settings.cache_dir / "sample"
-    derived = derive_qa(out / "qa", settings=settings, graph=graph)
-    sheets = derive_facts(out / "facts", settings=settings, graph=graph)
-    # The shipped simulated-patient turns, checked against the sheets just derived.
-    checked = check_dialogues(
-        sample_dialogues(settings=settings),
-        out / "dialogue_verdicts.jsonl",
-        facts=out / "facts",
+    return pipeline(
+        vocabularies={name: sample_path(*folders) for name, folders in SAMPLE_RELEASES.items()},
+        source=kind,
+        source_path=sample_path(*parts),
+        out=settings.cache_dir / "sample",
+        relations=[
+            RelationsInput(
+                path=sample_path("relations", "llm_style.jsonl"),
+                trajectories=sample_path("relations", "llm_style_trajectories.jsonl"),
+            )
+        ],
+        # The shipped simulated-patient turns, checked against the sheets the run derives.
+        dialogues=sample_dialogues(settings=settings),
         settings=settings,
         graph=graph,
+        progress=progress,
     )
-    return {
-        "loads": loads,
-        "ingest": ingested,
-        "extract": extracted,
-        "link": linked,
-        "verify": verified,
-        "derive": {"qa": derived.model_dump(), "facts": sheets.model_dump()},
-        "dialogues": checked.model_dump(),
-        "summary": graph_summary(graph=graph),
+
+
+def pipeline(
+    *,
+    source: str,
+    source_path: str | Path,
+    out: str | Path,
+    vocabularies: Mapping[str, str | Path] | None = None,
+    extractor: str = "template",
+    model: str | None = None,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    concurrency: int = 4,
+    relations: Iterable[RelationsInput | Mapping[str, Any]] = (),
+    tasks: Iterable[str] | None = None,
+    facts: bool = True,
+    dialogues: str | Path | None = None,
+    engine: str = "local",
+    settings: Settings | None = None,
+    graph: Graph | None = None,
+    progress: ProgressFactory | None = None,
+) -> PipelineReport:
+    """Run the whole chain in one call, from vocabularies to QA items and dialogue verdicts.
+
+    ``vocabularies`` loaded (name -> release folder, in order; none: the graph's as they
+    are), the EHR ``source`` at ``source_path`` ingested,
+    candidate relations extracted (``extractor``, with ``model``, ``base_url``, ``api_key``,
+    ``concurrency`` for the LLM ones) to ``out/relations.jsonl``, linked
+    (``out/linked.jsonl``) and verified (``out/verdicts.jsonl``, assertions written back),
+    each of ``relations`` (other relation files, :class:`~kgverify.pipeline.RelationsInput`)
+    linked and verified beside them (``out/linked_<stem>.jsonl``,
+    ``out/verdicts_<stem>.jsonl``), QA items derived (``tasks``; default every task) to
+    ``out/qa``, fact sheets (unless ``facts`` is false) to ``out/facts``, and ``dialogues``
+    (dialogue JSONL), when given, checked against them to ``out/dialogue_verdicts.jsonl``.
+
+    Every parameter is checked before anything runs (``kgverify.pipeline.PipelineConfig``):
+    a wrong name or value is one :class:`~kgverify.errors.ConfigError` line naming it.
+    ``engine`` says how the stages run; "local" (this process, one stage after another) is
+    the only one so far. :func:`pipeline_from_config` reads the same parameters from TOML.
+
+    >>> report = pipeline(source="omop", source_path=sample_path("omop", "eunomia_sample"),
+    ...                   out=Path("run"), tasks=["treatment"], facts=False)
+    >>> report.extract.relations, report.verify[0].by_predicate, report.derive.qa.items
+    """
+    from kgverify.pipeline import pipeline_config
+
+    given = {
+        "source": source,
+        "source_path": source_path,
+        "out": out,
+        "vocabularies": dict(vocabularies or {}),
+        "extractor": extractor,
+        "model": model,
+        "base_url": base_url,
+        "api_key": api_key,
+        "concurrency": concurrency,
+        "relations": list(relations),
+        "tasks": list(tasks) if tasks is not None else None,
+        "facts": facts,
+        "dialogues": dialogues,
+        "engine": engine,
     }
+    config = pipeline_config(given, "pipeline")
+    return _run_pipeline(config, settings or Settings(), graph, progress)
+
+
+def pipeline_from_config(
+    path: str | Path,
+    *,
+    settings: Settings | None = None,
+    graph: Graph | None = None,
+    progress: ProgressFactory | None = None,
+) -> PipelineReport:
+    """:func:`pipeline` with its parameters read from the TOML file ``path``.
+
+    The keys are the same; relative paths start at the file's folder. An unknown key, a
+    missing one or a bad value is one :class:`~kgverify.errors.ConfigError` line naming the
+    key. The connection and the other settings come from ``settings`` (default: the environment and
+    ``kgverify.toml``, docs/configuration.md), not from this file.
+
+    >>> report = pipeline_from_config("run.toml")
+    >>> report.link[0].by_status, report.derive.qa.written
+    """
+    from kgverify.pipeline import read_pipeline_config
+
+    config = read_pipeline_config(Path(path))
+    return _run_pipeline(config, settings or Settings(), graph, progress)
+
+
+def _run_pipeline(
+    config: PipelineConfig,
+    settings: Settings,
+    graph: Graph | None,
+    progress: ProgressFactory | None,
+) -> PipelineReport:
+    """The stages one after another in this process (the "local" engine)."""
+    from kgverify.pipeline import DerivedReports, PipelineReport
+
+    out = config.out
+    with _graph(settings, graph) as g:
+        loads = [
+            load_vocabulary(name, folder, settings=settings, graph=g, progress=progress)
+            for name, folder in config.vocabularies.items()
+        ]
+        ingested = ingest_source(config.source, config.source_path, settings=settings, graph=g)
+        extracted = extract_relations(
+            config.source,
+            config.source_path,
+            out / "relations.jsonl",
+            settings=settings,
+            extractor=config.extractor,
+            model=config.model,
+            base_url=config.base_url,
+            api_key=config.api_key,
+            concurrency=config.concurrency,
+        )
+        inputs = [
+            (Path(extracted.out), None, "linked.jsonl", "verdicts.jsonl"),
+            *(
+                (r.path, r.trajectories, f"linked_{r.stem}.jsonl", f"verdicts_{r.stem}.jsonl")
+                for r in config.relations
+            ),
+        ]
+        linked = [
+            link_relations_file(source, out / name, settings=settings, graph=g, trajectories=notes)
+            for source, notes, name, _ in inputs
+        ]
+        verified = [
+            verify_relations_file(Path(report.out), out / name, settings=settings, graph=g)
+            for report, (*_, name) in zip(linked, inputs, strict=True)
+        ]
+        qa = derive_qa(out / "qa", settings=settings, graph=g, tasks=config.tasks)
+        sheets = derive_facts(out / "facts", settings=settings, graph=g) if config.facts else None
+        checked = (
+            check_dialogues(
+                config.dialogues,
+                out / "dialogue_verdicts.jsonl",
+                facts=out / "facts",
+                settings=settings,
+                graph=g,
+            )
+            if config.dialogues is not None
+            else None
+        )
+        return PipelineReport(
+            loads=loads,
+            ingest=ingested,
+            extract=extracted,
+            link=linked,
+            verify=verified,
+            derive=DerivedReports(qa=qa, facts=sheets),
+            dialogues=checked,
+            summary=graph_summary(graph=g),
+        )
 
 
 # -- review -----------------------------------------------------------------------------------
@@ -1126,24 +1258,22 @@ def review_export(
     settings: Settings | None = None,
     graph: Graph | None = None,
 ) -> ReviewExportReport:
-    """Clinician review pages for derived items (docs/review.md): from the QA folder ``qa``
-    (default: the sample's, ``<cache_dir>/sample/qa``), per task the first ``sample`` items
-    (all when None) in an order seeded by ``seed`` (default ``derive_seed``), written to the
-    new folder ``out``: ``items/<item_id>.html``, ``index.html``, ``sheet.csv`` to fill,
-    ``README.txt``.
+    """Write clinician review pages for derived items (docs/review.md).
+
+    From the QA folder ``qa`` (default: the sample's, ``<cache_dir>/sample/qa``), per task
+    the first ``sample`` items (all when None) in an order seeded by ``seed`` (default
+    ``derive_seed``), written to the new folder ``out``: ``items/<item_id>.html``,
+    ``index.html``, ``sheet.csv`` to fill, ``README.txt``.
 
     >>> report = review_export(Path("review"), sample=10)
     >>> report.exported, report.sheet
     """
     from kgverify.derive import Task
+    from kgverify.derive.qa import TASKS
     from kgverify.review.export import check_paths, default_qa, export_review
 
     settings = settings or Settings()
-    try:
-        chosen = {Task(t) for t in tasks} if tasks else None
-    except ValueError as exc:
-        known = ", ".join(t.value for t in Task)
-        raise ConfigError(f"unknown task ({exc}); known: {known}") from exc
+    chosen = {Task(TASKS.check(t)) for t in tasks} if tasks else None
     folder = Path(qa) if qa is not None else default_qa(settings.cache_dir)
     check_paths(Path(out), folder, sample)
     with _graph(settings, graph) as g:
@@ -1164,10 +1294,13 @@ def review_import(
     settings: Settings | None = None,
     graph: Graph | None = None,
 ) -> ReviewImportReport:
-    """Import a filled review sheet as ``(:Review)`` provenance and flag the items the
-    decisions take away (docs/review.md). ``reviewer`` fills rows whose reviewer column is
-    empty. Raises ``ReviewSheetError`` when the sheet cannot be read or nothing in it is
-    valid; otherwise rejected rows are in ``report.rejects`` with their line and reason.
+    """Import a filled review sheet as ``(:Review)`` provenance (docs/review.md).
+
+    The items the decisions take away are flagged. ``reviewer`` fills rows whose reviewer
+    column is empty. Rejected rows are in ``report.rejects`` with their line and reason.
+
+    Raises:
+        ReviewSheetError: the sheet cannot be read, or nothing in it is valid.
 
     >>> report = review_import(Path("review/sheet.csv"), reviewer="jd")
     >>> report.imported, report.rejected, report.items_flagged
@@ -1196,9 +1329,11 @@ _FLOAT = re.compile(r"[+-]?((0|[1-9]\d*)(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 
 
 def cypher_param(text: str) -> tuple[str, Any]:
-    """One ``KEY=VALUE`` of ``kgverify cypher -p``, the value typed: ``true``/``false``
-    (booleans), ``null``, integers (not ``007``), decimals (``1.5``, ``1e-3``), JSON lists,
-    maps and quoted strings (``[1, 2]``, ``{"a": 1}``, ``"42"``); anything else is a string.
+    """One ``KEY=VALUE`` of ``kgverify cypher -p``, the value typed.
+
+    ``true``/``false`` (booleans), ``null``, integers (not ``007``), decimals (``1.5``,
+    ``1e-3``), JSON lists, maps and quoted strings (``[1, 2]``, ``{"a": 1}``, ``"42"``);
+    anything else is a string.
 
     >>> cypher_param("limit=5"), cypher_param('ids=["a", "b"]'), cypher_param("code=007")
     (('limit', 5), ('ids', ['a', 'b']), ('code', '007'))
@@ -1236,9 +1371,11 @@ def cypher(
     settings: Settings | None = None,
     graph: Graph | None = None,
 ) -> AdhocResult:
-    """Run one ad-hoc Cypher statement (``kgverify cypher``) in a managed read transaction,
-    or a write one with ``write=True``; a write in a read transaction is refused (nothing
-    changes) with a :class:`~kgverify.errors.QueryError`, as is a statement Neo4j rejects.
+    """Run one ad-hoc Cypher statement (``kgverify cypher``) in a managed transaction.
+
+    A read transaction, or a write one with ``write=True``; a write in a read transaction
+    is refused (nothing changes) with a :class:`~kgverify.errors.QueryError`, as is a
+    statement Neo4j rejects.
 
     The engine's own statements are named queries in ``queries/``; this is for looking at
     the graph while auditing it.

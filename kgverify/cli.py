@@ -15,7 +15,7 @@ import logging
 import os
 import sys
 import textwrap
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -202,6 +202,64 @@ def from_setting(name: str) -> str:
     field = Settings.model_fields[name]
     default = field.get_default(call_default_factory=True)
     return f"{default}, setting {name}"
+
+
+class RegistryChoice(click.Choice[str]):
+    """A choice among the names of a registry (``kgverify.registry``), in its order, read
+    when first needed (a value to check, a help to show): importing the stages behind the
+    registries costs seconds that ``kgverify --help`` should not pay."""
+
+    def __init__(self, names: Callable[[], Iterable[str]]) -> None:
+        self._names = names
+        self._read: tuple[str, ...] | None = None
+        super().__init__(())
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        if self._read is None:
+            self._read = tuple(self._names())
+        return self._read
+
+    @choices.setter
+    def choices(self, _value: Iterable[str]) -> None:
+        pass  # click's __init__ sets the choices; here they come from the registry
+
+
+def _vocabulary_loaders() -> Iterable[str]:
+    from loaders import LOADERS
+
+    return LOADERS
+
+
+def _ehr_sources() -> Iterable[str]:
+    from kgverify.ehr.sources import EHR_SOURCES
+
+    return EHR_SOURCES
+
+
+def _extractors() -> Iterable[str]:
+    from kgverify.extract.registry import EXTRACTORS
+
+    return EXTRACTORS
+
+
+def _qa_tasks() -> Iterable[str]:
+    from kgverify.derive.qa import TASKS
+
+    return TASKS
+
+
+class _SourcesHelp(click.Command):
+    """A command whose help says ``SOURCE is {sources}.``: each EHR source with what its
+    PATH is, from the registry, filled in when the help is shown."""
+
+    def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        from kgverify.ehr.sources import EHR_SOURCES
+
+        named = [f"{name} ({what})" for name, what in EHR_SOURCES.describe().items()]
+        listed = f"{', '.join(named[:-1])} or {named[-1]}" if len(named) > 1 else named[0]
+        self.help = (self.help or "").replace("{sources}", listed)
+        super().format_help_text(ctx, formatter)
 
 
 class SettingOption(click.Option):
@@ -465,7 +523,7 @@ def neo4j_status(as_json: bool) -> None:
 
 # -- load -------------------------------------------------------------------------------------
 @cli.command("load")
-@click.argument("vocabulary", type=click.Choice(["umls", "snomed", "rxnorm"]))
+@click.argument("vocabulary", type=RegistryChoice(_vocabulary_loaders))
 @click.argument("path", type=click.Path(exists=True, path_type=Path))
 @click.option(
     "--language",
@@ -611,11 +669,11 @@ def print_load_report(report: dict[str, Any], as_json: bool) -> None:
 
 
 # -- EHR --------------------------------------------------------------------------------------
-ehr_source = click.argument("source", type=click.Choice(["omop", "mimic", "fhir"]))
+ehr_source = click.argument("source", type=RegistryChoice(_ehr_sources))
 ehr_path = click.argument("path", type=click.Path(exists=True, path_type=Path))
 
 
-@cli.command("ingest")
+@cli.command("ingest", cls=_SourcesHelp)
 @ehr_source
 @ehr_path
 @rejects_option
@@ -623,8 +681,7 @@ ehr_path = click.argument("path", type=click.Path(exists=True, path_type=Path))
 def ingest_command(source: str, path: Path, rejects: Path | None, as_json: bool) -> None:
     """Write an EHR source's patients, encounters and facts into Neo4j.
 
-    SOURCE is omop (a DuckDB file or a folder of CSV/Parquet tables), mimic (a MIMIC-IV hosp
-    folder) or fhir (R4 bundles / NDJSON). Patients and encounters get salted pseudonyms
+    SOURCE is {sources}. Patients and encounters get salted pseudonyms
     (KGVERIFY_PSEUDONYM_SALT); each fact links to its vocabulary concept when loaded.
 
     Exit codes: 0 ingested; 2 bad input; 3 more rows rejected than KGVERIFY_MAX_REJECT_SHARE
@@ -633,7 +690,7 @@ def ingest_command(source: str, path: Path, rejects: Path | None, as_json: bool)
     from kgverify.api import ingest_source
 
     settings = Settings()
-    result = ingest_source(source, path, settings=settings, rejects_path=rejects)
+    result = ingest_source(source, path, settings=settings, rejects_path=rejects).model_dump()
     emit(result, as_json, lambda: print_source_result("Ingested", result["ingest"], result))
     check_reject_share(
         f"ingest {source}",
@@ -671,7 +728,8 @@ def trajectories_command(
     from kgverify.api import TRAJECTORY_COUNTS, write_trajectories
 
     settings = Settings()
-    result = write_trajectories(source, path, out, settings=settings, rejects_path=rejects)
+    report = write_trajectories(source, path, out, settings=settings, rejects_path=rejects)
+    result = report.model_dump()
     emit(result, as_json, lambda: print_trajectories_result(result, TRAJECTORY_COUNTS))
     check_reject_share(
         f"trajectories {source}",
@@ -720,7 +778,7 @@ def check_reject_share(
 @cli.command("extract")
 @click.option(
     "--extractor",
-    type=click.Choice(["template", "openai", "vllm"]),
+    type=RegistryChoice(_extractors),
     default="template",
     show_default=True,
     help="Which extractor proposes relations.",
@@ -771,7 +829,7 @@ def extract_command(
 
     settings = Settings()
     with model_calls_progress(enabled=not as_json and extractor != "template") as progress:
-        result = extract_relations(
+        report = extract_relations(
             source,
             path,
             out,
@@ -784,6 +842,7 @@ def extract_command(
             concurrency=concurrency,
             progress=progress,
         )
+    result = report.model_dump()
     emit(result, as_json, lambda: print_extract_result(result))
     check_reject_share(
         f"extract {source}",
@@ -1225,7 +1284,7 @@ out_dir_option = click.option(
     "--task",
     "tasks",
     multiple=True,
-    type=click.Choice(["diagnosis", "treatment", "prognosis"]),
+    type=RegistryChoice(_qa_tasks),
     help="Derive only this task (repeatable); default: all three.",
 )
 @click.option(
@@ -1793,7 +1852,7 @@ def review() -> None:
     "--task",
     "tasks",
     multiple=True,
-    type=click.Choice(["diagnosis", "treatment", "prognosis"]),
+    type=RegistryChoice(_qa_tasks),
     help="Export only this task (repeatable); default: all.",
 )
 @click.option("--sample", type=click.IntRange(1), help="Items per task (default: every item).")
@@ -1872,7 +1931,7 @@ def summary_command(as_json: bool) -> None:
     """Counts of concepts, relationships and releases in the graph."""
     from kgverify.api import graph_summary
 
-    summary = graph_summary(Settings())
+    summary = graph_summary(Settings()).model_dump()
     emit(summary, as_json, lambda: print_summary(summary))
 
 
@@ -2046,7 +2105,7 @@ def sample_command(as_json: bool) -> None:
     the sheets, and print what each step did."""
     from kgverify.api import run_sample
 
-    result = run_sample(Settings(), progress=None if as_json else rich_progress)
+    result = run_sample(Settings(), progress=None if as_json else rich_progress).model_dump()
 
     def render() -> None:
         for report in result["loads"]:

@@ -1,9 +1,9 @@
-"""Settings for every kgverify component, read from the environment and a TOML file
-(pydantic-settings).
+"""Settings for every kgverify component, from the environment and a TOML file.
 
-Connection settings use the names the Neo4j tooling uses (``NEO4J_URI``, ``NEO4J_USER``,
-``NEO4J_PASSWORD``, ``NEO4J_DATABASE``) so an existing server, a cluster or Aura works
-unchanged. Everything kgverify-specific is prefixed ``KGVERIFY_``.
+The settings are pydantic-settings. Connection settings use the names the Neo4j tooling
+uses (``NEO4J_URI``, ``NEO4J_USER``, ``NEO4J_PASSWORD``, ``NEO4J_DATABASE``) so an existing
+server, a cluster or Aura works unchanged. Everything kgverify-specific is prefixed
+``KGVERIFY_``.
 
 Precedence, highest first: values passed in (the CLI's options, ``Settings(x=...)``), the
 environment, the config file (``--config FILE``, else ``$KGVERIFY_CONFIG``, else
@@ -60,16 +60,24 @@ _file_keys: ContextVar[tuple[Path, frozenset[str]] | None] = ContextVar("_file_k
 
 
 def use_config_file(path: Path | None) -> None:
-    """Read every later ``Settings()`` from ``path`` (``kgverify --config``); None: back to
-    ``$KGVERIFY_CONFIG`` or ``./kgverify.toml``."""
+    """Read every later ``Settings()`` from ``path`` (what ``kgverify --config`` does).
+
+    Args:
+        path: the TOML file; None goes back to ``$KGVERIFY_CONFIG`` or ``./kgverify.toml``.
+    """
     global _chosen_file
     _chosen_file = path
 
 
 def config_file() -> Path | None:
-    """The config file settings are read from: ``--config``, else ``$KGVERIFY_CONFIG``, else
-    ``kgverify.toml`` in the current folder when it exists, else none. A named file that
-    does not exist is a ``ConfigError``."""
+    """The config file settings are read from, if any.
+
+    ``--config``, else ``$KGVERIFY_CONFIG``, else ``kgverify.toml`` in the current folder
+    when it exists, else none.
+
+    Raises:
+        ConfigError: the file named by ``--config`` or ``$KGVERIFY_CONFIG`` does not exist.
+    """
     named = _chosen_file or (Path(os.environ[CONFIG_ENV]) if os.environ.get(CONFIG_ENV) else None)
     if named is not None:
         if not named.is_file():
@@ -80,8 +88,10 @@ def config_file() -> Path | None:
 
 
 class _ConfigFileSource(TomlConfigSettingsSource):
-    """The TOML config file: top-level keys are setting names (``verify_min_score = 0.9``);
-    a key that is not one, or a file that is not TOML, is one error line."""
+    """The TOML config file: top-level keys are setting names (``verify_min_score = 0.9``).
+
+    A key that is not one, or a file that is not TOML, is one error line.
+    """
 
     def __init__(self, settings_cls: type[BaseSettings], path: Path) -> None:
         self.path = path
@@ -110,7 +120,16 @@ def _default_cache_dir() -> Path:
 
 
 class Settings(BaseSettings):
-    """All configuration in one place; every field can be set by its environment variable."""
+    """All configuration in one place; every field can be set by its environment variable.
+
+    ``Settings(field=value)`` values win over the environment, which wins over the config
+    file (:func:`config_file`), which wins over the defaults. docs/configuration.md lists
+    every field with its variable.
+
+    Raises:
+        ConfigError: a value does not validate; one line naming the variable (or the config
+            file key) and what was expected, never pydantic's multi-line report.
+    """
 
     model_config = SettingsConfigDict(env_prefix="KGVERIFY_", extra="ignore", populate_by_name=True)
 
@@ -148,6 +167,12 @@ class Settings(BaseSettings):
     )
     neo4j_heap: str = Field(default="1g", pattern=_SIZE)
     neo4j_pagecache: str = Field(default="512m", pattern=_SIZE)
+    neo4j_transaction_memory: str | None = Field(
+        default=None,
+        pattern=_SIZE,
+        description="What one transaction of the local server may hold (e.g. 256m); "
+        "unset: only the total over all transactions (70% of the heap) bounds it.",
+    )
     start_timeout_s: float = Field(default=180.0, gt=0)
 
     batch_size: int = Field(default=10_000, ge=1, le=1_000_000)
@@ -265,6 +290,7 @@ class Settings(BaseSettings):
     )
 
     def __init__(self, **values: Any) -> None:
+        """Read the settings; ``values`` are field names and win over every other source."""
         # Library users and the CLI alike get one line naming the variable, not pydantic's
         # multi-line report (or a JSON traceback from a settings source).
         token = _file_keys.set(None)
@@ -286,6 +312,7 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """The sources in precedence order (pydantic-settings' hook); adds the config file."""
         # Passed-in values (CLI options) > environment > config file > defaults.
         path = config_file()
         from_file = (_ConfigFileSource(settings_cls, path),) if path is not None else ()
@@ -293,9 +320,11 @@ class Settings(BaseSettings):
 
     @property
     def policy_given(self) -> bool:
-        """Whether a filter policy setting was given (an option, the environment, the config
-        file) rather than left at its default: derivation then re-applies the policy instead
-        of using each assertion's stored ``passed``."""
+        """Whether a filter policy setting was given rather than left at its default.
+
+        Given means by an option, the environment or the config file: derivation then
+        re-applies the policy instead of using each assertion's stored ``passed``.
+        """
         return bool(self.model_fields_set & POLICY_FIELDS)
 
     @field_validator("neo4j_uri")
@@ -381,9 +410,20 @@ def _field_of(name: str) -> str:
 
 
 def with_options(settings: Settings, **options: tuple[str, Any]) -> Settings:
-    """``settings`` with command-line values (``field=("--option", value)``; None: not
-    given), each checked by the setting's own validation; a bad one is a ``ConfigError``
-    naming the option: ``--min-score='abc': expected a number``."""
+    """A copy of ``settings`` with command-line values, each checked by its setting's rules.
+
+    Args:
+        settings: the settings to start from; not changed.
+        **options: ``field=("--option", value)``; a value of None was not given and is
+            skipped.
+
+    Returns:
+        The updated copy.
+
+    Raises:
+        ConfigError: a value does not validate, naming the option:
+            ``--min-score='abc': expected a number``.
+    """
     updated = settings.model_copy()
     for field, (option, value) in options.items():
         if value is None:
@@ -396,8 +436,10 @@ def with_options(settings: Settings, **options: tuple[str, Any]) -> Settings:
 
 
 def _describe(error: ErrorDetails, given: dict[str, Any] | None = None) -> str:
-    """``KGVERIFY_BATCH_SIZE='abc': expected an integer``: the variable, its value, the rule
-    (``kgverify.toml: batch_size='abc': ...`` when the value came from the config file)."""
+    """``KGVERIFY_BATCH_SIZE='abc': expected an integer``: the variable, its value, the rule.
+
+    ``kgverify.toml: batch_size='abc': ...`` when the value came from the config file.
+    """
     name = str(error["loc"][0]) if error["loc"] else ""
     field = _field_of(name)
     value = "" if field in _SECRET_FIELDS else f"={error['input']!r}"

@@ -25,6 +25,10 @@ class QueryError(KgverifyError):
     """A named query is missing, malformed, or was called with the wrong parameters."""
 
 
+class TransactionMemoryError(KgverifyError):
+    """A statement needed more transaction memory than the Neo4j server allows."""
+
+
 class ServerError(KgverifyError):
     """The local Neo4j server could not be built, started or stopped."""
 

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+from kgverify.registry import Entry, Registry
 from kgverify.rows import FileReport, RejectedRow
 from loaders.base import LoadOptions, Release, Step, VocabularyLoader
 from loaders.report import LoadReport
@@ -14,19 +15,19 @@ from loaders.rxnorm import RxNormLoader
 from loaders.snomed import SnomedLoader
 from loaders.umls import UmlsLoader
 
-LOADERS: dict[str, type[VocabularyLoader]] = {
-    cls.name: cls for cls in (UmlsLoader, SnomedLoader, RxNormLoader)
-}
+# The registry of vocabulary loaders (``kgverify.registry``): ``kgverify load VOCABULARY``
+# and ``api.load_vocabulary`` read it; a loader's description is its source format. It
+# lives here, not in kgverify, because loaders imports kgverify and not the reverse.
+LOADERS: Registry[type[VocabularyLoader]] = Registry(
+    "vocabulary",
+    [Entry(cls.name, cls, cls.source_format) for cls in (UmlsLoader, SnomedLoader, RxNormLoader)],
+)
 
 
 def get_loader(name: str) -> type[VocabularyLoader]:
-    """The loader class registered under ``name``; KeyError-free: unknown names raise LoadError."""
-    from kgverify.errors import LoadError
-
-    try:
-        return LOADERS[name]
-    except KeyError:
-        raise LoadError(f"no loader named {name!r}; known: {', '.join(sorted(LOADERS))}") from None
+    """The loader class registered under ``name``; an unknown name raises one
+    ``UnknownNameError`` line (a ``ConfigError``)."""
+    return LOADERS.pick(name)
 
 
 __all__ = [

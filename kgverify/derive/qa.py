@@ -38,6 +38,7 @@ from kgverify.derive.templates import describe_context, describe_patient, templa
 from kgverify.extract.relation import Predicate
 from kgverify.graph.driver import Graph, batched
 from kgverify.link.normalize import exact_key
+from kgverify.registry import Entry, Registry
 from kgverify.review.state import ReviewState
 from kgverify.verify.rules import SUPPORT
 from kgverify.verify.verifier import Triple, Verifier
@@ -52,11 +53,6 @@ SETTINGS_WORDS = {
 # The predicate a context fact of each role would need, to make a candidate a right answer
 # too (diagnosis: a drug given or a finding seen that points at the candidate instead).
 CLUE_PREDICATE = {"medication": "treats", "finding": "indicates", "test": "indicates"}
-POOL_KINDS: dict[Task, list[str]] = {
-    Task.DIAGNOSIS: ["disorder"],
-    Task.TREATMENT: ["ingredient", "substance"],
-    Task.PROGNOSIS: ["disorder", "finding"],
-}
 
 
 @dataclass
@@ -201,28 +197,58 @@ def treatment_answer(assertion: RecordAssertion) -> str:
     return str(assertion.subject_id)
 
 
+Located = tuple[int, RecordAssertion]
+"""A passed assertion and the episode (its index) of the record fact of its object."""
+
+
 def candidates_for(
     record: PatientRecord, settings: Settings, skipped: Counter[str]
 ) -> Iterator[Candidate]:
-    """Every item candidate of one patient, in episode order."""
-    passed = [a for a in record.assertions if a.passed and a.subject_id and a.object_id]
-    diagnoses: dict[tuple[int, str], list[RecordAssertion]] = {}
-    for a in passed:
-        if a.predicate not in ("treats", "indicates", "leads_to"):
+    """Every item candidate of one patient: each task of ``TASKS`` in turn, over the passed
+    assertions of the predicates it reads, each located once at its object's episode.
+    Within a task the order is the record's, which the store's first-come duplicate checks
+    see; across tasks nothing depends on it (item ids, content groups and duplicate keys
+    all carry the task)."""
+    reads = frozenset().union(*(kind.reads for kind in TASKS.values()))
+    located: list[Located] = []
+    for a in record.assertions:
+        if not (a.passed and a.subject_id and a.object_id) or a.predicate not in reads:
             continue
         where = record.episode_of(a, "object")
         at = record.episode_index(where) if where else None
         if at is None:
             skipped["no record fact for the relation"] += 1
             continue
-        if a.predicate in ("treats", "indicates"):
-            diagnoses.setdefault((at, str(a.object_id)), []).append(a)
-        if a.predicate == "treats":
-            yield from _treatment(record, a, at, settings)
-        if a.predicate == "leads_to":
-            yield from _prognosis(record, a, at, settings, skipped)
-    for (at, answer), basis in sorted(diagnoses.items()):
+        located.append((at, a))
+    for kind in TASKS.values():
+        mine = [(at, a) for at, a in located if a.predicate in kind.reads]
+        yield from kind.candidates(record, mine, settings, skipped)
+
+
+def _diagnoses(
+    record: PatientRecord, located: list[Located], settings: Settings, skipped: Counter[str]
+) -> Iterator[Candidate]:
+    """One candidate per condition first recorded at an episode, resting on every passed
+    assertion that points at it there."""
+    grouped: dict[tuple[int, str], list[RecordAssertion]] = {}
+    for at, a in located:
+        grouped.setdefault((at, str(a.object_id)), []).append(a)
+    for (at, answer), basis in sorted(grouped.items()):
         yield from _diagnosis(record, at, answer, basis, settings, skipped)
+
+
+def _treatments(
+    record: PatientRecord, located: list[Located], settings: Settings, skipped: Counter[str]
+) -> Iterator[Candidate]:
+    for at, a in located:
+        yield from _treatment(record, a, at, settings)
+
+
+def _prognoses(
+    record: PatientRecord, located: list[Located], settings: Settings, skipped: Counter[str]
+) -> Iterator[Candidate]:
+    for later, a in located:
+        yield from _prognosis(record, a, later, settings, skipped)
 
 
 def _diagnosis(
@@ -342,6 +368,64 @@ def _prognosis(
     )
 
 
+@dataclass(frozen=True)
+class TaskKind:
+    """What a QA task needs from derivation: the passed assertions it rests on, how they
+    become candidates, and where its distractors come from."""
+
+    task: Task
+    reads: frozenset[Predicate]  # the predicates of the assertions it turns into items
+    # (record, [(object's episode, assertion) of those predicates], settings, skipped)
+    candidates: Callable[
+        [PatientRecord, list[Located], Settings, Counter[str]], Iterator[Candidate]
+    ]
+    pool_kinds: tuple[str, ...]  # concept kinds of the is-a siblings (derive/sibling_pool)
+    pool_role: str  # the known pool it samples (derive/known_pool): "drug" or "condition"
+
+
+def _kind(description: str, kind: TaskKind) -> Entry[TaskKind]:
+    return Entry(kind.task.value, kind, description)
+
+
+TASKS: Registry[TaskKind] = Registry(
+    "task",
+    [
+        _kind(
+            "an encounter's findings and tests -> the diagnosis made there",
+            TaskKind(
+                Task.DIAGNOSIS,
+                frozenset({Predicate.TREATS, Predicate.INDICATES}),
+                _diagnoses,
+                ("disorder",),
+                "condition",
+            ),
+        ),
+        _kind(
+            "a diagnosed condition in context -> the drug given for it",
+            TaskKind(
+                Task.TREATMENT,
+                frozenset({Predicate.TREATS}),
+                _treatments,
+                ("ingredient", "substance"),
+                "drug",
+            ),
+        ),
+        _kind(
+            "an encounter -> the condition that followed in a later one",
+            TaskKind(
+                Task.PROGNOSIS,
+                frozenset({Predicate.LEADS_TO}),
+                _prognoses,
+                ("disorder", "finding"),
+                "condition",
+            ),
+        ),
+    ],
+)
+"""The QA tasks (one per ``Task``), in the order candidates are made; ``kgverify derive qa
+--task`` and ``api.derive_qa(tasks=...)`` read it. Adding one: docs/architecture.md."""
+
+
 # -- distractors ------------------------------------------------------------------------------
 
 
@@ -356,8 +440,6 @@ class Screened:
 
 REACH_CACHE = 50_000
 """Coded concepts whose reach is kept between pages (bounded by the vocabularies)."""
-
-POOL_ROLE = {Task.TREATMENT: "drug", Task.DIAGNOSIS: "condition", Task.PROGNOSIS: "condition"}
 
 
 class DistractorScreen:
@@ -384,7 +466,7 @@ class DistractorScreen:
 
     def known_pool(self, task: Task, namespace: str) -> list[str]:
         """Well-described drugs or conditions of one vocabulary, read once per run."""
-        key = (POOL_ROLE[task], namespace)
+        key = (TASKS[task].pool_role, namespace)
         if key not in self._known:
             rows = self.graph.read(
                 "derive/known_pool",
@@ -543,7 +625,7 @@ class DistractorScreen:
         # One row per distinct (answer, kinds): many candidates of a page share an answer.
         wanted: dict[tuple[str, tuple[str, ...]], list[int]] = {}
         for n, c in enumerate(candidates):
-            wanted.setdefault((c.answer, tuple(POOL_KINDS[c.task])), []).append(n)
+            wanted.setdefault((c.answer, TASKS[c.task].pool_kinds), []).append(n)
         keys = list(wanted)
         rows = [
             {"rid": n, "concept": concept, "kinds": list(kinds)}

@@ -248,31 +248,33 @@ class DialogueChecker:
             current = hit.fact.section in CURRENT_SECTIONS and "earlier" not in hit.where
             over = m.cues.ceased and current
             if denied or over:
-                how = "denies" if denied else "says is over"
+                recorded = f"a recorded {_words(hit.fact.section)} ({hit.fact.text}, {hit.where})"
+                said = f"denies {recorded}" if denied else f"says {recorded} is over"
                 return MentionVerdict(
                     **base,
                     verdict=V.CONTRADICTED,
-                    reason=f"the patient {how} a recorded {hit.fact.section} "
-                    f"({hit.fact.text}, {hit.where}){flags}",
+                    reason=f"the patient {said}{flags}",
                     evidence=[*evidence, Evidence(via="negation", detail=" ".join(m.cues.words))],
                 )
             return MentionVerdict(
                 **base,
                 verdict=V.GROUNDED,
-                reason=f"{hit.fact.section} of {hit.where}, via {hit.via}{flags}",
+                reason=f"{_words(hit.fact.section)} of {hit.where}, via {hit.via}{flags}",
                 evidence=evidence,
             )
         if m.cues.negated and not m.cues.ceased:
             return MentionVerdict(
                 **base,
                 verdict=V.CONTRADICTED,
-                reason=f"the patient denies a recorded {hit.fact.section} ({hit.fact.text}){flags}",
+                reason=f"the patient denies a recorded {_words(hit.fact.section)} "
+                f"({hit.fact.text}){flags}",
                 evidence=[*evidence, Evidence(via="negation", detail=" ".join(m.cues.words))],
             )
         return MentionVerdict(
             **base,
             verdict=V.LEAK,
-            reason=f"record-only {hit.fact.section} ({hit.fact.text}), via {hit.via}{flags}",
+            reason=f"record-only {_words(hit.fact.section)} ({hit.fact.text}), "
+            f"via {hit.via}{flags}",
             evidence=evidence,
         )
 
@@ -298,13 +300,23 @@ class DialogueChecker:
                     via = "lay synonym"
                 out.append((0, _Hit(fact, where, via, [], sayable, fact.concept_id)))
                 continue
-            up = next((theirs.up[s] for s in same if s in theirs.up), None)
+            # The closest ancestor, ties by id: ``same`` is a set, and its order changes from
+            # run to run.
+            up = min(
+                (theirs.up[s] for s in same if s in theirs.up),
+                key=lambda u: (u["depth"], len(u["edges"]), u["id"]),
+                default=None,
+            )
             if up is not None:
                 path = _edges(up["edges"])
                 out.append((1 + up["depth"], _Hit(fact, where, "is-a", path, sayable, up["id"])))
                 continue
             if drug:
-                shared = next((i for i in theirs.ingredients if i in ingredients), None)
+                shared = min(
+                    (i for i in theirs.ingredients if i in ingredients),
+                    key=lambda i: (len(ingredients[i][1]) + len(theirs.ingredients[i]), i),
+                    default=None,
+                )
                 if shared is not None:
                     mine_edges = ingredients[shared][1]
                     brand = any(e["type"] == "TRADENAME_OF" for e in mine_edges)
@@ -341,6 +353,7 @@ class DialogueChecker:
         drug_kinds = {k.value for k in DRUG_KINDS}
         condition_kinds = {k.value for k in CONDITION_KINDS}
         pairs: dict[tuple[str, str, str], list[int]] = {}
+        names: dict[str, str] = {}
         for n, (m, v) in enumerate(zip(mentions, verdicts, strict=True)):
             if v.verdict is not V.UNSUPPORTED or m.cues.negated or not m.kinds & drug_kinds:
                 continue
@@ -352,6 +365,8 @@ class DialogueChecker:
                 if other.link.concept_id is not None:
                     triple = (m.link.concept_id, other.link.concept_id, "contraindicated_for")
                     pairs.setdefault(triple, []).append(n)
+                    for said in (m, other):
+                        names[said.link.concept_id or ""] = _name(said.link) or ""
         if not pairs:
             return verdicts
         found = self.verifier.evidence_for(list(pairs))
@@ -365,8 +380,9 @@ class DialogueChecker:
                 out[n] = out[n].model_copy(
                     update={
                         "verdict": V.CONTRADICTED,
-                        "reason": f"the graph says {triple[0]} is contraindicated for "
-                        f"{triple[1]}, said in the same turn ({support.rule})",
+                        "reason": f"the graph says {_named(triple[0], names)} is "
+                        f"contraindicated for {_named(triple[1], names)}, said in the same "
+                        f"turn ({support.rule})",
                         "evidence": [
                             *out[n].evidence,
                             Evidence(
@@ -437,6 +453,17 @@ def _gap(m: _Mention, q: Quantity) -> int:
     if q.start >= span.end_char:
         return q.start - span.end_char
     return span.start_char - q.end + 1  # a number before its name counts a little less near
+
+
+def _named(concept: str, names: dict[str, str]) -> str:
+    """A concept as people read it: its name with its id, or the id alone."""
+    name = names.get(concept)
+    return f"{name} ({concept})" if name else concept
+
+
+def _words(section: str) -> str:
+    """A fact-sheet section as words ("current_drug" -> "current drug")."""
+    return section.replace("_", " ")
 
 
 def _name(link: MentionLink) -> str | None:

@@ -34,8 +34,10 @@ from kgverify.ehr.model import (
     write_jsonl,
 )
 from kgverify.ehr.omop import read_omop
+from kgverify.ehr.sources import EHR_SOURCES
 
 __all__ = [
+    "EHR_SOURCES",
     "Condition",
     "DrugExposure",
     "Encounter",

@@ -11,6 +11,7 @@ exception to named queries is :meth:`Graph.run_adhoc`, the statement a user type
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -22,11 +23,37 @@ import neo4j
 from neo4j import exceptions as neo4j_errors
 
 from kgverify.config import Settings
-from kgverify.errors import GraphAuthError, GraphUnavailableError, KgverifyError, QueryError
+from kgverify.errors import (
+    GraphAuthError,
+    GraphUnavailableError,
+    KgverifyError,
+    QueryError,
+    TransactionMemoryError,
+)
 from kgverify.graph.connection import resolve_connection
 from kgverify.graph.queries import get_query
 
 Row = dict[str, Any]
+
+logger = logging.getLogger(__name__)
+
+# The server's answers when a statement outgrows its transaction memory (the total of all
+# transactions, or one transaction's own limit). Retrying the same statement, as the driver
+# does with transient errors, only fails again: the caller splits the work or reports.
+_MEMORY_CODES = frozenset(
+    {
+        "Neo.TransientError.General.MemoryPoolOutOfMemoryError",
+        "Neo.TransientError.General.TransactionMemoryLimit",
+    }
+)
+
+
+class _OutOfMemoryError(Exception):
+    """Raised inside a transaction function so that the driver does not retry it."""
+
+    def __init__(self, error: neo4j_errors.Neo4jError) -> None:
+        super().__init__(error.message or error.code)
+        self.error = error
 
 
 T = TypeVar("T")
@@ -71,8 +98,11 @@ def _translated(uri: str, user: str, database: str) -> Iterator[None]:
 
 @dataclass(frozen=True)
 class AdhocResult:
-    """What an ad-hoc statement returned: columns, rows, whether rows were left out, and
-    the update counters that are not 0 (e.g. ``{"nodes_created": 2}``)."""
+    """What an ad-hoc statement returned.
+
+    Its columns and rows, whether rows were left out (``max_rows``), and the update
+    counters that are not 0 (e.g. ``{"nodes_created": 2}``).
+    """
 
     columns: list[str]
     rows: list[Row]
@@ -89,8 +119,10 @@ def _not_row_caused(exc: neo4j_errors.Neo4jError) -> bool:
 
 
 def _first_line(exc: BaseException) -> str:
-    """The message's first line, with the next one when the first ends in a colon (the
-    driver puts the reason for "Couldn't connect to ...:" on a line of its own)."""
+    """The message's first line, with the next one when the first ends in a colon.
+
+    The driver puts the reason for "Couldn't connect to ...:" on a line of its own.
+    """
     lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
     if not lines:
         return type(exc).__name__
@@ -102,12 +134,18 @@ def _first_line(exc: BaseException) -> str:
 class Graph:
     """A connection to one Neo4j database; use as a context manager or call :meth:`close`.
 
+    Every method that reaches the server turns what users can cause into one line:
+    :class:`~kgverify.errors.GraphUnavailableError` (server down, database missing),
+    :class:`~kgverify.errors.GraphAuthError` (credentials), and
+    :class:`~kgverify.errors.QueryError` (a statement or its parameters refused).
+
     >>> from kgverify.graph import Graph
     >>> with Graph.connect() as graph:                      # doctest: +SKIP
     ...     graph.read("summary/count_concepts_by_vocab")
     """
 
     def __init__(self, uri: str, user: str, password: str, database: str = "neo4j") -> None:
+        """Open a driver for ``uri``; nothing is sent until the first call (see :meth:`connect`)."""
         self.uri = uri
         self.user = user
         self.database = database
@@ -122,7 +160,17 @@ class Graph:
 
     @classmethod
     def connect(cls, settings: Settings | None = None, *, verify: bool = True) -> Graph:
-        """Connect using settings (the local server's URI and password file when unset)."""
+        """Connect using settings (the local server's URI and password file when unset).
+
+        Args:
+            settings: where and as whom; ``Settings()`` when None.
+            verify: check at once that the server answers and the database exists
+                (:meth:`verify`), closing the connection again when it does not.
+
+        Raises:
+            GraphUnavailableError: no server answers at the URI, or the database is missing.
+            GraphAuthError: the server rejects the credentials.
+        """
         settings = settings or Settings()
         uri, user, password = resolve_connection(settings)
         graph = cls(uri, user, password, settings.neo4j_database)
@@ -151,17 +199,48 @@ class Graph:
         query.check_params(params)
 
         def work(tx: neo4j.ManagedTransaction) -> list[Row]:
-            return [record.data() for record in tx.run(query.text, params)]
+            try:
+                return [record.data() for record in tx.run(query.text, params)]
+            except neo4j_errors.TransientError as exc:
+                if exc.code in _MEMORY_CODES:
+                    raise _OutOfMemoryError(exc) from exc
+                raise
 
-        with self._errors(), self._driver.session(database=self.database) as session:
-            runner: Callable[..., list[Row]] = (
-                session.execute_read if access == "read" else session.execute_write
-            )
-            return runner(work)
+        try:
+            with self._errors(), self._driver.session(database=self.database) as session:
+                runner: Callable[..., list[Row]] = (
+                    session.execute_read if access == "read" else session.execute_write
+                )
+                return runner(work)
+        except _OutOfMemoryError as exc:
+            raise TransactionMemoryError(
+                f"Neo4j ran out of transaction memory running {name}: "
+                f"{_first_line(exc)} (give the server more heap: KGVERIFY_NEO4J_HEAP for the "
+                "local server, server.memory.heap.max_size otherwise)"
+            ) from exc.error
 
     def read(self, name: str, **params: Any) -> list[Row]:
         """Run a named query in a managed read transaction and return its rows."""
         return self._run("read", name, params)
+
+    def read_rows(self, name: str, rows: list[Row], **params: Any) -> list[Row]:
+        """Run a named read over ``rows`` (the query's ``$rows``), split when too large.
+
+        When the database runs out of transaction memory on the batch, each half is read
+        in a transaction of its own, down to one row; only a single row that does not fit
+        raises :class:`~kgverify.errors.TransactionMemoryError`. The rows returned are
+        those of the halves, in order.
+        """
+        try:
+            return self.read(name, rows=rows, **params)
+        except TransactionMemoryError:
+            if len(rows) <= 1:
+                raise
+            logger.info("%s ran out of transaction memory on %d rows: halves", name, len(rows))
+        middle = len(rows) // 2
+        return self.read_rows(name, rows[:middle], **params) + self.read_rows(
+            name, rows[middle:], **params
+        )
 
     def write(self, name: str, **params: Any) -> list[Row]:
         """Run a named query in a managed write transaction and return its rows."""
@@ -179,11 +258,18 @@ class Graph:
         When the database refuses the batch for what a row holds (a non-transient client or
         database error, e.g. a value too large to index), the batch is split in halves and
         each retried, so every valid row is still written and each refused row is handed to
-        ``refused`` with the database's one-line reason. Returns the results of the
+        ``refused`` with the database's one-line reason. A batch that outgrows the server's
+        transaction memory is split the same way (only a single row that does not fit
+        raises). Returns the results of the
         transactions that committed (one list of rows each).
         """
         try:
             return [self.write(name, rows=rows, **params)]
+        except TransactionMemoryError:
+            # Too large for the server's transaction memory: halves, each committed alone.
+            if len(rows) <= 1:
+                raise
+            logger.info("%s ran out of transaction memory on %d rows: halves", name, len(rows))
         except (neo4j_errors.ClientError, neo4j_errors.DatabaseError) as exc:
             if isinstance(exc, neo4j_errors.TransientError) or _not_row_caused(exc):
                 raise
@@ -198,12 +284,24 @@ class Graph:
     def run_adhoc(
         self, text: str, params: dict[str, Any], *, write: bool = False, max_rows: int = 0
     ) -> AdhocResult:
-        """Run one ad-hoc statement (``kgverify cypher``; the engine's own statements are all
-        named queries) in a managed read transaction, or a write one with ``write``.
+        """Run one ad-hoc statement in a managed read transaction, or a write one.
 
-        At most ``max_rows`` rows are kept when it is not 0 (the statement still runs to its
-        end). A statement Neo4j refuses (syntax, a write in a read transaction, a missing
-        parameter) becomes a one-line :class:`QueryError`.
+        This is what ``kgverify cypher`` runs; the engine's own statements are all named
+        queries.
+
+        Args:
+            text: the Cypher statement.
+            params: its ``$parameters``.
+            write: run it in a write transaction; otherwise a write is refused.
+            max_rows: keep at most this many rows when not 0 (the statement still runs to
+                its end).
+
+        Returns:
+            Columns, rows, whether rows were left out, and the non-zero update counters.
+
+        Raises:
+            QueryError: Neo4j refused the statement (syntax, a write in a read
+                transaction, a missing parameter); one line.
         """
 
         def work(tx: neo4j.ManagedTransaction) -> AdhocResult:
@@ -249,9 +347,11 @@ class Graph:
             return [r.data() for r in session.run(query.text, params)]
 
     def close(self) -> None:
+        """Close the driver and its connections; the graph cannot be used afterwards."""
         self._driver.close()
 
     def __enter__(self) -> Self:
+        """The graph itself; :meth:`close` runs on leaving the block."""
         return self
 
     def __exit__(
@@ -260,4 +360,5 @@ class Graph:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
+        """Close the graph; an exception of the block goes on."""
         self.close()

@@ -369,6 +369,8 @@ class LocalServer(LocalServerFiles):
             "--ready-file",
             str(self.ready_file),
         ]
+        if self.settings.neo4j_transaction_memory:
+            cmd += ["--transaction-memory", self.settings.neo4j_transaction_memory]
         # Both logs are appended across runs; only what this run writes counts.
         offsets = {"log_offset": _size(self.debug_log), "out_offset": _size(self.log_file)}
         with self.log_file.open("ab") as out:

@@ -282,9 +282,9 @@ class Verifier:
             return verdicts
         out = list(verdicts)
         specs = {p.value: [e.as_param() for e in edges] for p, edges in SUPPORT.items()}
-        for row in self.graph.read(
+        for row in self.graph.read_rows(
             "verify/enrich",
-            rows=rows,
+            rows,
             specs=specs,
             hubs=self.hubs,
             distractors=self.settings.verify_distractors,

@@ -30,7 +30,7 @@ CALL (c, row) {
 }
 WITH row, x, r, t
 WHERE coalesce(r.active, true) AND coalesce(t.active, true) AND t.id <> x.id
-WITH row, x, r, t ORDER BY t.id, x.id, r.sab
+WITH row, x, r, t ORDER BY t.id, x.id, type(r), r.sab
 RETURN row.concept AS concept, row.predicate AS predicate,
        collect({start: startNode(r).id, start_name: startNode(r).name, type: type(r),
                 end: endNode(r).id, end_name: endNode(r).name, target: t.id,

@@ -33,7 +33,7 @@ CALL (side, classes) {
   UNWIND side + classes AS x
   MATCH (x)-[r:MAY_TREAT|MAY_PREVENT]->(t:Concept)
   WHERE coalesce(r.active, true) AND coalesce(t.active, true)
-  WITH DISTINCT x, r, t ORDER BY t.id, x.id, r.sab
+  WITH DISTINCT x, r, t ORDER BY t.id, x.id, type(r), r.sab
   RETURN collect({start: x.id, start_name: x.name, type: type(r), end: t.id, end_name: t.name,
                   source: r.sab, release: coalesce(r.release, r.first_release)})
          AS indications
@@ -42,7 +42,7 @@ CALL (side, classes) {
   UNWIND side + classes AS x
   MATCH (x)-[r:CONTRAINDICATED_FOR]->(t:Concept)
   WHERE coalesce(r.active, true) AND coalesce(t.active, true)
-  WITH DISTINCT x, r, t ORDER BY t.id, x.id, r.sab
+  WITH DISTINCT x, r, t ORDER BY t.id, x.id, type(r), r.sab
   RETURN collect({start: x.id, start_name: x.name, type: type(r), end: t.id, end_name: t.name,
                   source: r.sab, release: coalesce(r.release, r.first_release)})
          AS contraindications

@@ -20,8 +20,13 @@ CALL (c) {
   WHERE size([x IN relationships(p) WHERE type(x) = 'IS_A']) <= $max_depth
     AND all(x IN relationships(p) WHERE coalesce(x.active, true))
     AND all(n IN tail(nodes(p)) WHERE $hubs[n.id] IS NULL)
-  WITH a, p ORDER BY length(p)
-  WITH a, head(collect(p)) AS p
+  // Paths of one length are ordered by their ids and types: the evidence kept does not
+  // depend on the store's internal order.
+  WITH a, p
+    ORDER BY length(p),
+             reduce(k = '', x IN relationships(p) |
+                    k + startNode(x).id + ' ' + type(x) + ' ' + endNode(x).id + ';')
+  WITH a, head(collect(p)) AS p ORDER BY a.id
   RETURN collect({
     id: a.id,
     depth: size([x IN relationships(p) WHERE type(x) = 'IS_A']),
@@ -34,8 +39,11 @@ CALL (c) {
             (i:Concept)-[:MAPS_TO*0..1]-(j:Concept)
   WHERE 'ingredient' IN coalesce(i.kinds, [])
     AND all(x IN relationships(p) WHERE coalesce(x.active, true))
-  WITH j, p ORDER BY length(p)
-  WITH j, head(collect(p)) AS p
+  WITH j, p
+    ORDER BY length(p),
+             reduce(k = '', x IN relationships(p) |
+                    k + startNode(x).id + ' ' + type(x) + ' ' + endNode(x).id + ';')
+  WITH j, head(collect(p)) AS p ORDER BY j.id
   RETURN collect({
     id: j.id,
     edges: [x IN relationships(p) | {start: startNode(x).id, type: type(x), end: endNode(x).id}]

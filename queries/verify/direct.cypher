@@ -28,13 +28,18 @@ CALL (row) {
   WHERE type(r) = spec.type AND coalesce(r.active, true)
     AND (spec.forward IS NULL OR (startNode(r) = s) = spec.forward)
   WITH ps, po, r, spec.weight AS score, spec.stance AS stance
-  ORDER BY score DESC, length(ps) + length(po)
-  // The best $max_paths of each stance, so support never crowds out a contradiction.
-  WITH stance, collect({
+  WITH stance, score, {
     nodes: [n IN nodes(ps) | n.id] + reverse([n IN nodes(po) | n.id]),
     edges: [x IN relationships(ps) + [r] + reverse(relationships(po)) |
             {start: startNode(x).id, type: type(x), end: endNode(x).id}],
-    depth: 0, score: score, stance: stance})[..$max_paths] AS best
+    depth: 0, score: score, stance: stance} AS path,
+       length(ps) + length(po) AS hops
+  // Equal scores and lengths are ordered by the path's own ids and types, so the paths
+  // kept (and the verdict's evidence) do not depend on the store's internal order.
+  ORDER BY score DESC, hops,
+           reduce(k = '', e IN path.edges | k + e.start + ' ' + e.type + ' ' + e.end + ';')
+  // The best $max_paths of each stance, so support never crowds out a contradiction.
+  WITH stance, collect(path)[..$max_paths] AS best
   UNWIND best AS path
   RETURN collect(path) AS paths
 }

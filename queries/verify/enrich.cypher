@@ -28,10 +28,12 @@ MATCH (s:Concept {id: row.subject})
 MATCH (o:Concept {id: row.object})
 CALL (s) {
   MATCH (s)-[:MAPS_TO*0..1]-(e:Concept)
+  WITH e ORDER BY e.id
   RETURN collect(DISTINCT e.id) AS subject_codes, collect(coalesce(e.names, [])) AS subject_names
 }
 CALL (o) {
   MATCH (o)-[:MAPS_TO*0..1]-(e:Concept)
+  WITH e ORDER BY e.id
   RETURN collect(DISTINCT e.id) AS object_codes, collect(coalesce(e.names, [])) AS object_names
 }
 CALL (o) {
@@ -60,13 +62,18 @@ CALL (row, o, subject_codes, object_up, patient_codes) {
                  <-[:IS_A*1..2]-(:Concept)-[:MAPS_TO*0..1]-(sib:Concept)
   WHERE $hubs[up.id] IS NULL AND NOT sib.id IN object_up
   // Many paths lead to one sibling and many siblings to one candidate: each is kept once
-  // before the next expansion, so the subqueries run once per candidate.
-  WITH DISTINCT row, subject_codes, object_up, patient_codes, sib
+  // before the next expansion, so the subqueries run once per candidate. Collecting them
+  // in one group per relation (rather than DISTINCT over rows that carry the lists) keeps
+  // the lists out of every kept key: the database charges a DISTINCT for each key's lists.
+  WITH row, subject_codes, object_up, patient_codes, collect(DISTINCT sib) AS sibs
+  UNWIND sibs AS sib
   UNWIND $specs[row.predicate] AS spec
   MATCH (d:Concept)-[r:MAY_TREAT|CONTRAINDICATED_FOR|DUE_TO|HAS_MANIFESTATION|ASSOCIATED_WITH]-(sib)
   WHERE type(r) = spec.type AND (spec.forward IS NULL OR (startNode(r) = d) = spec.forward)
     AND NOT d.id IN subject_codes AND $hubs[d.id] IS NULL
-  WITH DISTINCT row, object_up, patient_codes, d
+  WITH row, object_up, patient_codes, collect(DISTINCT d) AS candidates
+  UNWIND candidates AS d
+  WITH row, object_up, patient_codes, d
   WHERE NOT d.id IN patient_codes
     AND NOT EXISTS {
       MATCH (d)-[r2:MAY_TREAT|CONTRAINDICATED_FOR|DUE_TO|HAS_MANIFESTATION|ASSOCIATED_WITH]-(u:Concept)

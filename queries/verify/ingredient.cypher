@@ -34,16 +34,20 @@ CALL (row) {
   WHERE type(r) = spec.type AND coalesce(r.active, true)
     AND (spec.forward IS NULL OR (startNode(r) = s) = spec.forward)
   WITH ps, po, pa, pm, r, spec.weight * $decay ^ (length(pa) + 1) AS score, spec.stance AS stance
-  ORDER BY score DESC, length(ps) + length(po) + length(pm)
-  WITH ps, r, score, stance, length(pa) AS depth,
+  WITH ps, r, score, stance, length(pa) AS depth, length(ps) + length(po) + length(pm) AS hops,
        relationships(po) + relationships(pa) + relationships(pm) AS up,
        nodes(po) + tail(nodes(pa)) + tail(nodes(pm)) AS climb
-  // The best $max_paths of each stance, so support never crowds out a contradiction.
-  WITH stance, collect({
+  WITH stance, score, {
     nodes: [n IN nodes(ps) | n.id] + reverse([n IN climb | n.id]),
     edges: [x IN relationships(ps) + [r] + reverse(up) |
             {start: startNode(x).id, type: type(x), end: endNode(x).id}],
-    depth: depth, score: score, stance: stance})[..$max_paths] AS best
+    depth: depth, score: score, stance: stance} AS path, hops
+  // Equal scores and lengths are ordered by the path's own ids and types, so the paths
+  // kept (and the verdict's evidence) do not depend on the store's internal order.
+  ORDER BY score DESC, hops,
+           reduce(k = '', e IN path.edges | k + e.start + ' ' + e.type + ' ' + e.end + ';')
+  // The best $max_paths of each stance, so support never crowds out a contradiction.
+  WITH stance, collect(path)[..$max_paths] AS best
   UNWIND best AS path
   RETURN collect(path) AS paths
 }

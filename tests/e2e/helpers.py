@@ -117,5 +117,5 @@ def verified_sample_ehr(graph: Graph, settings: Settings, tmp: Path) -> None:
     ingest_source("omop", eunomia, settings=settings, graph=graph)
     extracted = extract_relations("omop", eunomia, tmp / "relations.jsonl", settings=settings)
     verify_relations_file(
-        Path(extracted["out"]), tmp / "verdicts.jsonl", settings=settings, graph=graph
+        Path(extracted.out), tmp / "verdicts.jsonl", settings=settings, graph=graph
     )

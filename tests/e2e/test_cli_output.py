@@ -8,7 +8,6 @@ import json
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 import click
 import pytest
@@ -25,6 +24,7 @@ from kgverify.cli import (
 from kgverify.config import Settings
 from kgverify.derive import read_items
 from kgverify.graph import Graph
+from kgverify.pipeline import PipelineReport
 
 pytestmark = pytest.mark.neo4j
 
@@ -32,7 +32,7 @@ WIDTH = {"COLUMNS": "80"}
 
 
 @pytest.fixture(scope="module")
-def run(graph: Graph, sample_settings: Settings) -> dict[str, Any]:
+def run(graph: Graph, sample_settings: Settings) -> PipelineReport:
     return sample_pipeline(graph, sample_settings)
 
 
@@ -52,25 +52,45 @@ def _fits(lines: list[str]) -> None:
     assert not [line for line in lines if "…" in line], "\n".join(lines)
 
 
-def test_the_sample_runs_reports_fit_80_columns(run: dict[str, Any]) -> None:
+def test_the_sample_runs_reports_fit_80_columns(run: PipelineReport) -> None:
     shows: list[Callable[[], None]] = [
-        *(partial(print_load_report, report, False) for report in run["loads"]),
-        *(partial(print_link_report, report) for report in run["link"]),
-        partial(print_derive_report, run["derive"]["qa"]),
+        *(partial(print_load_report, report.model_dump(), False) for report in run.loads),
+        *(partial(print_link_report, report.model_dump()) for report in run.link),
+        partial(print_derive_report, run.derive.qa.model_dump()),
     ]
     for show in shows:
         _fits(_rendered(show))
-    for report in run["verify"]:
-        lines = _rendered(partial(print_verify_report, report))
+    for report in run.verify:
+        lines = _rendered(partial(print_verify_report, report.model_dump()))
         _fits(lines)
         assert any("type_mismatch" in line for line in lines)  # a header, whole
 
 
+def test_the_sample_is_one_pipeline_run(run: PipelineReport, sample_settings: Settings) -> None:
+    # sample_pipeline is api.pipeline with the sample's parameters: every output in one
+    # folder, the extra relation file's named by its stem, and a report that survives JSON.
+    out = sample_settings.cache_dir / "sample"
+    assert Path(run.extract.out) == out / "relations.jsonl" and run.extract.relations > 0
+    assert [Path(r.out) for r in run.link] == [out / "linked.jsonl", out / "linked_llm_style.jsonl"]
+    assert [Path(r.out) for r in run.verify] == [
+        out / "verdicts.jsonl",
+        out / "verdicts_llm_style.jsonl",
+    ]
+    assert Path(run.derive.qa.out) == out / "qa" and run.derive.qa.written > 0
+    assert run.derive.facts is not None and run.dialogues is not None
+    assert [r.release for r in run.loads] == [
+        "UMLS@2025AA",
+        "SNOMEDCT@20250101",
+        "RXNORM@2025-01-06",
+    ]
+    assert PipelineReport.model_validate_json(run.model_dump_json()) == run
+
+
 def test_audit_output_fits_80_columns(
-    run: dict[str, Any], sample_settings: Settings, cli_env: Settings
+    run: PipelineReport, sample_settings: Settings, cli_env: Settings
 ) -> None:
     env = {**WIDTH, "KGVERIFY_CACHE_DIR": str(sample_settings.cache_dir)}
-    items = list(read_items(Path(run["derive"]["qa"]["out"])))
+    items = list(read_items(Path(run.derive.qa.out)))
     item = max(items, key=lambda i: (len(i.basis), i.item_id)).item_id  # most assertions
     for args in (
         ["audit", "filter_rates"],
@@ -83,8 +103,8 @@ def test_audit_output_fits_80_columns(
         _fits(result.stdout.splitlines())
 
 
-def test_prov_json(run: dict[str, Any], cli_env: Settings, tmp_path: Path) -> None:
-    item = next(iter(read_items(Path(run["derive"]["qa"]["out"])))).item_id
+def test_prov_json(run: PipelineReport, cli_env: Settings, tmp_path: Path) -> None:
+    item = next(iter(read_items(Path(run.derive.qa.out)))).item_id
     printed = CliRunner().invoke(cli, ["prov", item, "--json"])
     assert printed.exit_code == 0, printed.output
     report = json.loads(printed.stdout)
@@ -105,7 +125,7 @@ def test_prov_json(run: dict[str, Any], cli_env: Settings, tmp_path: Path) -> No
     assert line.startswith("error: ")
 
 
-def test_graph_reset_json_last(run: dict[str, Any], graph: Graph, cli_env: Settings) -> None:
+def test_graph_reset_json_last(run: PipelineReport, graph: Graph, cli_env: Settings) -> None:
     refused = CliRunner().invoke(cli, ["graph", "reset", "--json"])
     assert refused.exit_code == 2 and refused.stdout == ""
     assert refused.stderr.startswith("error: refusing to delete everything without --yes")
@@ -113,4 +133,4 @@ def test_graph_reset_json_last(run: dict[str, Any], graph: Graph, cli_env: Setti
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["emptied"] is True
     summary = graph_summary(graph=graph)
-    assert summary["concepts"] == [] and summary["facts"] == []
+    assert summary.concepts == [] and summary.facts == []

@@ -288,8 +288,8 @@ def test_an_overlong_code_is_a_rejected_source_row(
     [reject] = rejects_of(str(rejects))
     assert "condition_occurrence" in reject["file"] and reject["line"] is not None
     assert reject["reason"].startswith("invalid code:") and f"{MAX_ID_CHARS}" in reject["reason"]
-    assert after["ingest"]["facts"] == before["ingest"]["facts"] - 1
-    assert after["ingest"]["not_written"] == {}
+    assert after.ingest.facts == before.ingest.facts - 1
+    assert after.ingest.not_written == {}
     assert value(sample_graph, "MATCH (f:Fact) WHERE size(f.code) > 256 RETURN count(f)") == 0
 
 

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from kgverify.api import ingest_source, load_vocabulary, sample_path
 from kgverify.cli import cli
 from kgverify.config import Settings
+from kgverify.ehr.report import SourceIngestReport
 from kgverify.graph import Graph
 from tests.e2e.helpers import fingerprint, value
 
@@ -28,7 +29,7 @@ def _rows(table: str) -> list[dict[str, str]]:
 @pytest.fixture(scope="module")
 def ingested(
     graph: Graph, settings: Settings, tmp_path_factory: pytest.TempPathFactory
-) -> dict[str, object]:
+) -> SourceIngestReport:
     tmp = tmp_path_factory.mktemp("ingest")
     load_vocabulary(
         "rxnorm",
@@ -47,27 +48,21 @@ def ingested(
     return ingest_source("omop", OMOP, settings=settings, graph=graph, rejects_path=tmp / "r.jsonl")
 
 
-def test_counts_reconcile_with_the_files(ingested: dict[str, object], graph: Graph) -> None:
-    report = ingested["ingest"]
-    assert isinstance(report, dict)
+def test_counts_reconcile_with_the_files(ingested: SourceIngestReport, graph: Graph) -> None:
+    report = ingested.ingest
     assert (
-        report["patients"]
-        == len(_rows("person"))
-        == value(graph, "MATCH (p:Patient) RETURN count(p)")
+        report.patients == len(_rows("person")) == value(graph, "MATCH (p:Patient) RETURN count(p)")
     )
-    assert report["encounters"] == len(_rows("visit_occurrence"))
+    assert report.encounters == len(_rows("visit_occurrence"))
     assert (
-        report["facts"]
+        report.facts
         == sum(len(_rows(t)) for t in EVENTS)
         == value(graph, "MATCH (f:Fact) RETURN count(f)")
     )
-    assert report["facts"] == report["known"] + report["unknown"]
-    rows = {r["file"]: r for r in ingested["rows"]}  # type: ignore[attr-defined]
+    assert report.facts == report.known + report.unknown
+    rows = {r.file: r for r in ingested.rows}
     for table in ("person", *EVENTS):
-        assert (
-            rows[table]["read"]
-            == rows[table]["loaded"] + rows[table]["skipped"] + rows[table]["rejected"]
-        )
+        assert rows[table].read == rows[table].loaded + rows[table].skipped + rows[table].rejected
 
 
 def test_facts_link_to_loaded_concepts_and_keep_unknown_codes(graph: Graph) -> None:
@@ -97,7 +92,7 @@ def test_facts_link_to_loaded_concepts_and_keep_unknown_codes(graph: Graph) -> N
 
 
 def test_ingesting_twice_changes_nothing(
-    ingested: dict[str, object], graph: Graph, settings: Settings, tmp_path: Path
+    ingested: SourceIngestReport, graph: Graph, settings: Settings, tmp_path: Path
 ) -> None:
     before = fingerprint(graph)
     ingest_source("omop", OMOP, settings=settings, graph=graph, rejects_path=tmp_path / "r.jsonl")

@@ -49,7 +49,7 @@ def test_wheel_contents(wheel: Path) -> None:
         "kgverify/server/neo4j-local/src/main/java/org/kgverify/neo4jlocal/LocalServer.java",
     ):
         assert required in names, required
-    assert not any("/_build/" in n for n in names)
+    assert not any("/_generator/" in n for n in names)
 
 
 def test_installed_wheel_runs_outside_the_checkout(wheel: Path, tmp_path: Path) -> None:

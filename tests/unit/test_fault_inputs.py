@@ -106,7 +106,8 @@ def test_extract_rejects_of_patient_rows_are_owner_only(tmp_path: Path) -> None:
     (cache / "rejects").chmod(0o755)  # as an earlier version left it
     settings = Settings(cache_dir=cache, pseudonym_salt="salt")  # no salt file made
     result = extract_relations("omop", source, tmp_path / "out" / "r.jsonl", settings=settings)
-    rejects = Path(result["rejects"])
+    assert result.rejects is not None
+    rejects = Path(result.rejects)
     assert rejects.parent == cache / "rejects"
     [row] = [json.loads(line) for line in rejects.read_text().splitlines()]
     assert "999999" in row["text"]  # a raw source row: the reason it must be private

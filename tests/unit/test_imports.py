@@ -31,6 +31,7 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
             "kgverify.jsonl",
             "kgverify.firstseen",
             "kgverify.rows",
+            "kgverify.registry",
         ),
     ),
     ("graph", ("kgverify.graph",)),
@@ -54,12 +55,17 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("derive", ("kgverify.derive", "kgverify.dialogue")),
     ("audit", ("kgverify.audit",)),
     ("review", ("kgverify.review.export", "kgverify.review.importer", "kgverify.review.pages")),
+    # The whole run's parameters and report (api.pipeline): every stage's report in one.
+    ("pipeline", ("kgverify.pipeline",)),
     ("api", ("kgverify.api",)),
     ("package face", ("kgverify",)),
     ("cli", ("kgverify.cli", "kgverify.__main__")),
+    # The sample generator (kgverify/sample/_generator, not in the wheel): nothing imports it.
+    ("sample generator", ("kgverify.sample",)),
 ]
-# Within kgverify, only these reach the top-level loaders package (which imports kgverify).
-LOADER_DISPATCH = {"kgverify.api", "kgverify.cli"}
+# Within kgverify, only these reach the top-level loaders package (which imports kgverify);
+# kgverify.pipeline for the loaders' report and registry only.
+LOADER_DISPATCH = {"kgverify.api", "kgverify.cli", "kgverify.pipeline"}
 
 
 def _module_of(path: Path) -> str:

@@ -9,7 +9,8 @@ from pathlib import Path
 import loaders
 from loaders.base import VocabularyLoader
 
-FORMAT_MODULES = {"umls", "snomed", "rxnorm"}
+# The modules of the registered loaders (loaders.LOADERS): each defines exactly one.
+FORMAT_MODULES = {cls.__module__.rpartition(".")[2] for cls in loaders.LOADERS.values()}
 
 
 def test_every_format_module_defines_a_registered_loader() -> None:

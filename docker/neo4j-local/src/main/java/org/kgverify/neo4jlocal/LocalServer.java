@@ -43,7 +43,7 @@ import org.neo4j.server.configuration.ServerSettings;
  * <pre>
  * java -Xmx512m -cp BUILD/neo4j-local.jar:BUILD/lib/* org.kgverify.neo4jlocal.LocalServer \
  *     --home DIR --bolt-port PORT --password-file FILE --plugins DIR \
- *     [--http-port PORT] [--pagecache 512m] [--ready-file FILE]
+ *     [--http-port PORT] [--pagecache 512m] [--transaction-memory SIZE] [--ready-file FILE]
  * </pre>
  *
  * Output protocol (see README.md): one {@code KGVERIFY_NEO4J_READY ...} line on stdout once
@@ -67,7 +67,8 @@ public final class LocalServer {
     static final int EXIT_APOC = 6;
 
     private static final String USAGE = "usage: LocalServer --home DIR --bolt-port PORT --password-file FILE"
-            + " --plugins DIR [--http-port PORT] [--pagecache SIZE] [--ready-file FILE]";
+            + " --plugins DIR [--http-port PORT] [--pagecache SIZE] [--transaction-memory SIZE]"
+            + " [--ready-file FILE]";
 
     private static final CountDownLatch STOP_REQUESTED = new CountDownLatch(1);
     private static final AtomicBoolean STOPPED = new AtomicBoolean(false);
@@ -93,6 +94,7 @@ public final class LocalServer {
         Path passwordFile;
         Path plugins;
         String pagecache = "512m";
+        String transactionMemory; // one transaction's memory limit; null: Neo4j's default
         Path readyFile;
     }
 
@@ -130,6 +132,15 @@ public final class LocalServer {
             pagecacheBytes = SettingValueParsers.BYTES.parse(opt.pagecache);
         } catch (RuntimeException e) {
             throw new Failure(EXIT_USAGE, "invalid --pagecache value '" + opt.pagecache + "' (use e.g. 256m, 1g)");
+        }
+        Long transactionBytes = null;
+        if (opt.transactionMemory != null) {
+            try {
+                transactionBytes = SettingValueParsers.BYTES.parse(opt.transactionMemory);
+            } catch (RuntimeException e) {
+                throw new Failure(EXIT_USAGE, "invalid --transaction-memory value '" + opt.transactionMemory
+                        + "' (use e.g. 64m, 1g)");
+            }
         }
 
         checkApocOnClasspath(opt.plugins);
@@ -173,6 +184,11 @@ public final class LocalServer {
         cfg.put(GraphDatabaseSettings.procedure_unrestricted, List.of("apoc.*"));
         cfg.put(GraphDatabaseSettings.procedure_allowlist, List.of("apoc.*"));
         cfg.put(GraphDatabaseSettings.pagecache_memory, pagecacheBytes);
+        if (transactionBytes != null) {
+            // db.memory.transaction.max: what one transaction may hold (Community cannot change
+            // it at run time); unset, only the total over all transactions bounds it.
+            cfg.put(GraphDatabaseSettings.memory_transaction_max_size, transactionBytes);
+        }
         // Keep transaction logs small: retain only the newest file, rotate at 64 MiB, no preallocation.
         cfg.put(GraphDatabaseSettings.keep_logical_logs, "1 files");
         cfg.put(GraphDatabaseSettings.logical_log_rotation_threshold, 64L * 1024 * 1024);
@@ -261,6 +277,7 @@ public final class LocalServer {
                 case "--password-file" -> o.passwordFile = Path.of(value).toAbsolutePath();
                 case "--plugins" -> o.plugins = Path.of(value).toAbsolutePath().normalize();
                 case "--pagecache" -> o.pagecache = value.trim();
+                case "--transaction-memory" -> o.transactionMemory = value.trim();
                 case "--ready-file" -> o.readyFile = Path.of(value).toAbsolutePath();
                 default -> throw new Failure(EXIT_USAGE, "unknown argument '" + a + "'; " + USAGE);
             }

@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 """Hand-curated SNOMED CT content for the kgverify sample.
 
 Row format (one concept per line, fields separated by ' | '):
@@ -7,14 +6,18 @@ attributes: 'type:dest:group' separated by ';'  (type is a short name, see ATTR)
 An Eunomia concept's preferred term must equal the Eunomia CONCEPT.concept_name (checked by the builder).
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 ATTR = {
-    'isa': '116680003',
-    'site': '363698007',
-    'agent': '246075003',
-    'dueto': '42752001',
-    'morph': '116676008',
-    'ingr': '127489000',
-    'assoc': '47429007',
+    "isa": "116680003",
+    "site": "363698007",
+    "agent": "246075003",
+    "dueto": "42752001",
+    "morph": "116676008",
+    "ingr": "127489000",
+    "assoc": "47429007",
 }
 
 TABLE = r"""
@@ -285,19 +288,36 @@ TABLE = r"""
 # Retired concept present (active=0) in every snapshot.  235998001 is the SNOMED CT
 # editorial guide's own worked example of a concept inactivated as a duplicate.
 RETIRED = [
-    ('235998001', 'disorder', 'Perinephric abscess', '20170731'),
+    ("235998001", "disorder", "Perinephric abscess", "20170731"),
 ]
 
 # Inactive relationship rows kept in the 20250101 snapshot (sample history, not a real-world fact):
 # (source, type, dest, group, effectiveTime of inactivation)
 INACTIVE_RELS_BASE = [
-    ('195967001', 'isa', '50043002', 0, '20190731'),   # Asthma was directly under Disorder of respiratory system
-    ('235998001', 'isa', '90708001', 0, '20170731'),   # is-a of the retired concept, inactivated with it
+    (
+        "195967001",
+        "isa",
+        "50043002",
+        0,
+        "20190731",
+    ),  # Asthma was directly under Disorder of respiratory system
+    (
+        "235998001",
+        "isa",
+        "90708001",
+        0,
+        "20170731",
+    ),  # is-a of the retired concept, inactivated with it
 ]
 
 # 20250601 snapshot diff (synthetic sample history, documented in README)
-DIFF_0601 = {
-    'inactivate_concept': '431855005',          # Chronic kidney disease stage 1
-    'inactivate_rel': ('47693006', 'assoc', '74400008', 2),   # Rupture of appendix -Associated with-> Appendicitis
-    'add_rel': ('47693006', 'dueto', '74400008', 2),          # ... remodelled as Due to
+DIFF_0601: dict[str, Any] = {
+    "inactivate_concept": "431855005",  # Chronic kidney disease stage 1
+    "inactivate_rel": (
+        "47693006",
+        "assoc",
+        "74400008",
+        2,
+    ),  # Rupture of appendix -Associated with-> Appendicitis
+    "add_rel": ("47693006", "dueto", "74400008", 2),  # ... remodelled as Due to
 }

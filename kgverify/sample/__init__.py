@@ -1,0 +1,1 @@
+"""The shipped sample: vocabulary releases, an OMOP EHR extract, relations and dialogues."""

