@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
@@ -694,7 +694,7 @@ def derive_facts(
 # -- dialogues (docs/dialogue.md) -------------------------------------------------------------
 if TYPE_CHECKING:
     from kgverify.derive.model import FactSheet
-    from kgverify.dialogue import DialogueReport, TurnVerdict
+    from kgverify.dialogue import DialogueReport, ForgetReport, TurnVerdict
     from kgverify.dialogue.checker import DialogueChecker
     from kgverify.dialogue.patient import SimulatedPatient
 
@@ -789,6 +789,32 @@ def check_dialogues(
     report.out = str(out)
     report.rejects = run.rejects
     return report
+
+
+def forget_dialogues(
+    ids: Sequence[str] | None = None,
+    *,
+    settings: Settings | None = None,
+    graph: Graph | None = None,
+) -> ForgetReport:
+    """Remove checked dialogues from the graph (the verdicts files keep them).
+
+    Removes the ``(:Dialogue)`` nodes of ``ids`` (every stored one when ``ids`` is None)
+    with their ``(:DialogueMention)`` nodes, in batches, so the ``dialogue_*`` audit
+    queries stop counting them; a dialogue checked again is stored again.
+
+    Raises:
+        DialogueNotFoundError: an id the graph does not hold (nothing is removed then).
+
+    Example:
+        >>> forget_dialogues(["sample-01"])                   # doctest: +SKIP
+        ForgetReport(dialogues=1, mentions=4)
+    """
+    from kgverify.dialogue.store import forget
+
+    settings = settings or Settings()
+    with _graph(settings, graph) as g:
+        return forget(g, ids, min(settings.batch_size, 500))
 
 
 def simulated_patient(

@@ -59,6 +59,7 @@ WORKFLOW: dict[str, str] = {
     "verify": "Judge relations against the graph; write verdicts.",
     "check": "Judge one relation: metformin treats type 2 diabetes?",
     "check-dialogue": "Check simulated-patient turns against fact sheets.",
+    "forget-dialogues": "Remove checked dialogues from the graph.",
     "patient": "A guarded simulated patient on an OpenAI-compatible server.",
     "derive": "Derive QA items and fact sheets from what passed.",
     "audit": "Run an audit query: lineage, flags, filter rates.",
@@ -1107,6 +1108,32 @@ def check_dialogue_command(
     read = report.dialogues + report.rejected
     check_reject_share(
         "check-dialogue", read, report.rejected, result.get("rejects"), settings, result
+    )
+
+
+@cli.command("forget-dialogues")
+@click.argument("ids", nargs=-1)
+@click.option("--all", "every", is_flag=True, help="Forget every stored dialogue.")
+@json_option
+def forget_dialogues_command(ids: tuple[str, ...], every: bool, as_json: bool) -> None:
+    """Remove checked dialogues (IDS, or --all) from the graph.
+
+    Their (:Dialogue) and (:DialogueMention) nodes go, so the dialogue_* audit queries stop
+    counting them; the verdicts JSONL files are not touched, and checking a dialogue again
+    stores it again. An id the graph does not hold is an error, and nothing is removed.
+    """
+    from kgverify.api import forget_dialogues
+
+    if bool(ids) == every:
+        raise click.UsageError("give dialogue ids or --all (one of them)")
+    report = forget_dialogues(None if every else list(ids))
+    result = report.model_dump()
+    emit(
+        result,
+        as_json,
+        lambda: click.echo(
+            f"forgot {report.dialogues} dialogue(s) and their {report.mentions} mention(s)"
+        ),
     )
 
 

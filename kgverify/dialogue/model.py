@@ -190,3 +190,11 @@ def write_dialogues(dialogues: Iterable[Dialogue], path: Path) -> int:
 
 def read_verdicts(path: Path) -> Iterator[DialogueVerdicts]:
     return read_models(path, DialogueVerdicts)
+
+
+class ForgetReport(BaseModel):
+    """Dialogues forgotten by the graph (``kgverify forget-dialogues``); the verdicts files
+    keep them."""
+
+    dialogues: int = Field(default=0, description="(:Dialogue) nodes removed")
+    mentions: int = Field(default=0, description="(:DialogueMention) nodes removed with them")

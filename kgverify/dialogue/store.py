@@ -5,10 +5,22 @@ words taken out; what the patient said stays in the verdicts JSONL."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from kgverify.dialogue.model import DialogueVerdicts, MentionVerdict, MentionVerdictKind
-from kgverify.graph.driver import Graph
+from kgverify.dialogue.model import (
+    DialogueVerdicts,
+    ForgetReport,
+    MentionVerdict,
+    MentionVerdictKind,
+)
+from kgverify.errors import KgverifyError
+from kgverify.graph.driver import Graph, batched
+
+
+class DialogueNotFoundError(KgverifyError):
+    """A dialogue id the graph does not hold."""
+
 
 WORDS = "<the words said>"
 
@@ -79,3 +91,37 @@ class VerdictStore:
 
         for results in self.graph.write_rows("dialogue/write_verdicts", rows, refused):
             self.written += sum(int(r["written"]) for r in results)
+
+
+def forget(graph: Graph, ids: Sequence[str] | None, batch: int = 500) -> ForgetReport:
+    """Remove stored dialogues from the graph, ``batch`` per transaction: those of ``ids``,
+    or every one when ``ids`` is None (read a page of ids at a time, never all at once).
+
+    Every given id must be stored: one that is not raises :class:`DialogueNotFoundError`
+    before anything is removed, so a mistyped id forgets nothing.
+    """
+    report = ForgetReport()
+    if ids is not None:
+        for chunk in batched(ids, batch):
+            found = {r["id"] for r in graph.read("dialogue/existing", ids=chunk)}
+            missing = [i for i in chunk if i not in found]
+            if missing:
+                raise DialogueNotFoundError(
+                    f"no such dialogue in the graph: {', '.join(missing[:5])}"
+                    + (f" (and {len(missing) - 5} more)" if len(missing) > 5 else "")
+                    + "; nothing was forgotten (kgverify audit dialogue_summary lists them)"
+                )
+        pages: Iterable[list[str]] = batched(ids, batch)
+    else:
+        pages = _all_ids(graph, batch)
+    for page in pages:
+        for row in graph.write("dialogue/forget", ids=page):
+            report.dialogues += int(row["found"])
+            report.mentions += int(row["mentions"])
+    return report
+
+
+def _all_ids(graph: Graph, batch: int) -> Iterator[list[str]]:
+    # Each page is forgotten before the next is read, so the first page is always new.
+    while page := [r["id"] for r in graph.read("dialogue/ids_page", limit=batch)]:
+        yield page

@@ -22,6 +22,7 @@ from kgverify.api import (
     check_dialogues,
     check_turn,
     derive_facts,
+    forget_dialogues,
     open_dialogue_checker,
     sample_dialogues,
     simulated_patient,
@@ -38,7 +39,7 @@ from kgverify.dialogue import (
 )
 from kgverify.dialogue.record import SheetFile
 from kgverify.dialogue.sample import SampleDialogue, read_sample, resolve, score
-from kgverify.dialogue.store import WORDS
+from kgverify.dialogue.store import WORDS, DialogueNotFoundError
 from kgverify.ehr.privacy import pseudonym
 from kgverify.errors import ConfigError
 from kgverify.graph import Graph
@@ -330,6 +331,51 @@ def test_cli_checks_the_shipped_sample_dialogues(checked: Checked, tmp_path: Pat
     assert "dialogue_leaks" in listed.output and "--param dialogue=<str>" in listed.output
     unknown = runner.invoke(cli, ["audit", "dialogue_leaks", "-p", "dialogue=nope"], env=env)
     assert unknown.exit_code == 2 and "error: no such dialogue: nope" in unknown.output
+
+
+@pytest.mark.usefixtures("cli_env")
+def test_forgetting_dialogues_takes_them_out_of_the_audit_only(
+    checked: Checked, tmp_path: Path
+) -> None:
+    g, settings = checked.graph, checked.settings
+    env = {"KGVERIFY_CACHE_DIR": str(settings.cache_dir)}
+    runner = CliRunner()
+    stored = {str(r["dialogue"]) for r in audit("dialogue_summary", settings=settings, graph=g)}
+    assert "planted-01" in stored and len(stored) > 3
+    before = _nodes(g)
+    mentions = value(
+        g, "MATCH (:Dialogue {id: 'planted-01'})-[:HAS_MENTION]->(m) RETURN count(m) AS n"
+    )
+    # A mistyped id forgets nothing, not even the right one given with it.
+    with pytest.raises(DialogueNotFoundError, match="planted-1x; nothing was forgotten"):
+        forget_dialogues(["planted-01", "planted-1x"], settings=settings, graph=g)
+    assert _nodes(g) == before
+    typo = runner.invoke(cli, ["forget-dialogues", "planted-1x"], env=env)
+    assert typo.exit_code != 0 and typo.output.startswith("error: no such dialogue")
+    assert len(typo.output.strip().splitlines()) == 1
+    neither = runner.invoke(cli, ["forget-dialogues"], env=env)
+    assert neither.exit_code == 2 and neither.output.startswith("error:")
+    # One dialogue: its node and its mentions go, nothing else (concepts, patients, facts).
+    report = forget_dialogues(["planted-01"], settings=settings, graph=g)
+    assert (report.dialogues, report.mentions) == (1, mentions) and mentions > 0
+    assert _nodes(g) == before - 1 - mentions
+    left = {str(r["dialogue"]) for r in audit("dialogue_summary", settings=settings, graph=g)}
+    assert left == stored - {"planted-01"}
+    with pytest.raises(ConfigError, match="no such dialogue: planted-01"):
+        audit("dialogue_summary", {"dialogue": "planted-01"}, settings=settings, graph=g)
+    # Every one, three per transaction (pages read one after the other).
+    small = settings.model_copy(update={"batch_size": 3})
+    assert forget_dialogues(settings=small, graph=g).dialogues == len(left)
+    assert value(g, "MATCH (n) WHERE n:Dialogue OR n:DialogueMention RETURN count(n) AS n") == 0
+    again = runner.invoke(cli, ["forget-dialogues", "--all", "--json"], env=env)
+    assert again.exit_code == 0, again.output
+    assert json.loads(again.stdout) == {"dialogues": 0, "mentions": 0}
+    # Checked again, stored again.
+    rechecked = check_dialogues(
+        checked.dialogues, tmp_path / "v.jsonl", facts=checked.facts, settings=settings, graph=g
+    )
+    assert rechecked.written == len(checked.planted)
+    assert _nodes(g) == before
 
 
 def _completion(reply: str) -> dict[str, object]:
