@@ -70,6 +70,7 @@ WORKFLOW: dict[str, str] = {
     "summary": "Counts of releases, concepts, relationships, facts.",
     "queries": "List the named Cypher statements, or show one.",
     "graph": "Maintenance of the graph itself (reset).",
+    "run": "The whole chain as a TOML file of pipeline parameters says.",
     "sample": "The whole pipeline on the shipped sample, step by step.",
 }
 
@@ -2133,26 +2134,49 @@ def sample_command(as_json: bool) -> None:
     from kgverify.api import run_sample
 
     result = run_sample(Settings(), progress=None if as_json else rich_progress).model_dump()
+    emit(result, as_json, lambda: print_pipeline_report(result))
 
-    def render() -> None:
-        for report in result["loads"]:
-            print_load_report(report, False)
-        print_source_result("Ingested", result["ingest"]["ingest"], result["ingest"])
-        print_extract_result(result["extract"])
-        for linked in result["link"]:
-            print_link_report(linked)
-        for verified in result["verify"]:
-            print_verify_report(verified)
-        print_derive_report(result["derive"]["qa"])
+
+@cli.command("run")
+@click.argument("config", type=click.Path(path_type=Path))
+@json_option
+def run_command(config: Path, as_json: bool) -> None:
+    """Run the whole chain as CONFIG says: a TOML file of `api.pipeline`'s parameters.
+
+    Its keys: source, source_path, out (required); vocabularies (name = release folder,
+    loaded first), extractor, model, base_url, api_key, concurrency, relations (more
+    relation files to link and verify), tasks, facts, dialogues, engine. Relative paths
+    start at the file's folder; every value is checked before anything runs (README.md,
+    "Python API"). The connection and other settings come from the environment and
+    kgverify.toml, as for every command.
+    """
+    from kgverify.api import pipeline_from_config
+
+    progress = None if as_json else rich_progress
+    result = pipeline_from_config(config, settings=Settings(), progress=progress).model_dump()
+    emit(result, as_json, lambda: print_pipeline_report(result))
+
+
+def print_pipeline_report(result: dict[str, Any]) -> None:
+    """What each stage of a pipeline run did (``kgverify sample``, ``kgverify run``)."""
+    for report in result["loads"]:
+        print_load_report(report, False)
+    print_source_result("Ingested", result["ingest"]["ingest"], result["ingest"])
+    print_extract_result(result["extract"])
+    for linked in result["link"]:
+        print_link_report(linked)
+    for verified in result["verify"]:
+        print_verify_report(verified)
+    print_derive_report(result["derive"]["qa"])
+    if result["derive"]["facts"] is not None:
         print_facts_report(result["derive"]["facts"])
+    if result["dialogues"] is not None:
         print_dialogue_report(result["dialogues"])
-        print_summary(result["summary"])
-        _console("stdout").print(
-            "Audit it: `kgverify audit filter_rates`, `kgverify audit --list`; after a newer "
-            "release, `kgverify reverify` (docs/audit.md)."
-        )
-
-    emit(result, as_json, render)
+    print_summary(result["summary"])
+    _console("stdout").print(
+        "Audit it: `kgverify audit filter_rates`, `kgverify audit --list`; after a newer "
+        "release, `kgverify reverify` (docs/audit.md)."
+    )
 
 
 _with_verbose(cli)

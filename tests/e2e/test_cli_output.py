@@ -13,12 +13,13 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from kgverify.api import graph_summary, sample_pipeline
+from kgverify.api import graph_summary, sample_path, sample_pipeline
 from kgverify.cli import (
     cli,
     print_derive_report,
     print_link_report,
     print_load_report,
+    print_pipeline_report,
     print_verify_report,
 )
 from kgverify.config import Settings
@@ -123,6 +124,35 @@ def test_prov_json(run: PipelineReport, cli_env: Settings, tmp_path: Path) -> No
     assert missing.exit_code == 2 and missing.stdout == ""
     (line,) = missing.stderr.splitlines()
     assert line.startswith("error: ")
+
+
+def test_kgverify_run_reads_a_pipeline_config(
+    run: PipelineReport, sample_settings: Settings, cli_env: Settings, tmp_path: Path
+) -> None:
+    env = {**WIDTH, "KGVERIFY_CACHE_DIR": str(sample_settings.cache_dir)}
+    runner = CliRunner()
+    source = sample_path("omop", "eunomia_sample")
+    keys = f'source = "omop"\nsource_path = "{source}"\nout = "out"\n'
+    typo = tmp_path / "typo.toml"
+    typo.write_text(keys + 'extractr = "template"\n')
+    refused = runner.invoke(cli, ["run", str(typo)], env=env)
+    assert refused.exit_code == 2
+    assert refused.output.strip().splitlines() == [
+        f"error: {typo}: unknown key 'extractr' (did you mean 'extractor'?)"
+    ]
+    assert not (tmp_path / "out").exists()  # checked before anything ran
+    config = tmp_path / "run.toml"
+    config.write_text(keys + 'tasks = ["treatment"]\nfacts = false\n')
+    done = runner.invoke(cli, ["run", str(config), "--json"], env=env)
+    assert done.exit_code == 0, done.output
+    report = PipelineReport.model_validate(json.loads(done.stdout))
+    out = tmp_path / "out"  # relative to the config's folder
+    assert Path(report.verify[0].out) == out / "verdicts.jsonl" and report.verify[0].passed
+    assert report.derive.facts is None and report.dialogues is None and not report.loads
+    assert sorted(p.name for p in (out / "qa").iterdir() if p.is_dir()) == ["treatment"]
+    lines = _rendered(partial(print_pipeline_report, report.model_dump()))
+    _fits(lines)
+    assert not any("fact sheets" in line for line in lines)
 
 
 def test_graph_reset_json_last(run: PipelineReport, graph: Graph, cli_env: Settings) -> None:
