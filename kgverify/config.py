@@ -174,6 +174,11 @@ class Settings(BaseSettings):
         "unset: only the total over all transactions (70% of the heap) bounds it.",
     )
     start_timeout_s: float = Field(default=180.0, gt=0)
+    strict_rows: bool = Field(
+        default=False,
+        description="Check that every row of a named query holds values only, no nodes, "
+        "relationships or paths (the test suite turns it on).",
+    )
 
     batch_size: int = Field(default=10_000, ge=1, le=1_000_000)
     max_reject_share: float = Field(

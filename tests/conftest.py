@@ -18,6 +18,10 @@ from kgverify.config import Settings
 from kgverify.graph import Graph, delete_all, ensure_schema
 from kgverify.server import LocalServer
 
+# Every named query the suite reaches must return values only (kgverify.graph.driver,
+# plain_rows); set before any Settings is read, so CLI runs in the tests inherit it.
+os.environ["KGVERIFY_STRICT_ROWS"] = "1"
+
 SAMPLE = Path(__file__).resolve().parents[1] / "kgverify" / "sample"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 

@@ -110,6 +110,40 @@ class AdhocResult:
     counters: dict[str, int] = field(default_factory=dict)
 
 
+_ENTITIES = (neo4j.graph.Node, neo4j.graph.Relationship, neo4j.graph.Path)
+
+
+def plain_rows(name: str, records: Iterable[neo4j.Record], strict: bool = False) -> list[Row]:
+    """A named query's records as dicts, as the driver decoded them.
+
+    Named queries return values (ids, properties, maps and lists of them), never nodes,
+    relationships or paths, so a record is its row as it is: ``Record.data()`` would copy
+    every nested list and map again to turn entities into dicts, which on a derivation page
+    costs about as long as fetching it. ``strict`` checks the rule on every value (the test
+    suite runs with it, so every named query it reaches is held to it).
+    """
+    rows = [dict(record) for record in records]
+    if strict:
+        for row in rows:
+            for key, value in row.items():
+                if _holds_entity(value):
+                    raise QueryError(
+                        f"{name} returned a node, relationship or path in {key!r}: named "
+                        "queries return values (ids, properties, maps of them)"
+                    )
+    return rows
+
+
+def _holds_entity(value: Any) -> bool:
+    if isinstance(value, _ENTITIES):
+        return True
+    if isinstance(value, list):
+        return any(_holds_entity(v) for v in value)
+    if isinstance(value, dict):
+        return any(_holds_entity(v) for v in value.values())
+    return False
+
+
 def _not_row_caused(exc: neo4j_errors.Neo4jError) -> bool:
     """Errors no single row causes: security, a missing database, a malformed statement."""
     code = exc.code or ""
@@ -144,11 +178,24 @@ class Graph:
     ...     graph.read("summary/count_concepts_by_vocab")
     """
 
-    def __init__(self, uri: str, user: str, password: str, database: str = "neo4j") -> None:
-        """Open a driver for ``uri``; nothing is sent until the first call (see :meth:`connect`)."""
+    def __init__(
+        self,
+        uri: str,
+        user: str,
+        password: str,
+        database: str = "neo4j",
+        *,
+        strict_rows: bool = False,
+    ) -> None:
+        """Open a driver for ``uri``; nothing is sent until the first call (see :meth:`connect`).
+
+        With ``strict_rows`` (setting ``strict_rows``; the test suite turns it on), every row
+        of a named query is checked to hold values only (see :func:`plain_rows`).
+        """
         self.uri = uri
         self.user = user
         self.database = database
+        self.strict_rows = strict_rows
         self._driver = neo4j.GraphDatabase.driver(
             uri,
             auth=(user, password),
@@ -173,7 +220,7 @@ class Graph:
         """
         settings = settings or Settings()
         uri, user, password = resolve_connection(settings)
-        graph = cls(uri, user, password, settings.neo4j_database)
+        graph = cls(uri, user, password, settings.neo4j_database, strict_rows=settings.strict_rows)
         if verify:
             try:
                 graph.verify()
@@ -200,7 +247,7 @@ class Graph:
 
         def work(tx: neo4j.ManagedTransaction) -> list[Row]:
             try:
-                return [record.data() for record in tx.run(query.text, params)]
+                return plain_rows(name, tx.run(query.text, params), self.strict_rows)
             except neo4j_errors.TransientError as exc:
                 if exc.code in _MEMORY_CODES:
                     raise _OutOfMemoryError(exc) from exc
@@ -344,7 +391,7 @@ class Graph:
         query = get_query(name)
         query.check_params(params)
         with self._errors(), self._driver.session(database=self.database) as session:
-            return [r.data() for r in session.run(query.text, params)]
+            return plain_rows(name, session.run(query.text, params), self.strict_rows)
 
     def close(self) -> None:
         """Close the driver and its connections; the graph cannot be used afterwards."""
