@@ -1,6 +1,8 @@
 """Distractor justifications: a distractor is admissible only when the graph gives a positive
 reason that it is wrong for this item, never because the graph is silent about it
-(vocabularies are incomplete). The reasons, per task (docs/derivation.md):
+(vocabularies are incomplete). Each task declares which way its candidates are judged and
+the names its rules record (``model.TASK_RULES``): the drug way (treatment) or the pointer
+way (diagnosis, prognosis); the code here names no task. The reasons (docs/derivation.md):
 
 * ``treatment.indications_elsewhere``: the drug's known indications (its own MAY_TREAT /
   MAY_PREVENT edges, or its classes') all lie outside the neighbourhood of the item's
@@ -18,16 +20,17 @@ ancestor. A candidate that something refutes (an indication near the condition, 
 shared with a known treatment, a clue pointing near it) is refused with the reason; one that
 nothing justifies is refused too. The graph reads are the four ``queries/derive`` files named
 in ``QUERIES``; results are cached per run in bounded maps.
+
+Every justification records ``RULES_VERSION``, which is declared: the lock test
+tests/unit/test_justify_version.py fails whenever the rules' inputs change.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
-from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from kgverify.derive.model import (
@@ -38,7 +41,6 @@ from kgverify.derive.model import (
     Task,
 )
 from kgverify.graph.driver import Graph, batched
-from kgverify.graph.queries import get_query
 
 QUERIES = ("derive/up_sets", "derive/drug_profiles", "derive/clue_targets", "derive/treaters")
 # Edges cited per justification at most: a drug with 40 indications needs no 40 lines.
@@ -49,14 +51,19 @@ K = TypeVar("K")
 V = TypeVar("V")
 
 
+RULES_VERSION = "2e05bcc29d2f"
+"""The justification rules' version, recorded in every justification, so a changed rule shows
+in every item it justifies. Declared, not computed: bump it when what the rules decide or say
+changes (``QUERIES``, this module, ``model.TASK_RULES``). tests/unit/test_justify_version.py
+pins a fingerprint of those inputs and fails on any change of them until it is updated, so
+no change goes by without that decision. (This value is the last one computed, when it was
+a hash of the queries and this module.)"""
+
+
 def rules_version() -> str:
-    """Hash of the justification queries and this module's decision code: a changed rule
-    shows in every item it justifies."""
-    digest = hashlib.sha256()
-    for name in QUERIES:
-        digest.update(get_query(name).text.encode())
-    digest.update(Path(__file__).read_bytes())
-    return digest.hexdigest()[:12]
+    """The justification rules' version: ``RULES_VERSION``, kept by the lock test
+    tests/unit/test_justify_version.py."""
+    return RULES_VERSION
 
 
 class _Bounded(Generic[K, V]):
@@ -237,7 +244,7 @@ class Justifier:
         treat_topics: set[str] = set()
         for r in requests:
             concepts.update([r.topic, r.answer, *r.conditions])
-            if r.task is Task.TREATMENT:
+            if r.task.rules.way == "drugs":
                 drug_ids.update([r.answer, *r.candidates])
                 treat_topics.add(r.topic)
             else:
@@ -268,11 +275,12 @@ class Justifier:
         return frozenset(a for a in up.clean if up.depth.get(a, 99) <= self.near_depth)
 
     def _judge_one(self, r: Request) -> dict[str, Outcome]:
-        if r.task is Task.TREATMENT:
+        if r.task.rules.way == "drugs":
             return self._treatments(r)
         return self._pointers(r)
 
     def _treatments(self, r: Request) -> dict[str, Outcome]:
+        """Drug answers (treatment): each candidate drug against the topic condition."""
         condition, answer = r.topic, self._drugs[r.answer]
         hood = self._near_set(condition)
         treaters = list(dict.fromkeys([r.answer, *self._treaters[condition]]))
@@ -280,6 +288,7 @@ class Justifier:
         for t in treaters:
             for k in self._drugs[t].classes:
                 treater_classes.setdefault(k, t)
+        elsewhere = f"{r.task.value}.{r.task.rules.elsewhere}"
         out = {}
         for candidate in r.candidates:
             drug = self._drugs[candidate]
@@ -287,13 +296,12 @@ class Justifier:
                 out[candidate] = Outcome(refused="the same ingredient as the answer")
             elif any(hood & self._ups[e.end].clean for e in drug.indications):
                 out[candidate] = Outcome(
-                    refused="it may treat a condition near the item's "
-                    "(treatment.indications_elsewhere)"
+                    refused=f"it may treat a condition near the item's ({elsewhere})"
                 )
             elif set(drug.classes) & set(treater_classes):
                 out[candidate] = Outcome(
                     refused="it shares a class with a drug known to treat the condition "
-                    "(treatment.indications_elsewhere)"
+                    f"({elsewhere})"
                 )
             else:
                 ci = [e for e in drug.contraindications if e.end in hood]
@@ -308,13 +316,14 @@ class Justifier:
                         self.distance(e.end, condition, clean=True) for e in drug.indications
                     ),
                     build=partial(
-                        self._treatment_reasons, drug, ci, hood, treaters, treater_classes
+                        self._treatment_reasons, r.task, drug, ci, hood, treaters, treater_classes
                     ),
                 )
         return out
 
     def _treatment_reasons(
         self,
+        task: Task,
         drug: DrugProfile,
         ci: list[CitedEdge],
         hood: frozenset[str],
@@ -325,7 +334,7 @@ class Justifier:
         if ci:
             justs.append(
                 Justification(
-                    rule="treatment.contraindicated",
+                    rule=f"{task.value}.{task.rules.contraindicated}",
                     version=self.version,
                     reason=f"{_name(drug)} is contraindicated for {_names_of(ci)}, which is "
                     "the condition or one of its near ancestors",
@@ -336,7 +345,7 @@ class Justifier:
         if drug.indications:
             justs.append(
                 Justification(
-                    rule="treatment.indications_elsewhere",
+                    rule=f"{task.value}.{task.rules.elsewhere}",
                     version=self.version,
                     reason=f"{_name(drug)} is known for {_names_of(drug.indications)}; none of "
                     f"these lies in the neighbourhood of the condition, and it shares no class "
@@ -354,7 +363,8 @@ class Justifier:
         return justs
 
     def _pointers(self, r: Request) -> dict[str, Outcome]:
-        """Diagnosis and prognosis: where the clues point, against each candidate."""
+        """Concept answers (diagnosis, prognosis): where the clues point, against each
+        candidate."""
         pointed: list[tuple[str, CitedEdge]] = []
         for clue, predicate in r.clues:
             if predicate == "treats":
@@ -368,7 +378,7 @@ class Justifier:
             cand_up = self._ups[candidate]
             if any(hood & up for up in target_ups):
                 out[candidate] = Outcome(
-                    refused=f"a clue points near it ({r.task.value}.{_RULE[r.task]})"
+                    refused=f"a clue points near it ({r.task.value}.{r.task.rules.elsewhere})"
                 )
             elif any(c in cand_up.clean and cand_up.depth.get(c, 99) > 0 for c in r.conditions):
                 out[candidate] = Outcome(refused="a kind of a condition the patient has")
@@ -387,13 +397,12 @@ class Justifier:
     def _pointer_reasons(
         self, r: Request, pointed: list[tuple[str, CitedEdge]], hood: frozenset[str]
     ) -> list[Justification]:
-        what = "clues (drugs started, findings seen)" if r.task is Task.DIAGNOSIS else "conditions"
         return [
             Justification(
-                rule=f"{r.task.value}.{_RULE[r.task]}",
+                rule=f"{r.task.value}.{r.task.rules.elsewhere}",
                 version=self.version,
-                reason=f"the {what} are known to point at {_names(pointed)}; none of "
-                "these lies in this option's neighbourhood",
+                reason=f"the {r.task.rules.clues} are known to point at {_names(pointed)}; "
+                "none of these lies in this option's neighbourhood",
                 edges=[e for _, e in pointed][:MAX_CITED],
                 sets=_sets(
                     clue_targets=sorted({t for t, _ in pointed}),
@@ -402,9 +411,6 @@ class Justifier:
                 ),
             )
         ]
-
-
-_RULE = {Task.DIAGNOSIS: "clues_elsewhere", Task.PROGNOSIS: "outcomes_elsewhere"}
 
 
 def _least(values: Iterable[int | None]) -> int | None:

@@ -4,8 +4,9 @@ models (docs/derivation.md, and ``schema.json`` written beside every output)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -21,6 +22,45 @@ class Task(StrEnum):
     DIAGNOSIS = "diagnosis"  # an encounter's findings and tests -> the diagnosis made there
     TREATMENT = "treatment"  # a diagnosed condition in context -> the drug given for it
     PROGNOSIS = "prognosis"  # an encounter -> the condition that followed in a later one
+
+    @property
+    def rules(self) -> TaskRules:
+        """How its distractors are justified (``TASK_RULES``)."""
+        return TASK_RULES[self]
+
+
+@dataclass(frozen=True)
+class TaskRules:
+    """How a task's distractor candidates are justified, declared with the task: the
+    justification (kgverify/derive/justify.py) reads it and knows no task. It sits here, not
+    in the task's ``qa.TASKS`` entry, because re-verification re-judges stored items through
+    ``justify.recheck_items`` and justify.py may not import qa.py (no import loops).
+
+    Attributes:
+        way: ``"drugs"``: the answer and candidates are drugs for the topic condition,
+            refuted by an indication near it or a class shared with its known treatments;
+            ``"pointers"``: candidates are concepts, refuted by a clue pointing near them.
+        elsewhere: the rule that the evidence lies elsewhere (the drug's indications,
+            where the clues point), recorded as ``<task>.<elsewhere>``.
+        contraindicated: the drug way's rule that the drug is contraindicated.
+        clues: what a pointer reason calls the clues ("the <clues> are known to point at").
+    """
+
+    way: Literal["drugs", "pointers"]
+    elsewhere: str
+    contraindicated: str = ""
+    clues: str = ""
+
+
+TASK_RULES: dict[Task, TaskRules] = {
+    Task.DIAGNOSIS: TaskRules(
+        "pointers", "clues_elsewhere", clues="clues (drugs started, findings seen)"
+    ),
+    Task.TREATMENT: TaskRules("drugs", "indications_elsewhere", contraindicated="contraindicated"),
+    Task.PROGNOSIS: TaskRules("pointers", "outcomes_elsewhere", clues="conditions"),
+}
+"""Each task's justification rules (docs/derivation.md); changing one is changing the
+rules: see ``justify.RULES_VERSION``."""
 
 
 class ContextFact(_Frozen):
