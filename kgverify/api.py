@@ -422,24 +422,30 @@ def link_relations_file(
     trajectories: Path | None = None,
     rejects_path: Path | None = None,
     rebuild_index: bool = False,
+    engine: str = "local",
     progress: Callable[[int], None] | None = None,
 ) -> LinkReport:
     """Link both mentions of every candidate relation in a JSONL file.
 
     Links against the loaded vocabularies and writes ``LinkedRelation`` JSONL to ``out``
     (replaced only when the run completes). ``trajectories`` (JSONL) gives note text for
-    abbreviations. Bad lines go, with their line number, to the rejects file.
+    abbreviations. Bad lines go, with their line number, to the rejects file. ``engine``
+    (``kgverify.engines.ENGINES``): "local", or "ray" to split each batch over Ray actors
+    (the same output).
 
     Raises:
-        ConfigError: ``relations`` does not exist.
+        ConfigError: ``relations`` does not exist, or ``engine`` is unknown.
         RejectThresholdError: more lines were rejected than ``max_reject_share`` allows.
     """
+    from kgverify.engines import ENGINES
     from kgverify.firstseen import FirstSeen
+    from kgverify.link.index import ensure_index
     from kgverify.link.model import write_linked
     from kgverify.link.relations import Contexts, LinkReport, link_relations
     from kgverify.verify.report import read_relations_any
 
     settings = settings or Settings()
+    run_on = ENGINES.pick(engine)
     report = LinkReport(out=str(out))
     contexts = Contexts.from_file(trajectories) if trajectories is not None else None
     with (
@@ -447,8 +453,9 @@ def link_relations_file(
         _graph(settings, graph) as g,
         FirstSeen() as seen,
     ):
-        linker = open_linker(settings, g, rebuild=rebuild_index)
-        try:
+        if rebuild_index:
+            ensure_index(g, settings, rebuild=True)
+        with run_on.linker(settings, g) as linker:
             linked = link_relations(
                 # A repeated relation_id is a rejected line: ids stay one relation each.
                 cast(
@@ -463,8 +470,6 @@ def link_relations_file(
                 progress=progress,
             )
             write_linked(linked, run.partial)
-        finally:
-            linker.index.close()
     report.rejects = run.rejects
     return report
 
@@ -572,6 +577,7 @@ def verify_relations_file(
     trajectories: Path | None = None,
     rejects_path: Path | None = None,
     write: bool = True,
+    engine: str = "local",
     progress: Callable[[int], None] | None = None,
 ) -> VerifyReport:
     """Verify every relation in a JSONL file and write ``Verdict`` JSONL to ``out``.
@@ -579,22 +585,23 @@ def verify_relations_file(
     ``relations`` holds candidate or linked relations (what is not linked is linked
     first). ``out`` is replaced only when the run completes; verdicts are written back to
     the graph as assertions unless ``write`` is false. Bad lines go, with their line
-    number, to the rejects file.
+    number, to the rejects file. ``engine`` as for :func:`link_relations_file` ("ray":
+    each batch split by patient over Ray actors, each writing its patients' assertions).
 
     Raises:
-        ConfigError: ``relations`` does not exist.
+        ConfigError: ``relations`` does not exist, or ``engine`` is unknown.
         RejectThresholdError: more lines were rejected than ``max_reject_share`` allows.
     """
     import time
 
+    from kgverify.engines import ENGINES
     from kgverify.firstseen import FirstSeen
-    from kgverify.link.relations import Contexts
     from kgverify.verify.model import Verdict, write_verdicts
     from kgverify.verify.report import VerifyReport, read_relations_any
 
     settings = settings or Settings()
+    run_on = ENGINES.pick(engine)
     report = VerifyReport(out=str(out))
-    contexts = Contexts.from_file(trajectories) if trajectories is not None else None
     started = time.perf_counter()
     with (
         _file_run(relations, out, rejects_path) as run,
@@ -619,7 +626,7 @@ def verify_relations_file(
             line = seen.line_of(verdict.relation_id)
             run.reject(line, f"assertion not written: {reason}", verdict.relation.model_dump_json())
 
-        with open_verifier(settings, g, write=write, contexts=contexts) as verifier:
+        with run_on.verifier(settings, g, write, trajectories) as verifier:
             verifier.on_refused = refused
             verdicts = verifier.iter_verify(good(), _relation_batch(settings))
             write_verdicts(report.count(verdicts), run.partial)
@@ -1150,8 +1157,10 @@ def pipeline(
 
     Every parameter is checked before anything runs (``kgverify.pipeline.PipelineConfig``):
     a wrong name or value is one :class:`~kgverify.errors.ConfigError` line naming it.
-    ``engine`` says how the stages run; "local" (this process, one stage after another) is
-    the only one so far. :func:`pipeline_from_config` reads the same parameters from TOML.
+    ``engine`` (``kgverify.engines.ENGINES``) says where linking and verification run:
+    "local" (this process) or "ray" (each batch split over Ray actors; settings
+    ``ray_address``, ``ray_workers``); the outputs are the same.
+    :func:`pipeline_from_config` reads the same parameters from TOML.
 
     >>> report = pipeline(source="omop", source_path=sample_path("omop", "eunomia_sample"),
     ...                   out=Path("run"), tasks=["treatment"], facts=False)
@@ -1184,6 +1193,7 @@ def pipeline_from_config(
     *,
     settings: Settings | None = None,
     graph: Graph | None = None,
+    engine: str | None = None,
     progress: ProgressFactory | None = None,
 ) -> PipelineReport:
     """:func:`pipeline` with its parameters read from the TOML file ``path``.
@@ -1191,14 +1201,18 @@ def pipeline_from_config(
     The keys are the same; relative paths start at the file's folder. An unknown key, a
     missing one or a bad value is one :class:`~kgverify.errors.ConfigError` line naming the
     key. The connection and the other settings come from ``settings`` (default: the environment and
-    ``kgverify.toml``, docs/configuration.md), not from this file.
+    ``kgverify.toml``, docs/configuration.md), not from this file. ``engine``, when given,
+    replaces the file's.
 
     >>> report = pipeline_from_config("run.toml")
     >>> report.link[0].by_status, report.derive.qa.written
     """
+    from kgverify.engines import ENGINES
     from kgverify.pipeline import read_pipeline_config
 
     config = read_pipeline_config(Path(path))
+    if engine is not None:
+        config = config.model_copy(update={"engine": ENGINES.check(engine)})
     return _run_pipeline(config, settings or Settings(), graph, progress)
 
 
@@ -1237,11 +1251,20 @@ def _run_pipeline(
             ),
         ]
         linked = [
-            link_relations_file(source, out / name, settings=settings, graph=g, trajectories=notes)
+            link_relations_file(
+                source,
+                out / name,
+                settings=settings,
+                graph=g,
+                trajectories=notes,
+                engine=config.engine,
+            )
             for source, notes, name, _ in inputs
         ]
         verified = [
-            verify_relations_file(Path(report.out), out / name, settings=settings, graph=g)
+            verify_relations_file(
+                Path(report.out), out / name, settings=settings, graph=g, engine=config.engine
+            )
             for report, (*_, name) in zip(linked, inputs, strict=True)
         ]
         qa = derive_qa(out / "qa", settings=settings, graph=g, tasks=config.tasks)

@@ -251,6 +251,24 @@ def _qa_tasks() -> Iterable[str]:
     return TASKS
 
 
+def _engines() -> Iterable[str]:
+    from kgverify.engines import ENGINES
+
+    return ENGINES
+
+
+def engine_option(default: str | None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--engine``: where the batches of linking and verification run (docs/scale.md)."""
+    return click.option(
+        "--engine",
+        type=RegistryChoice(_engines),
+        default=default,
+        show_default=default is not None,
+        help="Where batches run: local (this process) or ray (split over Ray actors; "
+        "settings ray_address, ray_workers). The output is the same.",
+    )
+
+
 class _SourcesHelp(click.Command):
     """A command whose help says ``SOURCE is {sources}.``: each EHR source with what its
     PATH is, from the registry, filled in when the help is shown."""
@@ -897,6 +915,7 @@ def print_extract_result(result: dict[str, Any]) -> None:
     setting="link_margin",
 )
 @click.option("--rebuild-index", is_flag=True, help="Rebuild the linker index from the graph.")
+@engine_option("local")
 @rejects_option
 @json_option
 def link_command(
@@ -906,6 +925,7 @@ def link_command(
     threshold: float | None,
     margin: float | None,
     rebuild_index: bool,
+    engine: str,
     rejects: Path | None,
     as_json: bool,
 ) -> None:
@@ -927,6 +947,7 @@ def link_command(
             trajectories=trajectories,
             rejects_path=rejects,
             rebuild_index=rebuild_index,
+            engine=engine,
             progress=step,
         )
     result = report.model_dump()
@@ -990,6 +1011,7 @@ def print_link_report(result: dict[str, Any]) -> None:
     "--no-write", is_flag=True, help="Judge only; do not write assertions back to the graph."
 )
 @policy_options
+@engine_option("local")
 @rejects_option
 @json_option
 def verify_command(
@@ -1000,6 +1022,7 @@ def verify_command(
     accept: str | None,
     min_score: str | None,
     min_confidence: str | None,
+    engine: str,
     rejects: Path | None,
     as_json: bool,
 ) -> None:
@@ -1023,6 +1046,7 @@ def verify_command(
             trajectories=trajectories,
             rejects_path=rejects,
             write=not no_write,
+            engine=engine,
             progress=step,
         )
     result = report.model_dump()
@@ -2139,8 +2163,9 @@ def sample_command(as_json: bool) -> None:
 
 @cli.command("run")
 @click.argument("config", type=click.Path(path_type=Path))
+@engine_option(None)
 @json_option
-def run_command(config: Path, as_json: bool) -> None:
+def run_command(config: Path, engine: str | None, as_json: bool) -> None:
     """Run the whole chain as CONFIG says: a TOML file of `api.pipeline`'s parameters.
 
     Its keys: source, source_path, out (required); vocabularies (name = release folder,
@@ -2148,12 +2173,14 @@ def run_command(config: Path, as_json: bool) -> None:
     relation files to link and verify), tasks, facts, dialogues, engine. Relative paths
     start at the file's folder; every value is checked before anything runs (README.md,
     "Python API"). The connection and other settings come from the environment and
-    kgverify.toml, as for every command.
+    kgverify.toml, as for every command. --engine overrides the file's engine.
     """
     from kgverify.api import pipeline_from_config
 
     progress = None if as_json else rich_progress
-    result = pipeline_from_config(config, settings=Settings(), progress=progress).model_dump()
+    result = pipeline_from_config(
+        config, settings=Settings(), engine=engine, progress=progress
+    ).model_dump()
     emit(result, as_json, lambda: print_pipeline_report(result))
 
 

@@ -248,6 +248,14 @@ class Settings(BaseSettings):
         le=64,
         description="rule reads sent at once (separate sessions)",
     )
+    ray_address: str | None = Field(
+        default=None,
+        description="the ray engine: a cluster to join ('auto', 'ray://host:10001'); "
+        "None starts a local Ray with ray_workers CPUs",
+    )
+    ray_workers: int = Field(
+        default=2, ge=1, le=1024, description="the ray engine: actors per stage (one CPU each)"
+    )
     derive_seed: int = Field(default=13, description="seed of splits and distractor choice")
     derive_options: int = Field(default=4, ge=2, le=10, description="options per QA item")
     derive_splits: dict[str, float] = Field(

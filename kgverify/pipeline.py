@@ -30,6 +30,7 @@ from kgverify.derive.model import DeriveReport, FactsReport, Task
 from kgverify.dialogue.model import DialogueReport
 from kgverify.ehr.report import SourceIngestReport
 from kgverify.ehr.sources import EHR_SOURCES
+from kgverify.engines import ENGINES
 from kgverify.errors import ConfigError
 from kgverify.extract.registry import EXTRACTORS
 from kgverify.extract.run import ExtractReport
@@ -38,10 +39,6 @@ from kgverify.link.relations import LinkReport
 from kgverify.verify.report import VerifyReport
 from loaders import LOADERS
 from loaders.report import LoadReport
-
-# How the stages run. Only "local" (this process, one stage after another) today; a
-# distributed engine is one more name here and one more branch in ``api.pipeline``.
-ENGINES = ("local",)
 
 
 def _resolved(path: Path, info: ValidationInfo) -> Path:
@@ -151,9 +148,7 @@ class PipelineConfig(BaseModel):
     @field_validator("engine")
     @classmethod
     def _engine(cls, value: str) -> str:
-        if value not in ENGINES:
-            raise ValueError(f"unknown engine {value!r} (known: {', '.join(ENGINES)})")
-        return value
+        return _registered(ENGINES.check, value)
 
     @model_validator(mode="after")
     def _together(self) -> PipelineConfig:

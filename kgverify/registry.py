@@ -12,6 +12,7 @@ the objects themselves (no names of modules in strings):
 | extractors | ``kgverify.extract.registry.EXTRACTORS`` | what builds the extractor |
 | QA tasks | ``kgverify.derive.qa.TASKS`` | the candidate function, distractor pool kinds |
 | verification rules | ``kgverify.verify.rules.RULES`` | the ``Rule`` |
+| engines | ``kgverify.engines.ENGINES`` | what opens a file run's linker and verifier |
 
 ``RULES`` stays the tuple it was: a rule is named by its query file, the tuple's order
 breaks ties between rules, and no command or API call takes a rule by name, so it needs

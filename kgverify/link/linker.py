@@ -175,6 +175,10 @@ class Linker:
         )
         return cls(index, LinkParams.from_settings(settings), graph)
 
+    @property
+    def index_key(self) -> str:
+        return self.index.info.key
+
     def link(self, queries: Sequence[MentionQuery]) -> list[MentionLink]:
         """Link a batch; one result per query, in order."""
         work = [self._prepare(q) for q in queries]

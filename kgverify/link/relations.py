@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import Protocol
 
 from pydantic import BaseModel, Field
 
@@ -16,7 +17,7 @@ from kgverify.ehr.model import Trajectory
 from kgverify.errors import ConfigError
 from kgverify.extract.relation import CandidateRelation, Mention
 from kgverify.jsonl import BadLine, read_models_or_rejects
-from kgverify.link.linker import Linker, MentionQuery
+from kgverify.link.linker import MentionQuery
 from kgverify.link.model import LinkedRelation, MentionLink
 from kgverify.link.slots import Slot, slot_kinds
 
@@ -38,6 +39,31 @@ class LinkReport(BaseModel):
     index: str = ""
     out: str = ""
     rejects: str | None = None
+
+    def add(self, other: LinkReport) -> None:
+        """Add the counts of a run done elsewhere (an engine's actor) to these; the runs
+        went side by side, so the time is the longer one."""
+        self.read += other.read
+        self.rejected += other.rejected
+        self.linked_relations += other.linked_relations
+        self.both_linked += other.both_linked
+        self.expanded += other.expanded
+        self.by_status = dict(sorted((Counter(self.by_status) + Counter(other.by_status)).items()))
+        self.by_method = dict(sorted((Counter(self.by_method) + Counter(other.by_method)).items()))
+        self.index = self.index or other.index
+        self.seconds = max(self.seconds, other.seconds)
+        mentions = 2 * self.linked_relations
+        self.mentions_per_second = round(mentions / self.seconds, 1) if self.seconds else 0.0
+
+
+class BatchLinker(Protocol):
+    """What linking a relation stream needs: a batch call, one result per query in order,
+    and the key of the index it links against (a ``Linker``, or an engine's fan-out)."""
+
+    @property
+    def index_key(self) -> str: ...
+
+    def link(self, queries: Sequence[MentionQuery]) -> list[MentionLink]: ...
 
 
 class Contexts:
@@ -93,7 +119,7 @@ def _query(relation: CandidateRelation, slot: Slot, context: str | None) -> Ment
 
 def link_relations(
     relations: Iterable[CandidateRelation | tuple[int, str] | tuple[int, str, str]],
-    linker: Linker,
+    linker: BatchLinker,
     report: LinkReport,
     *,
     contexts: Contexts | None = None,
@@ -107,7 +133,7 @@ def link_relations(
     started = time.perf_counter() - report.seconds
     statuses: Counter[str] = Counter(report.by_status)
     methods: Counter[str] = Counter(report.by_method)
-    report.index = linker.index.info.key
+    report.index = linker.index_key
     batch: list[CandidateRelation] = []
 
     def flush() -> Iterator[LinkedRelation]:

@@ -1,11 +1,12 @@
 """The command line's output on the sample run: the main reports (load, link, verify,
-derive, audit) readable at 80 columns, `prov --json`, `graph reset --json`. The module's
+derive, audit) readable at 80 columns, `kgverify run --engine ray` giving the same outputs,
+`prov --json`, `graph reset --json`. The module's
 last test empties the graph."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
 
@@ -13,7 +14,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from kgverify.api import graph_summary, sample_path, sample_pipeline
+from kgverify.api import SAMPLE_EHR, graph_summary, sample_path, sample_pipeline
 from kgverify.cli import (
     cli,
     print_derive_report,
@@ -85,6 +86,78 @@ def test_the_sample_is_one_pipeline_run(run: PipelineReport, sample_settings: Se
         "RXNORM@2025-01-06",
     ]
     assert PipelineReport.model_validate_json(run.model_dump_json()) == run
+
+
+# -- the ray engine gives the local path's outputs byte for byte: the sample's whole chain run
+# by `kgverify run CONFIG --engine ray` on a real local Ray (two actors, one CPU each) against
+# the module's run, every output file compared (docs/scale.md).
+
+# Report fields that say when, how fast or where, not what.
+VOLATILE = {
+    "out",
+    "seconds",
+    "relations_per_second",
+    "mentions_per_second",
+    "turns_per_second",
+    "rejects",
+}
+
+
+@pytest.fixture(scope="module")
+def ray_stopped() -> Iterator[None]:
+    """Ray is started by the engine inside this process; it is stopped after the module."""
+    yield
+    import ray
+
+    ray.shutdown()
+
+
+def _what(report: object) -> object:
+    """A report's counts, without the fields that differ between any two runs."""
+    if isinstance(report, dict):
+        return {k: _what(v) for k, v in report.items() if k not in VOLATILE}
+    if isinstance(report, list):
+        return [_what(v) for v in report]
+    return report
+
+
+def test_kgverify_run_on_ray_gives_the_local_outputs(
+    run: PipelineReport,
+    sample_settings: Settings,
+    cli_env: Settings,
+    tmp_path: Path,
+    ray_stopped: None,
+) -> None:
+    here = sample_settings.cache_dir / "sample"
+    kind, parts = SAMPLE_EHR
+    # No vocabularies: the releases the module's run loaded stay, and with them the index key
+    # every linked mention records.
+    config = tmp_path / "run.toml"
+    config.write_text(
+        f'source = "{kind}"\nsource_path = "{sample_path(*parts)}"\nout = "out"\n'
+        f'dialogues = "{here / "dialogues.jsonl"}"\n'
+        f'[[relations]]\npath = "{sample_path("relations", "llm_style.jsonl")}"\n'
+        f'trajectories = "{sample_path("relations", "llm_style_trajectories.jsonl")}"\n'
+    )
+    env = {"KGVERIFY_CACHE_DIR": str(sample_settings.cache_dir), "KGVERIFY_RAY_WORKERS": "2"}
+    done = CliRunner().invoke(cli, ["run", str(config), "--engine", "ray", "--json"], env=env)
+    assert done.exit_code == 0, done.output
+    on_ray = PipelineReport.model_validate(json.loads(done.stdout))
+
+    got, expected = on_ray.model_dump(), run.model_dump()
+    for name in ("link", "verify", "derive", "dialogues"):
+        assert _what(got[name]) == _what(expected[name]), name
+    assert all(v.written for v in on_ray.verify)
+    assert on_ray.link[0].index == run.link[0].index
+
+    there = tmp_path / "out"
+    # The dialogue file is the run's input, kept beside the sample's outputs.
+    outputs = sorted(p.relative_to(here) for p in here.rglob("*") if p.is_file())
+    outputs.remove(Path("dialogues.jsonl"))
+    assert sorted(p.relative_to(there) for p in there.rglob("*") if p.is_file()) == outputs
+    assert {"linked.jsonl", "verdicts.jsonl", "linked_llm_style.jsonl"} <= {p.name for p in outputs}
+    differing = [p for p in outputs if (here / p).read_bytes() != (there / p).read_bytes()]
+    assert differing == []
 
 
 def test_audit_output_fits_80_columns(

@@ -55,6 +55,8 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("derive", ("kgverify.derive", "kgverify.dialogue")),
     ("audit", ("kgverify.audit",)),
     ("review", ("kgverify.review.export", "kgverify.review.importer", "kgverify.review.pages")),
+    # Where linking and verification batches run (local, Ray): above every stage they open.
+    ("engines", ("kgverify.engines",)),
     # The whole run's parameters and report (api.pipeline): every stage's report in one.
     ("pipeline", ("kgverify.pipeline",)),
     ("api", ("kgverify.api",)),

@@ -50,7 +50,7 @@ def test_a_good_file_reads_with_its_folder_as_the_base(tmp_path: Path) -> None:
     [
         ('extractr = "template"\n', "unknown key 'extractr' (did you mean 'extractor'?)"),
         ('extractor = "gpt"\n', "extractor: unknown extractor 'gpt' (known: template, openai"),
-        ('engine = "ray"\n', "engine: unknown engine 'ray' (known: local)"),
+        ('engine = "spark"\n', "engine: unknown engine 'spark' (known: local, ray)"),
         ("concurrency = 0\n", "concurrency: Input should be greater than or equal to 1"),
         ('tasks = "treatment"\n', "tasks: Input should be a valid list"),
         ('tasks = ["triage"]\n', "tasks: unknown task 'triage' (known: diagnosis"),
@@ -84,8 +84,8 @@ def test_dialogues_need_fact_sheets(tmp_path: Path) -> None:
 
 
 def test_keyword_arguments_get_the_same_checks(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match=r"^pipeline: engine: unknown engine 'ray'"):
-        pipeline(source="omop", source_path=SOURCE, out=tmp_path, engine="ray", settings=NOWHERE)
+    with pytest.raises(ConfigError, match=r"^pipeline: engine: unknown engine 'spark'"):
+        pipeline(source="omop", source_path=SOURCE, out=tmp_path, engine="spark", settings=NOWHERE)
     with pytest.raises(ConfigError, match=r"^pipeline: relations: two files named 'a'"):
         (tmp_path / "a.jsonl").write_text("")
         (tmp_path / "sub").mkdir()

@@ -21,6 +21,7 @@ from kgverify.derive.qa import TASKS
 from kgverify.ehr.common import Ledger, SourceError
 from kgverify.ehr.model import SourceName
 from kgverify.ehr.sources import EHR_SOURCES
+from kgverify.engines import ENGINES
 from kgverify.extract.registry import EXTRACTORS
 from kgverify.registry import Registry, UnknownNameError
 from kgverify.rows import RejectSink
@@ -36,6 +37,7 @@ REGISTRIES: dict[str, Registry[typing.Any]] = {
     "EHR source": EHR_SOURCES,
     "extractor": EXTRACTORS,
     "task": TASKS,
+    "engine": ENGINES,
 }
 
 
@@ -90,6 +92,9 @@ def test_every_registry_is_nonempty_and_described() -> None:
         (EXTRACTORS, "extractor", ("extract",)),
         (TASKS, "tasks", ("derive", "qa")),
         (TASKS, "tasks", ("review", "export")),
+        (ENGINES, "engine", ("link",)),
+        (ENGINES, "engine", ("verify",)),
+        (ENGINES, "engine", ("run",)),
     ],
 )
 def test_cli_choices_are_the_registry(
@@ -114,6 +119,7 @@ def test_ingest_help_names_every_source_with_its_path() -> None:
         (["ingest", "nope", "."], "omop"),
         (["extract", "--extractor", "nope", "omop", "."], "template"),
         (["derive", "qa", "--task", "nope", "-o", "out"], "diagnosis"),
+        (["run", "run.toml", "--engine", "nope"], "'local', 'ray'"),
     ],
 )
 def test_cli_refuses_an_unknown_name_in_one_line(args: list[str], what: str) -> None:
@@ -173,6 +179,23 @@ def test_api_tasks_are_the_registry(tmp_path: Path) -> None:
         assert str(err.value) == "unknown task 'nope' (known: diagnosis, treatment, prognosis)"
 
 
+def test_api_refuses_an_unknown_engine(tmp_path: Path) -> None:
+    settings = Settings(cache_dir=tmp_path)
+    calls: list[Callable[[], object]] = [
+        lambda: api.link_relations_file(tmp_path / "r.jsonl", tmp_path / "l.jsonl", engine="nope"),
+        lambda: api.verify_relations_file(
+            tmp_path / "r.jsonl", tmp_path / "v.jsonl", engine="nope"
+        ),
+        lambda: api.pipeline_from_config(tmp_path / "run.toml", settings=settings, engine="nope"),
+    ]
+    (tmp_path / "run.toml").write_text(f'source = "omop"\nsource_path = "{OMOP}"\nout = "o"\n')
+    for call in calls:
+        with pytest.raises(UnknownNameError) as err:
+            call()
+        assert str(err.value) == "unknown engine 'nope' (known: local, ray)"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.toml"]  # nothing written
+
+
 def test_rules_are_named_once_and_have_their_query() -> None:
     names = [rule.name for rule in RULES]
     assert len(set(names)) == len(names)
@@ -207,3 +230,23 @@ def test_docs_list_the_tasks() -> None:
 def test_docs_list_the_rules() -> None:
     rows = _table("verification.md", "## Rules")
     assert [(r[0], r[1]) for r in rows] == [(x.name, f"{x.name}.cypher") for x in RULES]
+
+
+def test_docs_list_the_engines() -> None:
+    rows = _table("scale.md", "## Engines")
+    assert {r[0]: r[1] for r in rows} == ENGINES.describe()
+
+
+def test_the_readme_names_each_registry_in_full() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    named = {
+        "load": (r"kgverify load ([\w|]+) PATH", LOADERS),
+        "ingest": (r"kgverify ingest ([\w|]+) SOURCE", EHR_SOURCES),
+        "trajectories": (r"kgverify trajectories ([\w|]+) SOURCE", EHR_SOURCES),
+        "extract": (r"--extractor ([\w|]+)\]", EXTRACTORS),
+    }
+    for what, (pattern, registry) in named.items():
+        found = re.findall(pattern, text)
+        assert found, what
+        for names in found:
+            assert names.split("|") == list(registry), what

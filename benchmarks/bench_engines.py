@@ -1,0 +1,191 @@
+"""Linking and verification (with write-back) by each engine in the same run: the local
+path, and Ray with 1 and 2 workers (docs/scale.md). Writes JSON and prints Markdown.
+
+    python -m benchmarks.bench_engines --patients 1000 --rounds 2 \\
+        --json docs/benchmarks/engines.json
+
+(Run it as a module from the repository root; see bench_verify.py.)
+
+- Graph: the three shipped sample releases in a fresh local Neo4j, and ``--patients``
+  patients of ``synth_ehr.py`` (the sample OMOP CDM multiplied with shifted ids and dates)
+  ingested through ``ingest_source``; their template relations extracted once.
+- Per engine and round (engines alternate within a round): ``link_relations_file`` then
+  ``verify_relations_file`` with write-back, exactly what ``kgverify link`` and ``kgverify
+  verify`` run, timed whole: for Ray that includes starting the actors and each actor
+  loading the index (the local Ray itself is started once, before, and timed apart).
+- The outputs of every engine are compared byte for byte with the local path's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks.synth_ehr import write_omop
+from kgverify.api import (
+    SAMPLE_RELEASES,
+    extract_relations,
+    ingest_source,
+    link_relations_file,
+    load_vocabulary,
+    sample_path,
+    verify_relations_file,
+)
+from kgverify.config import Settings
+from kgverify.engines.on_ray import start_ray
+from kgverify.graph import Graph
+from kgverify.server import LocalServer
+
+VARIANTS: list[tuple[str, str, int]] = [
+    ("local", "local", 0),
+    ("ray-1", "ray", 1),
+    ("ray-2", "ray", 2),
+]
+
+
+def run_variant(
+    graph: Graph, settings: Settings, relations: Path, out: Path, engine: str, workers: int
+) -> dict[str, Any]:
+    s = settings.model_copy(update={"ray_workers": max(1, workers)})
+    started = time.perf_counter()
+    linked = link_relations_file(
+        relations, out / "linked.jsonl", settings=s, graph=graph, engine=engine
+    )
+    link_s = time.perf_counter() - started
+    started = time.perf_counter()
+    verified = verify_relations_file(
+        out / "linked.jsonl", out / "verdicts.jsonl", settings=s, graph=graph, engine=engine
+    )
+    verify_s = time.perf_counter() - started
+    return {
+        "relations": verified.verified,
+        "written": verified.written,
+        "link_s": round(link_s, 2),
+        "verify_s": round(verify_s, 2),
+        "link_relations_per_s": round(linked.linked_relations / link_s, 1),
+        "verify_relations_per_s": round(verified.verified / verify_s, 1),
+        "chain_relations_per_s": round(verified.verified / (link_s + verify_s), 1),
+    }
+
+
+def summarize(
+    runs: dict[str, list[dict[str, Any]]], identical: dict[str, bool]
+) -> dict[str, dict[str, Any]]:
+    """Per engine, the median of each timing over the rounds, and whether its outputs were
+    the local path's in every round."""
+    return {
+        name: {
+            key: round(statistics.median(r[key] for r in rows), 1)
+            for key in rows[0]
+            if key not in ("relations", "written")
+        }
+        | {"identical": identical[name]}
+        for name, rows in runs.items()
+    }
+
+
+def markdown(meta: dict[str, Any], summary: dict[str, dict[str, Any]]) -> str:
+    lines = [
+        f"{meta['relations']:,} template relations of {meta['patients']:,} synthetic patients; "
+        f"median of {meta['rounds']} rounds; load average {meta['load']} at the start.",
+        "",
+        "| engine | link s | verify s (write-back) | link relations/s | verify relations/s "
+        "| link + verify relations/s | outputs = local |",
+        "|---|---:|---:|---:|---:|---:|---|",
+    ]
+    for name, row in summary.items():
+        lines.append(
+            f"| {name} | {row['link_s']} | {row['verify_s']} | {row['link_relations_per_s']:,} "
+            f"| {row['verify_relations_per_s']:,} | {row['chain_relations_per_s']:,} "
+            f"| {row['identical']} |"
+        )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--patients", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--port", type=int, default=7797)
+    parser.add_argument("--heap", default="2g")
+    parser.add_argument("--pagecache", default="1g")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="kgverify-bench-engines-"))
+    settings = Settings().model_copy(
+        update={
+            "neo4j_home": work / "home",
+            "bolt_port": args.port,
+            "neo4j_uri": None,
+            "cache_dir": work / "cache",
+            "neo4j_heap": args.heap,
+            "neo4j_pagecache": args.pagecache,
+        }
+    )
+    meta: dict[str, Any] = {
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "cpus": os.cpu_count(),
+        "load": round(os.getloadavg()[0], 2),
+        "python": platform.python_version(),
+        "commit": subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+        ).stdout.strip(),
+        "patients": args.patients,
+        "rounds": args.rounds,
+    }
+    server = LocalServer(settings)
+    server.start()
+    runs: dict[str, list[dict[str, Any]]] = {name: [] for name, _, _ in VARIANTS}
+    identical: dict[str, bool] = {name: True for name, _, _ in VARIANTS}
+    try:
+        with Graph.connect(settings) as graph:
+            for name, parts in SAMPLE_RELEASES.items():
+                load_vocabulary(name, sample_path(*parts), settings=settings, graph=graph)
+            ehr = work / "omop"
+            write_omop(ehr, 0, args.patients)
+            started = time.perf_counter()
+            ingest_source("omop", ehr, settings=settings, graph=graph)
+            meta["ingest_s"] = round(time.perf_counter() - started, 1)
+            relations = work / "relations.jsonl"
+            extract_relations("omop", ehr, relations, settings=settings)
+            started = time.perf_counter()
+            start_ray(settings)
+            meta["ray_start_s"] = round(time.perf_counter() - started, 1)
+            for round_ in range(args.rounds):
+                for name, engine, workers in VARIANTS:
+                    out = work / name
+                    out.mkdir(exist_ok=True)
+                    result = run_variant(graph, settings, relations, out, engine, workers)
+                    runs[name].append(result)
+                    print(json.dumps({"round": round_, "engine": name, **result}), flush=True)
+                for name, _, _ in VARIANTS:
+                    for file in ("linked.jsonl", "verdicts.jsonl"):
+                        same = (work / name / file).read_bytes() == (
+                            work / "local" / file
+                        ).read_bytes()
+                        identical[name] = identical[name] and same
+            meta["relations"] = runs["local"][0]["relations"]
+    finally:
+        server.stop()
+    summary = summarize(runs, identical)
+    meta["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+    print(markdown(meta, summary))
+    if args.json:
+        args.json.write_text(
+            json.dumps({"meta": meta, "runs": runs, "summary": summary}, indent=2) + "\n"
+        )
+    shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,105 @@
+"""How the per-relation stages of a file run: linking and verification in this process
+("local", the default) or fanned out to Ray actors ("ray", the ``kgverify[ray]`` extra).
+
+An engine opens the two things a file run needs, a :class:`BatchLinker` for
+``link_relations_file`` and a :class:`FileVerifier` for ``verify_relations_file``. Reading
+the input, rejecting bad lines with their numbers, counting and writing the output stay
+with the file run, in this process, whatever the engine: an engine changes where a batch
+is worked on, never what is read, kept or written, so its outputs are the local path's
+byte for byte (``tests/e2e/test_cli_output.py``). ``ENGINES`` is the registry; the pipeline's
+config check, the CLI's ``--engine`` and the docs read it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from kgverify.config import Settings
+from kgverify.graph.driver import Graph
+from kgverify.graph.schema import ensure_schema
+from kgverify.link.linker import Linker
+from kgverify.link.relations import BatchLinker, Contexts, LinkReport
+from kgverify.registry import Entry, Registry
+from kgverify.verify.model import Verdict
+from kgverify.verify.verifier import Relation, Verifier
+
+
+class FileVerifier(Protocol):
+    """What verifying a relation stream needs: verdicts in input order, the write-back's
+    counts, and a hook for verdicts whose assertion the database refused."""
+
+    on_refused: Callable[[Verdict, str], None] | None
+    written: int
+    not_written: int
+    not_written_reasons: Counter[str]
+    unknown_patients: int
+    unknown_encounters: int
+    link_report: LinkReport
+
+    def iter_verify(
+        self, relations: Iterable[Relation], batch_size: int = ...
+    ) -> Iterator[Verdict]: ...
+
+
+@dataclass(frozen=True)
+class Engine:
+    """Opens the linker and the verifier of a file run; both are closed on leaving."""
+
+    # (settings, graph) -> the linker
+    linker: Callable[[Settings, Graph], AbstractContextManager[BatchLinker]]
+    # (settings, graph, write back, trajectories JSONL for abbreviations) -> the verifier
+    verifier: Callable[[Settings, Graph, bool, Path | None], AbstractContextManager[FileVerifier]]
+
+
+@contextmanager
+def local_linker(settings: Settings, graph: Graph) -> Iterator[BatchLinker]:
+    """The graph's linker in this process."""
+    linker = Linker.open(settings, graph)
+    try:
+        yield linker
+    finally:
+        linker.index.close()
+
+
+@contextmanager
+def local_verifier(
+    settings: Settings, graph: Graph, write: bool, trajectories: Path | None
+) -> Iterator[FileVerifier]:
+    """A verifier in this process."""
+    if write:
+        ensure_schema(graph)
+    contexts = Contexts.from_file(trajectories) if trajectories is not None else None
+    with Verifier(graph, settings, write=write, contexts=contexts) as verifier:
+        yield verifier
+
+
+def _ray_linker(settings: Settings, graph: Graph) -> AbstractContextManager[BatchLinker]:
+    from kgverify.engines.on_ray import ray_linker
+
+    return ray_linker(settings, graph)
+
+
+def _ray_verifier(
+    settings: Settings, graph: Graph, write: bool, trajectories: Path | None
+) -> AbstractContextManager[FileVerifier]:
+    from kgverify.engines.on_ray import ray_verifier
+
+    return ray_verifier(settings, graph, write, trajectories)
+
+
+ENGINES: Registry[Engine] = Registry(
+    "engine",
+    [
+        Entry("local", Engine(local_linker, local_verifier), "this process, one batch at a time"),
+        Entry(
+            "ray",
+            Engine(_ray_linker, _ray_verifier),
+            "each batch split over Ray actors, ray_workers of them (pip install 'kgverify[ray]')",
+        ),
+    ],
+)

@@ -1,0 +1,238 @@
+"""The "ray" engine: every batch the local path would work on is split over Ray actors,
+worked on at once and put back in input order.
+
+Each actor opens its own connection and loads the linker index once (the driver makes
+sure the index is built first, so actors never race to build it). Verification batches
+are split by patient: every assertion of a patient is written by one actor, so no two
+writers create the same assertion or lock the same patient node; concept nodes are shared,
+and a deadlock between writers is a transient error the driver's managed transactions
+retry. Ray Core actors rather than a Ray Data pipeline: the file run reads, rejects (with
+line numbers) and writes on the driver, and a split per batch keeps each batch's order and
+write partition exact, which is what makes the outputs the local path's byte for byte.
+
+``ray_address`` None starts a local Ray with ``ray_workers`` CPUs (in a test:
+``ray.init(num_cpus=2)``); ``"auto"`` or ``"ray://head:10001"`` joins a cluster whose
+workers have kgverify installed and reach the same Neo4j (docs/scale.md).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import zlib
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from kgverify.config import Settings
+from kgverify.errors import ConfigError
+from kgverify.graph.driver import Graph, batched
+from kgverify.graph.schema import ensure_schema
+from kgverify.link.index import IndexInfo, ensure_index
+from kgverify.link.linker import Linker, MentionQuery
+from kgverify.link.model import LinkedRelation, MentionLink
+from kgverify.link.relations import BatchLinker, Contexts, LinkReport
+from kgverify.verify.model import Verdict
+from kgverify.verify.verifier import Relation, Verifier
+
+log = logging.getLogger(__name__)
+
+
+def start_ray(settings: Settings) -> ModuleType:
+    """The ``ray`` module, connected: to ``ray_address``, or a local Ray started once per
+    process with ``ray_workers`` CPUs, or the machine's count if more (a later run in the
+    same process may ask for more actors: each holds a CPU while it lives)."""
+    try:
+        import ray
+    except ImportError:
+        raise ConfigError("the ray engine needs Ray: pip install 'kgverify[ray]'") from None
+    if not ray.is_initialized():
+        if settings.ray_address:
+            ray.init(address=settings.ray_address, logging_level=logging.WARNING)
+        else:
+            # A Ray of our own, for this process only: its notices are not the user's.
+            ray.init(
+                num_cpus=max(settings.ray_workers, os.cpu_count() or 1),
+                include_dashboard=False,
+                logging_level=logging.ERROR,
+            )
+    return ray
+
+
+class _Pool:
+    """``size`` actors of one class; ``map`` sends chunk i to actor i and waits for all."""
+
+    def __init__(self, ray: ModuleType, cls: type, size: int, *args: Any) -> None:
+        self.ray = ray
+        remote = ray.remote(num_cpus=1)(cls)
+        self.actors = [remote.remote(*args) for _ in range(size)]
+
+    def map(self, method: str, chunks: Sequence[Sequence[Any]]) -> list[Any]:
+        refs = [
+            getattr(actor, method).remote(list(chunk))
+            for actor, chunk in zip(self.actors, chunks, strict=True)
+            if chunk
+        ]
+        done = iter(self.ray.get(refs))
+        return [next(done) if chunk else None for chunk in chunks]
+
+    def each(self, method: str) -> list[Any]:
+        return list(self.ray.get([getattr(actor, method).remote() for actor in self.actors]))
+
+    def close(self) -> None:
+        for actor in self.actors:
+            self.ray.kill(actor)
+
+
+def _contiguous(items: Sequence[Any], parts: int) -> list[Sequence[Any]]:
+    size = max(1, -(-len(items) // parts))
+    return [items[i * size : (i + 1) * size] for i in range(parts)]
+
+
+# -- linking --------------------------------------------------------------------------------
+
+
+class LinkActor:
+    """One actor's linker: its own connection (codes are mapped through the graph) and its
+    own copy of the index, loaded once."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.graph = Graph.connect(settings)
+        self.linker = Linker.open(settings, self.graph)
+
+    def link(self, queries: list[MentionQuery]) -> list[MentionLink]:
+        return self.linker.link(queries)
+
+
+class RayLinker:
+    """A :class:`BatchLinker` whose batches are split, in order, over the actors."""
+
+    def __init__(self, pool: _Pool, index_key: str) -> None:
+        self.pool = pool
+        self._key = index_key
+
+    @property
+    def index_key(self) -> str:
+        return self._key
+
+    def link(self, queries: Sequence[MentionQuery]) -> list[MentionLink]:
+        parts = self.pool.map("link", _contiguous(queries, len(self.pool.actors)))
+        return [link for part in parts if part is not None for link in part]
+
+
+@contextmanager
+def ray_linker(settings: Settings, graph: Graph) -> Iterator[BatchLinker]:
+    """Linking on ``ray_workers`` actors; the index is built here first when needed."""
+    directory = ensure_index(graph, settings)
+    key = IndexInfo.model_validate_json((directory / "meta.json").read_text()).key
+    pool = _Pool(start_ray(settings), LinkActor, settings.ray_workers, settings)
+    try:
+        yield RayLinker(pool, key)
+    finally:
+        pool.close()
+
+
+# -- verification ---------------------------------------------------------------------------
+
+_COUNTS = ("written", "not_written", "unknown_patients", "unknown_encounters")
+
+
+class VerifyActor:
+    """One actor's verifier, with its own connection; it reports what it counted per batch
+    and which verdicts the database refused, by relation id."""
+
+    def __init__(self, settings: Settings, write: bool, trajectories: Path | None) -> None:
+        self.graph = Graph.connect(settings)
+        contexts = Contexts.from_file(trajectories) if trajectories is not None else None
+        self.verifier = Verifier(self.graph, settings, write=write, contexts=contexts)
+        self.refused: list[tuple[str, str]] = []
+        self.verifier.on_refused = lambda v, reason: self.refused.append((v.relation_id, reason))
+
+    def verify(
+        self, batch: list[Relation]
+    ) -> tuple[list[Verdict], list[tuple[str, str]], dict[str, int], dict[str, int]]:
+        v = self.verifier
+        before = {name: getattr(v, name) for name in _COUNTS}
+        reasons_before = Counter(v.not_written_reasons)
+        self.refused = []
+        verdicts = v.verify(batch)
+        counts = {name: getattr(v, name) - before[name] for name in _COUNTS}
+        reasons = dict(Counter(v.not_written_reasons) - reasons_before)
+        return verdicts, self.refused, counts, reasons
+
+    def link_report(self) -> LinkReport:
+        return self.verifier.link_report
+
+
+def patient_of(relation: Relation) -> str:
+    return (relation.relation if isinstance(relation, LinkedRelation) else relation).patient_id
+
+
+class RayVerifier:
+    """A :class:`~kgverify.engines.FileVerifier` whose batches are split by patient over
+    the actors and put back in input order."""
+
+    def __init__(self, pool: _Pool) -> None:
+        self.pool = pool
+        self.on_refused: Callable[[Verdict, str], None] | None = None
+        self.written = 0
+        self.not_written = 0
+        self.not_written_reasons: Counter[str] = Counter()
+        self.unknown_patients = 0
+        self.unknown_encounters = 0
+        self.link_report = LinkReport()
+
+    def iter_verify(
+        self, relations: Iterable[Relation], batch_size: int = 2_000
+    ) -> Iterator[Verdict]:
+        for batch in batched(relations, batch_size):
+            yield from self.verify(batch)
+
+    def verify(self, batch: Sequence[Relation]) -> list[Verdict]:
+        n = len(self.pool.actors)
+        # crc32, not hash(): the same patient goes to the same actor in every process.
+        parts: list[list[int]] = [[] for _ in range(n)]
+        for at, relation in enumerate(batch):
+            parts[zlib.crc32(patient_of(relation).encode()) % n].append(at)
+        results = self.pool.map("verify", [[batch[at] for at in part] for part in parts])
+        out: list[Verdict | None] = [None] * len(batch)
+        for part, result in zip(parts, results, strict=True):
+            if result is None:
+                continue
+            verdicts, refused, counts, reasons = result
+            for at, verdict in zip(part, verdicts, strict=True):
+                out[at] = verdict
+            for name, value in counts.items():
+                setattr(self, name, getattr(self, name) + value)
+            self.not_written_reasons.update(reasons)
+            by_id = {v.relation_id: v for v in verdicts} if refused else {}
+            for relation_id, reason in refused:
+                if self.on_refused is not None:
+                    self.on_refused(by_id[relation_id], reason)
+        return [v for v in out if v is not None]
+
+    def gather_link_reports(self) -> None:
+        for report in self.pool.each("link_report"):
+            self.link_report.add(report)
+
+
+@contextmanager
+def ray_verifier(
+    settings: Settings, graph: Graph, write: bool, trajectories: Path | None
+) -> Iterator[RayVerifier]:
+    """Verification on ``ray_workers`` actors. The schema and the linker index are made
+    here first, so the actors only read them."""
+    if write:
+        ensure_schema(graph)
+    ensure_index(graph, settings)
+    ray = start_ray(settings)
+    pool = _Pool(ray, VerifyActor, settings.ray_workers, settings, write, trajectories)
+    verifier = RayVerifier(pool)
+    try:
+        yield verifier
+        verifier.gather_link_reports()
+    finally:
+        pool.close()
