@@ -239,7 +239,7 @@ def test_docs_list_the_engines() -> None:
 
 def test_the_readme_names_each_registry_in_full() -> None:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    named = {
+    named: dict[str, tuple[str, Registry[typing.Any]]] = {
         "load": (r"kgverify load ([\w|]+) PATH", LOADERS),
         "ingest": (r"kgverify ingest ([\w|]+) SOURCE", EHR_SOURCES),
         "trajectories": (r"kgverify trajectories ([\w|]+) SOURCE", EHR_SOURCES),
