@@ -33,6 +33,10 @@ class ServerError(KgverifyError):
     """The local Neo4j server could not be built, started or stopped."""
 
 
+class EngineError(KgverifyError):
+    """An engine's workers failed (a Ray actor died, or raised what kgverify does not know)."""
+
+
 class LoadError(KgverifyError):
     """A vocabulary load could not run (missing files, wrong layout, older release)."""
 

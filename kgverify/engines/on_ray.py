@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import zlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -28,7 +29,7 @@ from types import ModuleType
 from typing import Any
 
 from kgverify.config import Settings
-from kgverify.errors import ConfigError
+from kgverify.errors import ConfigError, EngineError, KgverifyError
 from kgverify.graph.driver import Graph, batched
 from kgverify.graph.schema import ensure_schema
 from kgverify.link.index import IndexInfo, ensure_index
@@ -53,22 +54,33 @@ def start_ray(settings: Settings) -> ModuleType:
         if settings.ray_address:
             ray.init(address=settings.ray_address, logging_level=logging.WARNING)
         else:
-            # A Ray of our own, for this process only: its notices are not the user's.
+            # A Ray of our own, for this process only: its notices and the actors' logs are
+            # not the user's (errors come back as exceptions; the logs stay in Ray's folder).
             ray.init(
                 num_cpus=max(settings.ray_workers, os.cpu_count() or 1),
                 include_dashboard=False,
                 logging_level=logging.ERROR,
+                log_to_driver=False,
             )
     return ray
 
 
 class _Pool:
-    """``size`` actors of one class; ``map`` sends chunk i to actor i and waits for all."""
+    """``size`` actors of one class, opened with ``args``; ``map`` sends chunk i to actor i
+    and waits for all. An actor's kgverify error is raised here as itself (one line in the
+    CLI); anything else, or a dead actor, is one ``EngineError``."""
 
     def __init__(self, ray: ModuleType, cls: type, size: int, *args: Any) -> None:
         self.ray = ray
         remote = ray.remote(num_cpus=1)(cls)
-        self.actors = [remote.remote(*args) for _ in range(size)]
+        self.actors = [remote.remote() for _ in range(size)]
+        try:
+            # Opened by a method, not the constructor: a failed method call brings its
+            # exception back, a failed constructor only a dead actor.
+            self._get([actor.open.remote(*args) for actor in self.actors])
+        except BaseException:
+            self.close()
+            raise
 
     def map(self, method: str, chunks: Sequence[Sequence[Any]]) -> list[Any]:
         refs = [
@@ -76,15 +88,31 @@ class _Pool:
             for actor, chunk in zip(self.actors, chunks, strict=True)
             if chunk
         ]
-        done = iter(self.ray.get(refs))
+        done = iter(self._get(refs))
         return [next(done) if chunk else None for chunk in chunks]
 
     def each(self, method: str) -> list[Any]:
-        return list(self.ray.get([getattr(actor, method).remote() for actor in self.actors]))
+        return self._get([getattr(actor, method).remote() for actor in self.actors])
+
+    def _get(self, refs: list[Any]) -> list[Any]:
+        errors = self.ray.exceptions
+        try:
+            return list(self.ray.get(refs))
+        except errors.RayTaskError as err:
+            cause = err.cause
+            if isinstance(cause, KgverifyError):
+                raise cause from None
+            raise EngineError(f"a ray actor failed: {type(cause).__name__}: {cause}") from None
+        except errors.RayActorError as err:
+            first = _PLAIN.sub("", str(err)).splitlines()[0]
+            raise EngineError(f"a ray actor died: {first}") from None
 
     def close(self) -> None:
         for actor in self.actors:
             self.ray.kill(actor)
+
+
+_PLAIN = re.compile(r"\x1b\[[0-9;]*m")  # Ray colours its messages
 
 
 def _contiguous(items: Sequence[Any], parts: int) -> list[Sequence[Any]]:
@@ -99,7 +127,10 @@ class LinkActor:
     """One actor's linker: its own connection (codes are mapped through the graph) and its
     own copy of the index, loaded once."""
 
-    def __init__(self, settings: Settings) -> None:
+    graph: Graph
+    linker: Linker
+
+    def open(self, settings: Settings) -> None:
         self.graph = Graph.connect(settings)
         self.linker = Linker.open(settings, self.graph)
 
@@ -144,11 +175,15 @@ class VerifyActor:
     """One actor's verifier, with its own connection; it reports what it counted per batch
     and which verdicts the database refused, by relation id."""
 
-    def __init__(self, settings: Settings, write: bool, trajectories: Path | None) -> None:
+    graph: Graph
+    verifier: Verifier
+    refused: list[tuple[str, str]]
+
+    def open(self, settings: Settings, write: bool, trajectories: Path | None) -> None:
         self.graph = Graph.connect(settings)
         contexts = Contexts.from_file(trajectories) if trajectories is not None else None
         self.verifier = Verifier(self.graph, settings, write=write, contexts=contexts)
-        self.refused: list[tuple[str, str]] = []
+        self.refused = []
         self.verifier.on_refused = lambda v, reason: self.refused.append((v.relation_id, reason))
 
     def verify(

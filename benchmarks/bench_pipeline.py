@@ -1,0 +1,207 @@
+"""The whole chain at growing sizes, each stage as a user runs it (the CLI, in its own
+process): per-stage wall time, rate and peak memory, and the time the chain would take to
+derive 1,000,000 items at the measured rates. Writes JSON and prints Markdown.
+
+    python -m benchmarks.bench_pipeline --patients 1000,10000 \\
+        --json docs/benchmarks/pipeline.json
+
+(Run it as a module from the repository root; see bench_verify.py.)
+
+- Per size: a fresh local Neo4j (its own folder), the three shipped sample releases loaded
+  (not timed), and ``synth_ehr.py``'s first N patients (the sample OMOP CDM multiplied with
+  shifted ids and dates) written as OMOP CSVs (not timed).
+- Stages, in order, each one ``kgverify <stage> ... --json`` child process: ``ingest omop``,
+  ``extract`` (template), ``link``, ``verify`` (write-back), ``derive qa``, ``derive facts``.
+  Peak memory is the child's maximum resident set (``wait4``), so each stage's figure is its
+  own; Neo4j's memory is fixed by ``--heap`` and ``--pagecache`` and not counted.
+- Extrapolation: items per patient at the largest size gives the patients 1M items need;
+  each stage's seconds per patient at that size, times those patients, gives its time.
+  Linear by construction: whether a stage's cost per patient stays flat as the graph grows
+  is what the sizes side by side show (and, for verification, bench_verify_patients.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks.synth_ehr import write_omop
+from kgverify.api import SAMPLE_RELEASES, load_vocabulary, sample_path
+from kgverify.config import Settings
+from kgverify.graph import Graph
+from kgverify.server import LocalServer
+
+ITEMS_GOAL = 1_000_000
+KGVERIFY = [sys.executable, "-m", "kgverify"]
+
+
+def stage(name: str, args: list[str], env: dict[str, str], log: Path) -> dict[str, Any]:
+    """One CLI stage in its own process: its JSON report, wall seconds, peak RSS."""
+    started = time.perf_counter()
+    with log.open("ab") as err:
+        child = subprocess.Popen(
+            [*KGVERIFY, *args, "--json"], stdout=subprocess.PIPE, stderr=err, env=env
+        )
+        assert child.stdout is not None
+        out = child.stdout.read()
+        _, status, usage = os.wait4(child.pid, 0)
+    seconds = time.perf_counter() - started
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{name} failed (exit {status}); see {log}")
+    return {
+        "stage": name,
+        "seconds": round(seconds, 1),
+        "peak_rss_mb": round(usage.ru_maxrss / 1024),
+        "report": json.loads(out),
+    }
+
+
+def work_of(name: str, report: dict[str, Any]) -> tuple[int, str]:
+    """What a stage did, counted, and its unit."""
+    if name == "ingest":
+        return report["ingest"]["patients"], "patients"
+    if name == "extract":
+        return report["relations"], "relations"
+    if name == "link":
+        return report["linked_relations"], "relations"
+    if name == "verify":
+        return report["verified"], "relations"
+    if name == "derive qa":
+        return report["items"], "items"
+    return report["sheets"], "sheets"
+
+
+def run_size(size: int, args: argparse.Namespace, root: Path) -> dict[str, Any]:
+    work = root / f"n{size}"
+    settings = Settings().model_copy(
+        update={
+            "neo4j_home": work / "home",
+            "bolt_port": args.port,
+            "neo4j_uri": None,
+            "cache_dir": work / "cache",
+            "neo4j_heap": args.heap,
+            "neo4j_pagecache": args.pagecache,
+        }
+    )
+    env = {
+        **os.environ,
+        "KGVERIFY_NEO4J_HOME": str(settings.neo4j_home),
+        "KGVERIFY_BOLT_PORT": str(args.port),
+        "KGVERIFY_CACHE_DIR": str(settings.cache_dir),
+        "KGVERIFY_NEO4J_HEAP": args.heap,
+        "KGVERIFY_NEO4J_PAGECACHE": args.pagecache,
+    }
+    env.pop("NEO4J_URI", None)
+    server = LocalServer(settings)
+    server.start()
+    try:
+        with Graph.connect(settings) as graph:
+            for name, parts in SAMPLE_RELEASES.items():
+                load_vocabulary(name, sample_path(*parts), settings=settings, graph=graph)
+        ehr = work / "omop"
+        write_omop(ehr, 0, size)
+        log = work / "stages.log"
+        steps = [
+            ("ingest", ["ingest", "omop", str(ehr)]),
+            ("extract", ["extract", "omop", str(ehr), "-o", str(work / "relations.jsonl")]),
+            ("link", ["link", str(work / "relations.jsonl"), "-o", str(work / "linked.jsonl")]),
+            ("verify", ["verify", str(work / "linked.jsonl"), "-o", str(work / "verdicts.jsonl")]),
+            ("derive qa", ["derive", "qa", "-o", str(work / "qa")]),
+            ("derive facts", ["derive", "facts", "-o", str(work / "facts")]),
+        ]
+        stages = []
+        for name, argv in steps:
+            result = stage(name, argv, env, log)
+            count, unit = work_of(name, result.pop("report"))
+            result |= {"work": count, "unit": unit, "rate": round(count / result["seconds"], 1)}
+            stages.append(result)
+            print(json.dumps({"patients": size, **result}), flush=True)
+        sheets_mb = sum(p.stat().st_size for p in (work / "facts").rglob("*") if p.is_file())
+    finally:
+        server.stop()
+    shutil.rmtree(work, ignore_errors=True)
+    return {"patients": size, "stages": stages, "facts_mb": round(sheets_mb / 2**20, 1)}
+
+
+def extrapolate(block: dict[str, Any]) -> dict[str, Any]:
+    """Hours for 1M items at this size's rates (linear: seconds per patient times patients)."""
+    size = block["patients"]
+    items = next(s["work"] for s in block["stages"] if s["stage"] == "derive qa")
+    patients = ITEMS_GOAL / (items / size) if items else float("inf")
+    per_stage = {s["stage"]: s["seconds"] / size * patients / 3600 for s in block["stages"]}
+    return {
+        "items_per_patient": round(items / size, 3),
+        "patients_for_1m_items": round(patients),
+        "hours": {k: round(v, 2) for k, v in per_stage.items()},
+        "total_hours": round(sum(per_stage.values()), 2),
+    }
+
+
+def markdown(meta: dict[str, Any], results: list[dict[str, Any]]) -> str:
+    lines = [
+        "| patients | stage | work | seconds | rate | peak RSS MB |",
+        "|---:|---|---:|---:|---:|---:|",
+    ]
+    for block in results:
+        for s in block["stages"]:
+            lines.append(
+                f"| {block['patients']:,} | {s['stage']} | {s['work']:,} {s['unit']} "
+                f"| {s['seconds']} | {s['rate']:,}/s | {s['peak_rss_mb']} |"
+            )
+    lines += [
+        "",
+        "| patients | items/patient | patients for 1M items | hours for 1M items (sum of stages) |",
+        "|---:|---:|---:|---:|",
+    ]
+    for block in results:
+        x = block["extrapolated"]
+        lines.append(
+            f"| {block['patients']:,} | {x['items_per_patient']} | {x['patients_for_1m_items']:,} "
+            f"| {x['total_hours']} |"
+        )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--patients", default="1000", help="sizes, comma-separated")
+    parser.add_argument("--port", type=int, default=7796)
+    parser.add_argument("--heap", default="2g")
+    parser.add_argument("--pagecache", default="1g")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    sizes = sorted({int(s) for s in args.patients.split(",")})
+    root = Path(tempfile.mkdtemp(prefix="kgverify-bench-pipeline-"))
+    meta = {
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "cpus": os.cpu_count(),
+        "load": round(os.getloadavg()[0], 2),
+        "python": platform.python_version(),
+        "commit": subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+        ).stdout.strip(),
+        "args": vars(args) | {"json": str(args.json) if args.json else None},
+    }
+    results = []
+    for size in sizes:
+        block = run_size(size, args, root)
+        block["extrapolated"] = extrapolate(block)
+        results.append(block)
+    meta["load_end"] = round(os.getloadavg()[0], 2)
+    print(markdown(meta, results))
+    if args.json:
+        args.json.write_text(json.dumps({"meta": meta, "results": results}, indent=2) + "\n")
+    shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
