@@ -14,10 +14,14 @@ derive 1,000,000 items at the measured rates. Writes JSON and prints Markdown.
   ``extract`` (template), ``link``, ``verify`` (write-back), ``derive qa``, ``derive facts``.
   Peak memory is the child's maximum resident set (``wait4``), so each stage's figure is its
   own; Neo4j's memory is fixed by ``--heap`` and ``--pagecache`` and not counted.
-- Extrapolation: items per patient at the largest size gives the patients 1M items need;
-  each stage's seconds per patient at that size, times those patients, gives its time.
-  Linear by construction: whether a stage's cost per patient stays flat as the graph grows
-  is what the sizes side by side show (and, for verification, bench_verify_patients.py).
+- Extrapolation: the items per patient of the smallest size give the patients 1M items
+  need (run a size of 39 or less for it: the synthetic copies repeat copy 0's patients, so
+  their questions repeat too and derivation keeps one item per content; only copy 0's
+  patients are distinct), and each stage's seconds per patient at each size, times those
+  patients, give its time. Linear by construction: whether a stage's cost per patient stays
+  flat as the graph grows is what the sizes side by side show (and, for verification,
+  bench_verify_patients.py). ``derive qa`` also reports its item candidates (before that
+  deduplication), the work it does per patient whatever the content.
 """
 
 from __future__ import annotations
@@ -75,8 +79,8 @@ def work_of(name: str, report: dict[str, Any]) -> tuple[int, str]:
         return report["linked_relations"], "relations"
     if name == "verify":
         return report["verified"], "relations"
-    if name == "derive qa":
-        return report["items"], "items"
+    if name == "derive qa":  # task -> split -> items
+        return sum(n for splits in report["items"].values() for n in splits.values()), "items"
     return report["sheets"], "sheets"
 
 
@@ -121,8 +125,11 @@ def run_size(size: int, args: argparse.Namespace, root: Path) -> dict[str, Any]:
         stages = []
         for name, argv in steps:
             result = stage(name, argv, env, log)
-            count, unit = work_of(name, result.pop("report"))
+            report = result.pop("report")
+            count, unit = work_of(name, report)
             result |= {"work": count, "unit": unit, "rate": round(count / result["seconds"], 1)}
+            if name == "derive qa":
+                result["candidates"] = sum(report["candidates"].values())
             stages.append(result)
             print(json.dumps({"patients": size, **result}), flush=True)
         sheets_mb = sum(p.stat().st_size for p in (work / "facts").rglob("*") if p.is_file())
@@ -132,14 +139,19 @@ def run_size(size: int, args: argparse.Namespace, root: Path) -> dict[str, Any]:
     return {"patients": size, "stages": stages, "facts_mb": round(sheets_mb / 2**20, 1)}
 
 
-def extrapolate(block: dict[str, Any]) -> dict[str, Any]:
-    """Hours for 1M items at this size's rates (linear: seconds per patient times patients)."""
-    size = block["patients"]
+def items_per_patient(block: dict[str, Any]) -> float:
     items = next(s["work"] for s in block["stages"] if s["stage"] == "derive qa")
-    patients = ITEMS_GOAL / (items / size) if items else float("inf")
+    return float(items) / int(block["patients"])
+
+
+def extrapolate(block: dict[str, Any], per_patient: float) -> dict[str, Any]:
+    """Hours for 1M items at this size's rates (linear: seconds per patient times the
+    patients that yield 1M items at ``per_patient`` items each)."""
+    size = block["patients"]
+    patients = ITEMS_GOAL / per_patient if per_patient else float("inf")
     per_stage = {s["stage"]: s["seconds"] / size * patients / 3600 for s in block["stages"]}
     return {
-        "items_per_patient": round(items / size, 3),
+        "items_per_patient": round(per_patient, 3),
         "patients_for_1m_items": round(patients),
         "hours": {k: round(v, 2) for k, v in per_stage.items()},
         "total_hours": round(sum(per_stage.values()), 2),
@@ -177,6 +189,11 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=7796)
     parser.add_argument("--heap", default="2g")
     parser.add_argument("--pagecache", default="1g")
+    parser.add_argument(
+        "--items-per-patient",
+        type=float,
+        help="items per distinct patient, for the extrapolation (default: the smallest size's)",
+    )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     sizes = sorted({int(s) for s in args.patients.split(",")})
@@ -191,11 +208,12 @@ def main() -> None:
         ).stdout.strip(),
         "args": vars(args) | {"json": str(args.json) if args.json else None},
     }
-    results = []
-    for size in sizes:
-        block = run_size(size, args, root)
-        block["extrapolated"] = extrapolate(block)
-        results.append(block)
+    results = [run_size(size, args, root) for size in sizes]
+    per_patient = (
+        items_per_patient(results[0]) if args.items_per_patient is None else args.items_per_patient
+    )
+    for block in results:
+        block["extrapolated"] = extrapolate(block, per_patient)
     meta["load_end"] = round(os.getloadavg()[0], 2)
     print(markdown(meta, results))
     if args.json:
