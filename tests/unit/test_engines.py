@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -42,10 +43,14 @@ def test_an_actor_that_cannot_connect_is_the_one_line_error(
         _Pool(ray, actor, 2, ray_nowhere, *extra)
     # Both actors were stopped (ray.kill returns at once; the CPUs come back soon after).
     for _ in range(200):
-        if ray.available_resources().get("CPU") == ray.cluster_resources().get("CPU"):
+        if _all_cpus_free(ray):
             break
         time.sleep(0.05)
-    assert ray.available_resources().get("CPU") == ray.cluster_resources().get("CPU")
+    assert _all_cpus_free(ray)
+
+
+def _all_cpus_free(ray: Any) -> bool:
+    return bool(ray.available_resources().get("CPU") == ray.cluster_resources().get("CPU"))
 
 
 def test_batches_split_in_order() -> None:
