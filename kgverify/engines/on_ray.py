@@ -1,5 +1,6 @@
 """The "ray" engine: every batch the local path would work on is split over Ray actors,
-worked on at once and put back in input order.
+worked on at once and put back in input order (for verification with the next batch
+already sent while one is collected).
 
 Each actor opens its own connection and loads the linker index once (the driver makes
 sure the index is built first, so actors never race to build it). Verification batches
@@ -83,13 +84,19 @@ class _Pool:
             raise
 
     def map(self, method: str, chunks: Sequence[Sequence[Any]]) -> list[Any]:
-        refs = [
-            getattr(actor, method).remote(list(chunk))
+        return self.collect(self.submit(method, chunks))
+
+    def submit(self, method: str, chunks: Sequence[Sequence[Any]]) -> list[Any]:
+        """Chunk i sent to actor i (None for an empty chunk); ``collect`` waits for them.
+        An actor runs its calls one after another, in the order they were sent."""
+        return [
+            getattr(actor, method).remote(list(chunk)) if chunk else None
             for actor, chunk in zip(self.actors, chunks, strict=True)
-            if chunk
         ]
-        done = iter(self._get(refs))
-        return [next(done) if chunk else None for chunk in chunks]
+
+    def collect(self, refs: list[Any]) -> list[Any]:
+        done = iter(self._get([ref for ref in refs if ref is not None]))
+        return [next(done) if ref is not None else None for ref in refs]
 
     def each(self, method: str) -> list[Any]:
         return self._get([getattr(actor, method).remote() for actor in self.actors])
@@ -151,7 +158,10 @@ class RayLinker:
 
     def link(self, queries: Sequence[MentionQuery]) -> list[MentionLink]:
         parts = self.pool.map("link", _contiguous(queries, len(self.pool.actors)))
-        return [link for part in parts if part is not None for link in part]
+        links = [link for part in parts if part is not None for link in part]
+        if len(links) != len(queries):  # nothing may be lost on the way back
+            raise EngineError(f"ray actors returned {len(links)} links for {len(queries)} mentions")
+        return links
 
 
 @contextmanager
@@ -223,21 +233,41 @@ class RayVerifier:
     def iter_verify(
         self, relations: Iterable[Relation], batch_size: int = 2_000
     ) -> Iterator[Verdict]:
+        # One batch in flight while the previous one is collected and written: the actors
+        # work while this process reads and writes. A patient's relations always go to the
+        # same actor, which runs its batches in order, so its writes stay in input order.
+        pending: tuple[int, list[list[int]], list[Any]] | None = None
         for batch in batched(relations, batch_size):
-            yield from self.verify(batch)
+            sent = self._send(batch)
+            if pending is not None:
+                yield from self._receive(*pending)
+            pending = sent
+        if pending is not None:
+            yield from self._receive(*pending)
 
     def verify(self, batch: Sequence[Relation]) -> list[Verdict]:
+        return self._receive(*self._send(batch))
+
+    def _send(self, batch: Sequence[Relation]) -> tuple[int, list[list[int]], list[Any]]:
         n = len(self.pool.actors)
         # crc32, not hash(): the same patient goes to the same actor in every process.
         parts: list[list[int]] = [[] for _ in range(n)]
         for at, relation in enumerate(batch):
             parts[zlib.crc32(patient_of(relation).encode()) % n].append(at)
-        results = self.pool.map("verify", [[batch[at] for at in part] for part in parts])
-        out: list[Verdict | None] = [None] * len(batch)
+        refs = self.pool.submit("verify", [[batch[at] for at in part] for part in parts])
+        return len(batch), parts, refs
+
+    def _receive(self, size: int, parts: list[list[int]], refs: list[Any]) -> list[Verdict]:
+        results = self.pool.collect(refs)
+        out: list[Verdict | None] = [None] * size
         for part, result in zip(parts, results, strict=True):
             if result is None:
                 continue
             verdicts, refused, counts, reasons = result
+            if len(verdicts) != len(part):  # nothing may be lost on the way back
+                raise EngineError(
+                    f"a ray actor returned {len(verdicts)} verdicts for {len(part)} relations"
+                )
             for at, verdict in zip(part, verdicts, strict=True):
                 out[at] = verdict
             for name, value in counts.items():
@@ -247,7 +277,7 @@ class RayVerifier:
             for relation_id, reason in refused:
                 if self.on_refused is not None:
                     self.on_refused(by_id[relation_id], reason)
-        return [v for v in out if v is not None]
+        return [v for v in out if v is not None]  # every part answered in full (above)
 
     def gather_link_reports(self) -> None:
         for report in self.pool.each("link_report"):

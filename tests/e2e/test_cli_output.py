@@ -139,7 +139,13 @@ def test_kgverify_run_on_ray_gives_the_local_outputs(
         f'[[relations]]\npath = "{sample_path("relations", "llm_style.jsonl")}"\n'
         f'trajectories = "{sample_path("relations", "llm_style_trajectories.jsonl")}"\n'
     )
-    env = {"KGVERIFY_CACHE_DIR": str(sample_settings.cache_dir), "KGVERIFY_RAY_WORKERS": "2"}
+    # Batches of 500 (the module's run: one of 1,558): several batches split and in flight
+    # at once, and the outputs must not depend on where the batches end.
+    env = {
+        "KGVERIFY_CACHE_DIR": str(sample_settings.cache_dir),
+        "KGVERIFY_RAY_WORKERS": "2",
+        "KGVERIFY_BATCH_SIZE": "500",
+    }
     done = CliRunner().invoke(cli, ["run", str(config), "--engine", "ray", "--json"], env=env)
     assert done.exit_code == 0, done.output
     on_ray = PipelineReport.model_validate(json.loads(done.stdout))
