@@ -20,17 +20,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import resource
 import shutil
 import statistics
-import subprocess
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.common import run_meta, server_options, server_settings
 from benchmarks.synth_ehr import write_omop
 from kgverify.api import (
     SAMPLE_RELEASES,
@@ -116,33 +114,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--patients", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--port", type=int, default=7797)
-    parser.add_argument("--heap", default="2g")
-    parser.add_argument("--pagecache", default="1g")
+    server_options(parser, 7797)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="kgverify-bench-engines-"))
-    settings = Settings().model_copy(
-        update={
-            "neo4j_home": work / "home",
-            "bolt_port": args.port,
-            "neo4j_uri": None,
-            "cache_dir": work / "cache",
-            "neo4j_heap": args.heap,
-            "neo4j_pagecache": args.pagecache,
-        }
-    )
-    meta: dict[str, Any] = {
-        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-        "cpus": os.cpu_count(),
-        "load": round(os.getloadavg()[0], 2),
-        "python": platform.python_version(),
-        "commit": subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
-        ).stdout.strip(),
-        "patients": args.patients,
-        "rounds": args.rounds,
-    }
+    settings = server_settings(work, args)
+    meta = run_meta(patients=args.patients, rounds=args.rounds)
     server = LocalServer(settings)
     server.start()
     runs: dict[str, list[dict[str, Any]]] = {name: [] for name, _, _ in VARIANTS}

@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import shutil
 import subprocess
 import sys
@@ -38,9 +37,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.common import run_meta, server_settings
 from benchmarks.synth_ehr import write_omop
 from kgverify.api import SAMPLE_RELEASES, load_vocabulary, sample_path
-from kgverify.config import Settings
 from kgverify.graph import Graph
 from kgverify.server import LocalServer
 
@@ -86,16 +85,7 @@ def work_of(name: str, report: dict[str, Any]) -> tuple[int, str]:
 
 def run_size(size: int, args: argparse.Namespace, root: Path) -> dict[str, Any]:
     work = root / f"n{size}"
-    settings = Settings().model_copy(
-        update={
-            "neo4j_home": work / "home",
-            "bolt_port": args.port,
-            "neo4j_uri": None,
-            "cache_dir": work / "cache",
-            "neo4j_heap": args.heap,
-            "neo4j_pagecache": args.pagecache,
-        }
-    )
+    settings = server_settings(work, args)
     env = {
         **os.environ,
         "KGVERIFY_NEO4J_HOME": str(settings.neo4j_home),
@@ -198,16 +188,7 @@ def main() -> None:
     args = parser.parse_args()
     sizes = sorted({int(s) for s in args.patients.split(",")})
     root = Path(tempfile.mkdtemp(prefix="kgverify-bench-pipeline-"))
-    meta = {
-        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-        "cpus": os.cpu_count(),
-        "load": round(os.getloadavg()[0], 2),
-        "python": platform.python_version(),
-        "commit": subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
-        ).stdout.strip(),
-        "args": vars(args) | {"json": str(args.json) if args.json else None},
-    }
+    meta = run_meta(args=vars(args) | {"json": str(args.json) if args.json else None})
     results = [run_size(size, args, root) for size in sizes]
     per_patient = (
         items_per_patient(results[0]) if args.items_per_patient is None else args.items_per_patient

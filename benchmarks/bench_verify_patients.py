@@ -28,16 +28,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import shutil
 import statistics
-import subprocess
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.common import run_meta, server_options, server_settings
 from benchmarks.synth_ehr import write_omop
 from kgverify.api import (
     SAMPLE_RELEASES,
@@ -411,33 +409,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--patients", default="0,50", help="ascending sizes, comma-separated")
     parser.add_argument("--chunk", type=int, default=10_000, help="patients generated at once")
-    parser.add_argument("--port", type=int, default=7798)
-    parser.add_argument("--heap", default="2g")
-    parser.add_argument("--pagecache", default="1g")
+    server_options(parser, 7798)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     sizes = sorted({int(s) for s in args.patients.split(",")})
     work = Path(tempfile.mkdtemp(prefix="kgverify-bench-verify-patients-"))
-    settings = Settings().model_copy(
-        update={
-            "neo4j_home": work / "home",
-            "bolt_port": args.port,
-            "neo4j_uri": None,
-            "cache_dir": work / "cache",
-            "neo4j_heap": args.heap,
-            "neo4j_pagecache": args.pagecache,
-        }
-    )
-    meta = {
-        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-        "cpus": os.cpu_count(),
-        "load": round(os.getloadavg()[0], 2),
-        "python": platform.python_version(),
-        "commit": subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
-        ).stdout.strip(),
-        "args": vars(args) | {"json": str(args.json) if args.json else None},
-    }
+    settings = server_settings(work, args)
+    meta = run_meta(args=vars(args) | {"json": str(args.json) if args.json else None})
     server = LocalServer(settings)
     server.start()
     results: list[dict[str, Any]] = []

@@ -11,8 +11,8 @@ retry. Ray Core actors rather than a Ray Data pipeline: the file run reads, reje
 line numbers) and writes on the driver, and a split per batch keeps each batch's order and
 write partition exact, which is what makes the outputs the local path's byte for byte.
 
-``ray_address`` None starts a local Ray with ``ray_workers`` CPUs (in a test:
-``ray.init(num_cpus=2)``); ``"auto"`` or ``"ray://head:10001"`` joins a cluster whose
+``ray_address`` None starts a local Ray in this process with at least ``ray_workers``
+CPUs; ``"auto"`` or ``"ray://head:10001"`` joins a cluster whose
 workers have kgverify installed and reach the same Neo4j (docs/scale.md).
 """
 
@@ -39,8 +39,6 @@ from kgverify.link.model import LinkedRelation, MentionLink
 from kgverify.link.relations import BatchLinker, Contexts, LinkReport
 from kgverify.verify.model import Verdict
 from kgverify.verify.verifier import Relation, Verifier
-
-log = logging.getLogger(__name__)
 
 
 def start_ray(settings: Settings) -> ModuleType:
