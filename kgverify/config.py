@@ -218,6 +218,12 @@ class Settings(BaseSettings):
     index_rare_df: int = Field(
         default=3000, ge=1, description="a 3-gram in at most this many aliases is rare"
     )
+    index_rare_share: float = Field(
+        default=0.025,
+        gt=0.0,
+        le=1.0,
+        description="...and in at most this share of the aliases (bounds it on a small KB)",
+    )
     index_rare_pool: int = Field(
         default=50, ge=1, description="aliases rescored per mention by the rare search"
     )

@@ -22,6 +22,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Iterable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -66,7 +67,9 @@ class KnnSearch(BaseModel):
     """How TF-IDF neighbours are found at query time (docs/linking.md, "Neighbours").
 
     ``hnsw`` asks scispaCy's approximate HNSW graph. ``rare`` scores exactly every alias
-    that shares one of the mention's *rare* 3-grams (found in at most ``rare_df`` aliases):
+    that shares one of the mention's *rare* 3-grams (found in at most ``rare_df`` aliases and
+    at most ``rare_share`` of them: on a small KB an absolute bound calls nearly every 3-gram
+    rare and the "short" lists are most of the KB):
     those short posting lists keep the product small, and the best ``rare_pool`` of them per
     mention are then rescored with the full cosine. HNSW with kgverify's light build settings
     misses true neighbours that the exact search finds (docs/benchmarks.md); ``both`` takes
@@ -76,6 +79,9 @@ class KnnSearch(BaseModel):
 
     mode: KnnMode = "hnsw"
     rare_df: int = Field(default=3000, ge=1, description="a 3-gram in more aliases is common")
+    rare_share: float = Field(
+        default=0.025, gt=0.0, le=1.0, description="...or in a larger share of the aliases"
+    )
     rare_pool: int = Field(default=50, ge=1, description="aliases rescored per mention")
 
 
@@ -102,6 +108,7 @@ class IndexSettings(BaseModel):
             search=KnnSearch(
                 mode=settings.index_search,
                 rare_df=settings.index_rare_df,
+                rare_share=settings.index_rare_share,
                 rare_pool=settings.index_rare_pool,
             ),
         )
@@ -337,24 +344,30 @@ class _AliasConcepts(Mapping[str, set[str]]):
 class _RareSearch:
     """Exact cosine neighbours through the rare 3-grams (see ``KnnSearch``)."""
 
-    def __init__(self, vectors: scipy.sparse.csr_matrix, rare_df: int) -> None:
+    def __init__(self, vectors: scipy.sparse.csr_matrix, rare_df: int, rare_share: float) -> None:
         self.vectors = vectors  # indexed aliases x 3-grams, rows L2-normalized
         by_gram = vectors.T.tocsr()
         frequency = np.diff(by_gram.indptr)
-        self.rare = np.flatnonzero(frequency <= rare_df)
+        bound = min(rare_df, max(1, int(rare_share * vectors.shape[0])))
+        self.rare = np.flatnonzero(frequency <= bound)
         self.by_rare_gram = by_gram[self.rare]
 
-    def search(self, queries: scipy.sparse.csr_matrix, pool: int) -> list[dict[int, float]]:
+    def search(
+        self, queries: scipy.sparse.csr_matrix, pool: int, threads: int = 1
+    ) -> list[dict[int, float]]:
         """Per query, {ANN alias number: cosine} of the best ``pool`` aliases by rare
-        3-grams, rescored with all 3-grams."""
-        shared = (queries[:, self.rare] @ self.by_rare_gram).tocsr()
-        picked: list[npt.NDArray[np.int32]] = []
-        for row in range(shared.shape[0]):
-            start, end = shared.indptr[row], shared.indptr[row + 1]
-            aliases = shared.indices[start:end]
-            if end - start > pool:
-                aliases = aliases[np.argpartition(-shared.data[start:end], pool - 1)[:pool]]
-            picked.append(aliases)
+        3-grams, rescored with all 3-grams. The product runs in ``threads`` slices of the
+        queries: scipy's sparse kernels release the GIL, and on a small KB nearly every
+        3-gram is rare, so this is most of the linker's time (issue 16)."""
+        rows = queries.shape[0]
+        step = max(1, -(-rows // max(1, threads)))
+        slices = [slice(start, min(rows, start + step)) for start in range(0, rows, step)]
+        if len(slices) > 1:
+            with ThreadPoolExecutor(len(slices)) as executor:
+                parts = list(executor.map(lambda part: self._pick(queries[part], pool), slices))
+        else:
+            parts = [self._pick(queries, pool)]
+        picked = [aliases for part in parts for aliases in part]
         sizes = np.fromiter((len(p) for p in picked), dtype=np.int64, count=len(picked))
         if not sizes.sum():
             return [{} for _ in picked]
@@ -369,6 +382,18 @@ class _RareSearch:
             found.append(dict(zip(ids, cosine[start : start + size].tolist(), strict=True)))
             start += size
         return found
+
+    def _pick(self, queries: scipy.sparse.csr_matrix, pool: int) -> list[npt.NDArray[np.int32]]:
+        """Per query, the ``pool`` aliases sharing the most rare 3-gram weight with it."""
+        shared = (queries[:, self.rare] @ self.by_rare_gram).tocsr()
+        picked: list[npt.NDArray[np.int32]] = []
+        for row in range(shared.shape[0]):
+            start, end = shared.indptr[row], shared.indptr[row + 1]
+            aliases = shared.indices[start:end]
+            if end - start > pool:
+                aliases = aliases[np.argpartition(-shared.data[start:end], pool - 1)[:pool]]
+            picked.append(aliases)
+        return picked
 
 
 class LinkerIndex:
@@ -437,15 +462,27 @@ class LinkerIndex:
         if nonzero.size == 0:
             return found
         mode = self.search.mode
-        if mode != "rare":
-            results = self.ann.knnQueryBatch(vectors[nonzero], k=k, num_threads=self.threads)
+        with ThreadPoolExecutor(1) as executor:
+            # HNSW (nmslib's own threads) runs beside the rare-3-gram product: both release
+            # the GIL, and together they are most of a TF-IDF mention's time.
+            ann = (
+                executor.submit(
+                    self.ann.knnQueryBatch, vectors[nonzero], k=k, num_threads=self.threads
+                )
+                if mode != "rare"
+                else None
+            )
+            exact = (
+                self._rare.search(vectors, self.search.rare_pool, self.threads)
+                if mode != "hnsw"
+                else []
+            )
+            results = ann.result() if ann is not None else None
+        if results is not None:
             for at, (ids, distances) in zip(nonzero.tolist(), results, strict=True):
-                found[at] = [
-                    (int(i), float(1.0 - d))
-                    for i, d in zip(ids.tolist(), distances.tolist(), strict=True)
-                ]
+                similarity = 1.0 - distances.astype(np.float64)  # as the store's cosine
+                found[at] = list(zip(ids.tolist(), similarity.tolist(), strict=True))
         if mode != "hnsw":
-            exact = self._rare.search(vectors, self.search.rare_pool)
             for at in nonzero.tolist():
                 merged = dict(found[at])
                 merged.update(exact[at])  # the same cosine either way; exact where both
@@ -457,7 +494,9 @@ class LinkerIndex:
     @cached_property
     def _rare(self) -> _RareSearch:
         vectors = scipy.sparse.load_npz(self._paths.tfidf_vectors).tocsr()
-        return _RareSearch(vectors.astype(np.float32), self.search.rare_df)
+        return _RareSearch(
+            vectors.astype(np.float32), self.search.rare_df, self.search.rare_share
+        )
 
     def close(self) -> None:
         self.store.close()

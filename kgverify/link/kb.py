@@ -12,6 +12,7 @@ import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
+from typing import cast
 
 from pydantic import BaseModel, ConfigDict, Field
 from scispacy.linking_utils import Entity, KnowledgeBase
@@ -171,10 +172,10 @@ class KbStore:
                 id=cid,
                 vocab=vocab,
                 name=name,
-                kinds=json.loads(kinds),
-                semantic_types=json.loads(stys),
+                kinds=_json_list(kinds),
+                semantic_types=_json_list(stys),
                 definition=definition,
-                equivalents=json.loads(equivalents),
+                equivalents=_json_list(equivalents),
             )
         return found
 
@@ -195,6 +196,11 @@ class KbStore:
 
     def close(self) -> None:
         self._db.close()
+
+
+def _json_list(text: str) -> list[str]:
+    """A stored JSON list; most are empty, which needs no parse."""
+    return [] if text == "[]" else cast(list[str], json.loads(text))
 
 
 class _EntityView(Mapping[str, Entity]):

@@ -73,6 +73,9 @@ lacks) keeps this share of its cosine, when no neighbour has them."""
 
 MIN_TYPO_LENGTH = 5
 
+ENTRY_CACHE = 100_000
+"""Concept entries a linker keeps between batches (its index never changes under it)."""
+
 MAX_CANDIDATES = 10
 
 ALTERNATIVES = 5
@@ -160,6 +163,8 @@ class Linker:
         self.abbreviations = abbreviations or AbbreviationExpander()
         self.stage_counts: dict[str, int] = {m.value: 0 for m in Method} | {"none": 0}
         self._name_key_cache: dict[int, str] = {}
+        # Concept entries repeat across mentions and batches; bounded like the name keys.
+        self._entry_cache: dict[int, KbEntry] = {}
 
     @classmethod
     def open(cls, settings: Settings, graph: Graph, *, rebuild: bool = False) -> Linker:
@@ -341,6 +346,13 @@ class Linker:
                 cache[hit.row] = normalized_key(entries[hit.row].name)
         return {hit.row: cache[hit.row] for hit in ranked}
 
+    def _group_names(self, ranked: list[_Hit], entries: dict[int, KbEntry]) -> dict[int, str]:
+        """The name keys ``_group`` needs: none when the candidates share one vocabulary
+        (names group only across vocabularies), which spares most of them a normalization."""
+        if len({entries[hit.row].vocab for hit in ranked}) < 2:
+            return {}
+        return self._name_keys(ranked, entries)
+
     def _prefer_named(self, w: _Work, entries: dict[int, KbEntry]) -> None:
         """A name one concept has as its preferred name and others only as a synonym belongs to
         the first ("vesicoureteral reflux" is the name of MONDO's vesicoureteral reflux and a
@@ -362,8 +374,16 @@ class Linker:
     def _fetch(self, work: Iterable[_Work], entries: dict[int, KbEntry]) -> None:
         missing = {row for w in work for row in w.hits if row not in entries}
         missing |= {h.row for w in work for h in w.alternatives if h.row not in entries}
-        if missing:
-            entries.update(self.index.store.concepts(missing))
+        if not missing:
+            return
+        cache = self._entry_cache
+        known = missing & cache.keys()
+        entries.update((row, cache[row]) for row in known)
+        fetched = self.index.store.concepts(missing - known)
+        entries.update(fetched)
+        if len(cache) + len(fetched) > ENTRY_CACHE:
+            cache.clear()
+        cache.update(fetched)
 
     def _plausible(self, w: _Work, entries: dict[int, KbEntry]) -> list[_Hit]:
         return [
@@ -403,7 +423,7 @@ class Linker:
                 h.row,
             ),
         )[: self.params.k]
-        groups = _group(ranked, entries, self._name_keys(ranked, entries))
+        groups = _group(ranked, entries, self._group_names(ranked, entries))
         plausible = {h.row for h in self._plausible(w, entries)}
         group_best: dict[int, float] = {}
         for hit in ranked:
@@ -418,7 +438,7 @@ class Linker:
             listed += _alternatives_after(w, ranked, entries)[: MAX_CANDIDATES - len(listed)]
             # Grouped again with the alternatives for the listing only; the decision above
             # used the candidates' own groups.
-            shown = _group(listed, entries, self._name_keys(listed, entries))
+            shown = _group(listed, entries, self._group_names(listed, entries))
         candidates = [
             LinkCandidate(
                 concept_id=entries[h.row].id,
@@ -656,10 +676,11 @@ def _group(
                 union(owner_of_id[key], row)
             else:
                 owner_of_id[key] = row
-        same_name = by_name.setdefault(names[row], [])
-        for other in same_name:
-            if entries[other].vocab != entry.vocab:
-                union(other, row)
-        same_name.append(row)
+        if names:
+            same_name = by_name.setdefault(names[row], [])
+            for other in same_name:
+                if entries[other].vocab != entry.vocab:
+                    union(other, row)
+            same_name.append(row)
     renumber = {r: n for n, r in enumerate(dict.fromkeys(root(h.row) for h in ranked))}
     return {hit.row: renumber[root(hit.row)] for hit in ranked}

@@ -53,7 +53,7 @@ def neighbours(directory: Path, search: KnnSearch, k: int = 10) -> list[list[tup
 def test_rare_search_with_every_gram_rare_is_the_exact_search(
     index_dir: Path, brute: list[dict[int, float]]
 ) -> None:
-    found = neighbours(index_dir, KnnSearch(mode="rare", rare_df=10_000, rare_pool=1_000))
+    found = neighbours(index_dir, KnnSearch(mode="rare", rare_df=10_000, rare_share=1.0, rare_pool=1_000))
     for got, want in zip(found, brute, strict=True):
         best = sorted(want.items(), key=lambda pair: -pair[1])[:10]
         assert [p for p, _ in got] == [p for p, _ in best] or (
@@ -91,12 +91,46 @@ def test_rare_search_scores_with_all_grams_but_finds_only_through_rare_ones(
 
 def test_both_is_at_least_as_good_as_hnsw(index_dir: Path) -> None:
     hnsw = neighbours(index_dir, KnnSearch(mode="hnsw"), k=3)
-    both = neighbours(index_dir, KnnSearch(mode="both", rare_df=10_000), k=3)
+    both = neighbours(index_dir, KnnSearch(mode="both", rare_df=10_000, rare_share=1.0), k=3)
     for h, b in zip(hnsw, both, strict=True):
         assert len(b) >= len(h)
         # rank by rank at least as similar (float32 sums differ in the last digits)
         for (_, got), (_, had) in zip(b, h, strict=False):
             assert got >= had - 1e-5
+
+
+def test_the_share_bounds_rare_on_a_small_kb(index_dir: Path) -> None:
+    """The bound is the smaller of rare_df and rare_share of the aliases: on a small KB an
+    absolute rare_df alone calls every 3-gram rare."""
+    from kgverify.link.index import _RareSearch
+
+    index = LinkerIndex(index_dir, ef_search=100, threads=1)
+    try:
+        vectors = scipy.sparse.load_npz(index._paths.tfidf_vectors).tocsr()
+    finally:
+        index.close()
+    frequency = np.diff(vectors.tocsc().indptr)
+    aliases = vectors.shape[0]
+    assert frequency.max() > 2  # some 3-gram is common here
+    everything = _RareSearch(vectors, rare_df=10_000, rare_share=1.0)
+    assert len(everything.rare) == vectors.shape[1]
+    bounded = _RareSearch(vectors, rare_df=10_000, rare_share=2 / aliases)
+    assert set(bounded.rare.tolist()) == set(np.flatnonzero(frequency <= 2).tolist())
+    by_df = _RareSearch(vectors, rare_df=2, rare_share=1.0)
+    assert set(by_df.rare.tolist()) == set(bounded.rare.tolist())
+
+
+def test_rare_search_in_threads_is_the_same_search(index_dir: Path) -> None:
+    """The product split over threads gives each mention the same neighbours."""
+    search = KnnSearch(mode="rare", rare_df=10_000, rare_share=1.0, rare_pool=5)
+    one = LinkerIndex(index_dir, ef_search=100, threads=1, search=search)
+    two = LinkerIndex(index_dir, ef_search=100, threads=2, search=search)
+    try:
+        texts = [exact_key(q) for q in QUERIES] * 3
+        assert two.neighbours(texts, 5) == one.neighbours(texts, 5)
+    finally:
+        one.close()
+        two.close()
 
 
 def link(directory: Path, text: str, alternatives: bool) -> tuple[object, list[str]]:
