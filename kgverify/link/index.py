@@ -436,6 +436,8 @@ class LinkerIndex:
         self.reranker = Reranker.load(directory)
         self.store = KbStore(files.store)
         self.kb = StoreKnowledgeBase(self.store, _AliasConcepts(self))
+        if self.search.mode != "hnsw":
+            _ = self._rare  # opened with the index, so the first batch is not slower
 
     @cached_property
     def indexed_aliases(self) -> list[str]:
@@ -494,9 +496,7 @@ class LinkerIndex:
     @cached_property
     def _rare(self) -> _RareSearch:
         vectors = scipy.sparse.load_npz(self._paths.tfidf_vectors).tocsr()
-        return _RareSearch(
-            vectors.astype(np.float32), self.search.rare_df, self.search.rare_share
-        )
+        return _RareSearch(vectors.astype(np.float32), self.search.rare_df, self.search.rare_share)
 
     def close(self) -> None:
         self.store.close()

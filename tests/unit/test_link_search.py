@@ -53,7 +53,9 @@ def neighbours(directory: Path, search: KnnSearch, k: int = 10) -> list[list[tup
 def test_rare_search_with_every_gram_rare_is_the_exact_search(
     index_dir: Path, brute: list[dict[int, float]]
 ) -> None:
-    found = neighbours(index_dir, KnnSearch(mode="rare", rare_df=10_000, rare_share=1.0, rare_pool=1_000))
+    found = neighbours(
+        index_dir, KnnSearch(mode="rare", rare_df=10_000, rare_share=1.0, rare_pool=1_000)
+    )
     for got, want in zip(found, brute, strict=True):
         best = sorted(want.items(), key=lambda pair: -pair[1])[:10]
         assert [p for p, _ in got] == [p for p, _ in best] or (
