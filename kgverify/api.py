@@ -23,6 +23,7 @@ from pydantic import ValidationError
 from kgverify.config import Settings
 from kgverify.errors import ConfigError
 from kgverify.graph.driver import AdhocResult, Graph
+from kgverify.jsonl import partial_path
 from kgverify.rows import RejectedRow, RejectSink, open_private, private_dir
 
 if TYPE_CHECKING:
@@ -234,7 +235,7 @@ def write_trajectories(
             counts["notes"] += sum(isinstance(item, Note) for item in trajectory.items())
             yield trajectory
 
-    partial = out.with_name(f"{out.stem}.partial{out.suffix}")  # .gz stays last: gzip
+    partial = partial_path(out)
     open_private(partial).close()  # owner-only before any note text is in it
     try:
         write_jsonl(counted(read_trajectories(source, path, ledger, settings)), partial)
@@ -686,16 +687,18 @@ def derive_facts(
     settings: Settings | None = None,
     graph: Graph | None = None,
     progress: Callable[[int], None] | None = None,
+    gzip: bool = False,
 ) -> FactsReport:
     """Fact sheets for record-grounded simulated patients, one per patient.
 
-    Written to ``out/sheets.jsonl`` with ``out/schema.json`` (docs/derivation.md).
+    Written to ``out/sheets.jsonl`` (``out/sheets.jsonl.gz`` with ``gzip``) with
+    ``out/schema.json`` (docs/derivation.md).
     """
     from kgverify.derive import run_facts
 
     settings = settings or Settings()
     with _graph(settings, graph) as g:
-        return run_facts(g, settings, out, progress=progress)
+        return run_facts(g, settings, out, progress=progress, gzip=gzip)
 
 
 # -- dialogues (docs/dialogue.md) -------------------------------------------------------------
@@ -1019,7 +1022,7 @@ class _FileRun:
 
     def __init__(self, relations: Path, out: Path, rejects_path: Path | None) -> None:
         self.relations = relations
-        self.partial = out.with_name(out.name + ".partial")
+        self.partial = partial_path(out)  # a .gz output is gzip while partial, too
         self.sink = RejectSink(rejects_path or out.with_suffix(".rejects.jsonl"))
 
     def reject(self, line: int, reason: str, text: str = "") -> None:

@@ -1393,8 +1393,15 @@ def derive_qa_command(
 
 @derive.command("facts")
 @out_dir_option
+@click.option(
+    "--gzip",
+    "compress",
+    is_flag=True,
+    help="Write OUT/sheets.jsonl.gz instead (sheets repeat history per encounter and "
+    "compress well; readers take either).",
+)
 @json_option
-def derive_facts_command(out: Path, as_json: bool) -> None:
+def derive_facts_command(out: Path, compress: bool, as_json: bool) -> None:
     """Fact sheets for record-grounded simulated patients (OUT/sheets.jsonl).
 
     Per patient and encounter: what the patient can say (symptoms and history in lay words,
@@ -1404,7 +1411,7 @@ def derive_facts_command(out: Path, as_json: bool) -> None:
     from kgverify.api import derive_facts
 
     with count_progress("Patients", total=None, enabled=not as_json) as step:
-        report = derive_facts(out, settings=Settings(), progress=step)
+        report = derive_facts(out, settings=Settings(), progress=step, gzip=compress)
     result = report.model_dump()
     emit(result, as_json, lambda: print_facts_report(result))
 
@@ -1456,7 +1463,8 @@ def print_derive_report(result: dict[str, Any]) -> None:
 def print_facts_report(result: dict[str, Any]) -> None:
     console = _console("stdout")
     console.print(
-        f"{result['sheets']} fact sheets, {result['encounters']} encounters -> {result['out']}"
+        f"{result['sheets']} fact sheets, {result['encounters']} encounters -> "
+        f"{result['file'] or result['out']} ({result['bytes'] / 1e6:,.1f} MB)"
     )
     console.print(_counts("Facts per section", result["facts"], "section"))
     console.print(_counts("Facts left out", result["excluded"], "reason"))

@@ -32,6 +32,12 @@ def open_text(path: Path, mode: Literal["rt", "wt"]) -> IO[str]:
     return path.open(mode[0], encoding="utf-8")
 
 
+def partial_path(out: Path) -> Path:
+    """Where ``out`` is written until it is complete: ``<stem>.partial<suffix>``, so a
+    ``.gz`` name keeps its suffix last and is written through gzip like the final file."""
+    return out.with_name(f"{out.stem}.partial{out.suffix}")
+
+
 def write_models(models: Iterable[BaseModel], path: Path) -> int:
     """Write one model per line as they come; returns how many."""
     count = 0

@@ -187,6 +187,11 @@ class QAItem(_Frozen):
     )
 
 
+SHEETS = "sheets.jsonl"
+SHEETS_GZIP = "sheets.jsonl.gz"
+"""The fact sheets' file in a ``derive facts`` folder, plain or (``--gzip``) compressed."""
+
+
 class SheetFact(_Frozen):
     """One fact of a fact sheet, with where it came from."""
 
@@ -304,3 +309,5 @@ class FactsReport(BaseModel):
     checks: dict[str, int] = Field(default_factory=dict, description="problems per kind")
     seconds: float = 0.0
     out: str = ""
+    file: str = Field(default="", description="the sheets file: sheets.jsonl or sheets.jsonl.gz")
+    bytes: int = Field(default=0, description="its size on disk")

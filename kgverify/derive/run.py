@@ -14,7 +14,14 @@ from pathlib import Path
 from kgverify.config import Settings
 from kgverify.derive.export import CardFacts, QAWriter, partial_dir, retire, write_schema
 from kgverify.derive.facts import SheetBuilder
-from kgverify.derive.model import DeriveReport, FactSheet, FactsReport, Task
+from kgverify.derive.model import (
+    SHEETS,
+    SHEETS_GZIP,
+    DeriveReport,
+    FactSheet,
+    FactsReport,
+    Task,
+)
 from kgverify.derive.qa import (
     DistractorScreen,
     ItemStore,
@@ -134,7 +141,12 @@ def run_qa(
 
 
 def run_facts(
-    graph: Graph, settings: Settings, out: Path, *, progress: Progress | None = None
+    graph: Graph,
+    settings: Settings,
+    out: Path,
+    *,
+    progress: Progress | None = None,
+    gzip: bool = False,
 ) -> FactsReport:
     started = time.perf_counter()
     with _verifier(graph, settings) as verifier, partial_dir(out) as folder:
@@ -148,9 +160,13 @@ def run_facts(
                     progress(n)
                 yield sheet
 
-        write_models(sheets(), folder / "sheets.jsonl")
+        name = SHEETS_GZIP if gzip else SHEETS
+        write_models(sheets(), folder / name)
         write_schema(FactSheet, folder / "schema.json")
+        written = (folder / name).stat().st_size
     report = builder.report
     report.out = str(out)
+    report.file = str(out / name)
+    report.bytes = written
     report.seconds = round(time.perf_counter() - started, 3)
     return report

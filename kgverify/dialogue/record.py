@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kgverify.derive.model import FactSheet, SheetFact
+from kgverify.derive.model import SHEETS, SHEETS_GZIP, FactSheet, SheetFact
 from kgverify.errors import ConfigError
 from kgverify.graph.driver import Graph, batched
 from kgverify.jsonl import read_models
@@ -82,11 +82,14 @@ def view(sheet: FactSheet, encounter: str | None) -> RecordView | None:
 
 
 class SheetFile:
-    """The fact sheets of ``derive facts`` (``DIR/sheets.jsonl``), read once; ``get`` by
-    patient id."""
+    """The fact sheets of ``derive facts`` (``DIR/sheets.jsonl`` or ``.jsonl.gz``), read
+    once; ``get`` by patient id."""
 
     def __init__(self, folder: Path, patients: Iterable[str] | None = None) -> None:
-        path = folder / "sheets.jsonl" if folder.is_dir() else folder
+        path = folder
+        if folder.is_dir():  # either file of a ``derive facts`` folder
+            found = [folder / n for n in (SHEETS, SHEETS_GZIP) if (folder / n).is_file()]
+            path = found[0] if found else folder / SHEETS
         if not path.is_file():
             raise ConfigError(f"no fact sheets at {folder} (run `kgverify derive facts -o DIR`)")
         wanted = set(patients) if patients is not None else None

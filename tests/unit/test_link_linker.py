@@ -350,3 +350,49 @@ def test_scispacy_reads_the_index_files_unchanged(index_dir: Path) -> None:
         assert ours.aliases[position] == "heart attack" and similarity == pytest.approx(1.0)
     finally:
         ours.close()
+
+
+def test_a_batch_changes_the_collector_only_while_it_runs(linker: Linker) -> None:
+    """The young-generation threshold is raised for a batch (allocation-heavy) and the
+    caller's own setting comes back afterwards, also when it was already higher."""
+    import gc
+
+    from kgverify.link import linker as linker_module
+
+    before = gc.get_threshold()
+    seen: list[tuple[int, int, int]] = []
+    original = linker.__class__._link
+
+    def spy(self: Linker, queries: Any) -> Any:
+        seen.append(gc.get_threshold())
+        return original(self, queries)
+
+    try:
+        linker.__class__._link = spy  # type: ignore[method-assign]
+        one(linker, "hypertension")
+        assert seen[-1][0] == max(before[0], linker_module.YOUNG_GC_THRESHOLD)
+        assert gc.get_threshold() == before
+        gc.set_threshold(50_000, *before[1:])
+        one(linker, "hypertension")
+        assert seen[-1][0] == 50_000 and gc.get_threshold()[0] == 50_000
+    finally:
+        linker.__class__._link = original  # type: ignore[method-assign]
+        gc.set_threshold(*before)
+
+
+def test_the_entry_cache_is_bounded_and_gives_the_same_links(
+    index_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kgverify.link import linker as linker_module
+
+    texts = [e.name for e in ENTRIES] * 2
+    index = LinkerIndex(index_dir, ef_search=100, threads=1)
+    try:
+        fresh = [Linker(index, PARAMS).link([MentionQuery(t)])[0] for t in texts]
+        monkeypatch.setattr(linker_module, "ENTRY_CACHE", 3)
+        reused = Linker(index, PARAMS)
+        again = [reused.link([MentionQuery(t)])[0] for t in texts]
+        assert len(reused._entry_cache) <= 3
+    finally:
+        index.close()
+    assert again == fresh
