@@ -78,7 +78,7 @@ MIN_TYPO_LENGTH = 5
 YOUNG_GC_THRESHOLD = 10_000
 """Allocations between young-generation collections while a batch is linked."""
 
-ENTRY_CACHE = 100_000
+ENTRY_CACHE = 20_000
 """Concept entries a linker keeps between batches (its index never changes under it)."""
 
 MAX_CANDIDATES = 10

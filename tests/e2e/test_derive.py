@@ -489,6 +489,26 @@ def _sheets(derived: Derived) -> list[FactSheet]:
         return [FactSheet.model_validate_json(line) for line in lines]
 
 
+def test_fact_sheets_in_gzip_are_the_same_sheets_smaller(derived: Derived, tmp_path: Path) -> None:
+    """``--gzip`` writes sheets.jsonl.gz: the same lines, a fraction of the bytes, and the
+    dialogue checker's reader takes the folder either way."""
+    import gzip
+
+    from kgverify.dialogue.record import SheetFile
+
+    report = derive_facts(
+        tmp_path / "facts", settings=derived.settings, graph=derived.graph, gzip=True
+    )
+    packed = tmp_path / "facts" / "sheets.jsonl.gz"
+    plain = derived.facts / "sheets.jsonl"
+    assert report.file == str(packed) and report.bytes == packed.stat().st_size
+    assert not (tmp_path / "facts" / "sheets.jsonl").exists()
+    assert gzip.decompress(packed.read_bytes()) == plain.read_bytes()
+    assert report.bytes < plain.stat().st_size / 5
+    first = _sheets(derived)[0]
+    assert SheetFile(tmp_path / "facts").get(first.patient_id) == first
+
+
 def test_fact_sheets_keep_the_patients_words_apart_from_the_record(derived: Derived) -> None:
     sheets = _sheets(derived)
     assert len(sheets) == 39 and (derived.facts / "schema.json").exists()

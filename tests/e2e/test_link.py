@@ -217,6 +217,24 @@ def test_bad_lines_are_rejected_with_their_line(
     assert len((tmp_path / "out.jsonl").read_text().splitlines()) == 2
 
 
+def test_a_gz_output_is_gzip(
+    sample_graph: Graph, sample_settings: Settings, tmp_path: Path
+) -> None:
+    """``-o linked.jsonl.gz`` is gzip (it was plain text under a .gz name while the partial
+    file's name ended in .partial), and it reads back like the plain file."""
+    from kgverify.api import link_relations_file
+
+    source = sample_path("relations", "llm_style.jsonl")
+    plain, packed = tmp_path / "linked.jsonl", tmp_path / "linked.jsonl.gz"
+    link_relations_file(source, plain, settings=sample_settings, graph=sample_graph)
+    link_relations_file(source, packed, settings=sample_settings, graph=sample_graph)
+    assert packed.read_bytes()[:2] == b"\x1f\x8b"
+    assert not list(tmp_path.glob("*partial*"))
+    assert [r.relation.relation_id for r in read_linked(packed)] == [
+        r.relation.relation_id for r in read_linked(plain)
+    ]
+
+
 def test_a_new_release_gets_a_new_index(sample_graph: Graph, sample_settings: Settings) -> None:
     before = build_linker_index(sample_settings, sample_graph)
     load_vocabulary(
