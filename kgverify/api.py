@@ -121,7 +121,9 @@ def read_trajectories(
     """
     from kgverify.ehr.sources import EHR_SOURCES
 
-    return EHR_SOURCES.pick(source)(Path(path), ledger, salt=settings.salt())
+    return EHR_SOURCES.pick(source)(
+        Path(path), ledger, salt=settings.salt(), memory_limit=settings.ehr_memory_limit or None
+    )
 
 
 def _cache_rejects(settings: Settings) -> Path:

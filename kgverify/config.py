@@ -302,6 +302,13 @@ class Settings(BaseSettings):
         "allergic condition)",
     )
 
+    ehr_memory_limit: str = Field(
+        default="256MB",
+        pattern=r"(?i)^(\d+(\.\d+)?\s*(b|kb|mb|gb|tb|kib|mib|gib|tib))?$",
+        description="memory of the EHR readers' DuckDB scratch database (sorts spill to disk "
+        "beyond it); empty: DuckDB's default, 80% of the machine",
+    )
+
     pseudonym_salt: SecretStr | None = Field(
         default=None,
         description="Key of the patient/encounter pseudonyms; unset: generated once into "

@@ -17,8 +17,10 @@ from input (headers, paths) passed through ``quote`` or ``literal``; that is wha
 from __future__ import annotations
 
 import bisect
+import contextlib
 import csv
 import gzip
+import itertools
 import logging
 from array import array
 from collections.abc import Callable, Iterator
@@ -40,12 +42,21 @@ MAX_LINE_SIZE = 67_108_864
 """The longest CSV line (bytes) DuckDB reads."""
 
 
-def scratch(directory: Path) -> duckdb.DuckDBPyConnection:
-    """A DuckDB database file in ``directory`` for staged tables and views (spills to disk)."""
+def scratch(directory: Path, memory_limit: str | None = None) -> duckdb.DuckDBPyConnection:
+    """A DuckDB database file in ``directory`` for staged tables and views (spills to disk
+    beyond ``memory_limit``, a DuckDB size such as ``"512MB"``; DuckDB's own default is 80%
+    of the machine's memory)."""
     con = duckdb.connect(str(directory / "scratch.duckdb"))
     con.execute(f"SET temp_directory = {literal(str(directory / 'spill'))}")
-    # Staged CSV rows map to file lines through their rowid, i.e. their insertion order.
+    # Staged CSV rows map to file lines through their rowid, i.e. their insertion order, and
+    # sorted streams are scanned in the order they were written (``stream``).
     con.execute("SET preserve_insertion_order = true")
+    if memory_limit:
+        try:
+            con.execute(f"SET memory_limit = {literal(memory_limit)}")
+        except duckdb.Error as exc:
+            con.close()
+            raise SourceError(f"ehr_memory_limit {memory_limit!r} is not a size: {exc}") from exc
     return con
 
 
@@ -77,17 +88,38 @@ def stream(
     make: Callable[[dict[str, Any]], SourceRow],
     fetch_size: int = FETCH_SIZE,
 ) -> Iterator[SourceRow]:
-    """The rows of ``sql`` as ``SourceRow``s, fetched ``fetch_size`` at a time on a cursor of
-    its own, so several sorted streams can be merged side by side."""
+    """The rows of ``sql`` (a sorted query) as ``SourceRow``s, fetched ``fetch_size`` at a
+    time on a cursor of its own, so several sorted streams can be merged side by side.
+
+    The query is first written to a table of the scratch database, then scanned: an open
+    sorted cursor pins its sort in memory, so seven of them side by side (one per table)
+    grew with the source and could not spill; one sort at a time spills under the memory
+    limit, and a scan holds a few blocks (issue 18). Runs when the first row is asked for.
+    """
+    table = quote(f"_sorted_{next(_SORTED)}")
     cursor = con.cursor()
     try:
-        cursor.execute(sql)
-        names = [d[0] for d in cursor.description or ()]
-        while batch := cursor.fetchmany(fetch_size):
+        try:
+            con.execute(f"CREATE TABLE {table} AS {sql}")
+            cursor.execute(f"SELECT * FROM {table}")  # noqa: S608
+            names = [d[0] for d in cursor.description or ()]
+            batch = cursor.fetchmany(fetch_size)
+        except duckdb.OutOfMemoryException as exc:
+            raise SourceError(
+                "the EHR reader's DuckDB ran out of memory sorting a table: raise "
+                f"ehr_memory_limit ({str(exc).splitlines()[0]})"
+            ) from exc
+        while batch:
             for values in batch:
                 yield make(dict(zip(names, values, strict=True)))
+            batch = cursor.fetchmany(fetch_size)
     finally:
         cursor.close()
+        with contextlib.suppress(duckdb.Error):  # the connection may be closed already
+            con.execute(f"DROP TABLE IF EXISTS {table}")  # its disk, early
+
+
+_SORTED = itertools.count()
 
 
 def read_header(path: Path) -> tuple[list[str], str]:

@@ -78,13 +78,18 @@ _STAGED = ("key", "seq", "file", "idx", "rtype", "rid", "enc", "json")
 
 
 def read_fhir(
-    source: Path, ledger: Ledger, *, salt: str, workdir: Path | None = None
+    source: Path,
+    ledger: Ledger,
+    *,
+    salt: str,
+    workdir: Path | None = None,
+    memory_limit: str | None = None,
 ) -> Generator[Trajectory, None, None]:
     """Trajectories of every Patient in ``source`` (a ``.json``/``.ndjson`` file or a folder
     searched recursively), ordered by Patient id. A missing source or a folder without FHIR
     files raises ``SourceError`` here; ``workdir`` holds the staging files."""
     check_salt(salt)
-    return _trajectories(source, _locate(source), ledger, salt, workdir)
+    return _trajectories(source, _locate(source), ledger, salt, workdir, memory_limit)
 
 
 def _locate(source: Path) -> list[Path]:
@@ -103,12 +108,17 @@ def _is_fhir_file(path: Path) -> bool:
 
 
 def _trajectories(
-    root: Path, files: list[Path], ledger: Ledger, salt: str, workdir: Path | None
+    root: Path,
+    files: list[Path],
+    ledger: Ledger,
+    salt: str,
+    workdir: Path | None,
+    memory_limit: str | None,
 ) -> Generator[Trajectory, None, None]:
     base = root if root.is_dir() else root.parent
     with (
         tempfile.TemporaryDirectory(dir=workdir, prefix="kgverify-fhir-") as tmp,
-        closing(duck.scratch(Path(tmp))) as con,
+        closing(duck.scratch(Path(tmp), memory_limit)) as con,
     ):
         staging = Path(tmp) / "resources.csv"
         with staging.open("w", encoding="utf-8", newline="") as out:

@@ -85,7 +85,12 @@ _SUFFIXES = (".csv.gz", ".csv")
 
 
 def read_mimic(
-    source: Path, ledger: Ledger, *, salt: str, workdir: Path | None = None
+    source: Path,
+    ledger: Ledger,
+    *,
+    salt: str,
+    workdir: Path | None = None,
+    memory_limit: str | None = None,
 ) -> Generator[Trajectory, None, None]:
     """Trajectories of every subject of a MIMIC-IV ``hosp`` folder, in subject_id order.
 
@@ -95,7 +100,7 @@ def read_mimic(
     """
     check_salt(salt)
     files = _locate(source)
-    return _trajectories(files, ledger, salt, workdir)
+    return _trajectories(files, ledger, salt, workdir, memory_limit)
 
 
 def _locate(source: Path) -> dict[str, Path]:
@@ -116,11 +121,15 @@ def _locate(source: Path) -> dict[str, Path]:
 
 
 def _trajectories(
-    files: dict[str, Path], ledger: Ledger, salt: str, workdir: Path | None
+    files: dict[str, Path],
+    ledger: Ledger,
+    salt: str,
+    workdir: Path | None,
+    memory_limit: str | None,
 ) -> Generator[Trajectory, None, None]:
     with (
         tempfile.TemporaryDirectory(dir=workdir, prefix="kgverify-mimic-") as tmp,
-        closing(duck.scratch(Path(tmp))) as con,
+        closing(duck.scratch(Path(tmp), memory_limit)) as con,
     ):
         staged = {t: duck.stage_csv(con, t, p, ledger) for t, p in files.items()}
         _stage_lookups(con, ledger)

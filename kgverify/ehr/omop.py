@@ -155,7 +155,12 @@ _FILE_SUFFIXES = (".csv", ".csv.gz", ".tsv", ".tsv.gz", ".parquet")
 
 
 def read_omop(
-    source: Path, ledger: Ledger, *, salt: str, workdir: Path | None = None
+    source: Path,
+    ledger: Ledger,
+    *,
+    salt: str,
+    workdir: Path | None = None,
+    memory_limit: str | None = None,
 ) -> Generator[Trajectory, None, None]:
     """Trajectories of every person of an OMOP CDM, one person at a time, in person_id order.
 
@@ -173,7 +178,7 @@ def read_omop(
         absent = [c for c in table.required if c not in columns.get(table.name, table.required)]
         if absent and table.name in REQUIRED_TABLES:
             raise SourceError(f"OMOP table {table.name} lacks columns: {', '.join(absent)}")
-    return _trajectories(source, ledger, salt, workdir)
+    return _trajectories(source, ledger, salt, workdir, memory_limit)
 
 
 def _files(source: Path) -> dict[str, Path]:
@@ -222,11 +227,11 @@ def _database_tables(con: duckdb.DuckDBPyConnection, catalog: str | None) -> dic
 
 
 def _trajectories(
-    source: Path, ledger: Ledger, salt: str, workdir: Path | None
+    source: Path, ledger: Ledger, salt: str, workdir: Path | None, memory_limit: str | None
 ) -> Generator[Trajectory, None, None]:
     with (
         tempfile.TemporaryDirectory(dir=workdir, prefix="kgverify-omop-") as tmp,
-        closing(duck.scratch(Path(tmp))) as con,
+        closing(duck.scratch(Path(tmp), memory_limit)) as con,
     ):
         present = _open_tables(con, source, ledger)
         events = [t for t in EVENTS if t.name in present and _usable(con, t, ledger)]

@@ -2,8 +2,9 @@
 ``kgverify ingest|trajectories|extract SOURCE`` and the API's ``source`` read.
 
 Adding a source: its reader module beside these (``read_<name>(path, ledger, *, salt,
-workdir=None)``, streaming one patient at a time), one entry here, and its name in
-``kgverify.ehr.model.SourceName`` (the ``source`` field every trajectory carries).
+workdir=None, memory_limit=None)``, streaming one patient at a time), one entry here, and
+its name in ``kgverify.ehr.model.SourceName`` (the ``source`` field every trajectory
+carries).
 """
 
 from __future__ import annotations
@@ -24,7 +25,13 @@ class EhrReader(Protocol):
     """Trajectories of a source, one patient at a time, every row counted in ``ledger``."""
 
     def __call__(
-        self, source: Path, ledger: Ledger, *, salt: str, workdir: Path | None = None
+        self,
+        source: Path,
+        ledger: Ledger,
+        *,
+        salt: str,
+        workdir: Path | None = None,
+        memory_limit: str | None = None,
     ) -> Iterator[Trajectory]: ...
 
 

@@ -343,3 +343,27 @@ def test_missing_tables_and_salt_fail_before_reading(tmp_path: Path) -> None:
     (tmp_path / "cdm" / "concept.csv").write_text("concept_id,concept_name\n1,x\n")
     with pytest.raises(SourceError, match="concept lacks columns: vocabulary_id, concept_code"):
         read_omop(tmp_path / "cdm", ledger, salt=SALT)
+
+
+def test_a_memory_limit_reads_the_same_patients(tmp_path: Path) -> None:
+    """Under a small DuckDB memory limit the sorts spill instead of failing (each sorted
+    table is written before it is scanned), and the patients come out the same."""
+    ledger = Ledger(RejectSink(tmp_path / "a.jsonl"))
+    free = [
+        t.model_dump_json() for t in itertools.islice(read_omop(EUNOMIA, ledger, salt=SALT), 50)
+    ]
+    ledger = Ledger(RejectSink(tmp_path / "b.jsonl"))
+    capped = read_omop(EUNOMIA, ledger, salt=SALT, memory_limit="128MB")
+    assert [t.model_dump_json() for t in itertools.islice(capped, 50)] == free
+
+
+def test_running_out_of_memory_is_one_error(tmp_path: Path) -> None:
+    ledger = Ledger(RejectSink(tmp_path / "rejects.jsonl"))
+    with pytest.raises(SourceError, match="ran out of memory sorting a table: raise ehr_memory"):
+        next(read_omop(EUNOMIA, ledger, salt=SALT, memory_limit="16MB"))
+
+
+def test_a_memory_limit_that_is_not_a_size_is_one_error(tmp_path: Path) -> None:
+    ledger = Ledger(RejectSink(tmp_path / "rejects.jsonl"))
+    with pytest.raises(SourceError, match="ehr_memory_limit 'lots' is not a size"):
+        next(read_omop(EUNOMIA, ledger, salt=SALT, memory_limit="lots"))
