@@ -95,6 +95,7 @@ def test_the_sample_is_one_pipeline_run(run: PipelineReport, sample_settings: Se
 # Report fields that say when, how fast or where, not what.
 VOLATILE = {
     "out",
+    "file",
     "seconds",
     "relations_per_second",
     "mentions_per_second",
