@@ -28,17 +28,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import run_meta, server_options, server_settings
-from benchmarks.synth_ehr import write_omop
-from kgverify.api import (
-    SAMPLE_RELEASES,
-    extract_relations,
-    ingest_source,
-    link_relations_file,
-    load_vocabulary,
-    sample_path,
-    verify_relations_file,
-)
+from benchmarks.common import run_meta, server_options, server_settings, synthetic_graph
+from kgverify.api import link_relations_file, verify_relations_file
 from kgverify.config import Settings
 from kgverify.engines.on_ray import start_ray
 from kgverify.graph import Graph
@@ -126,15 +117,9 @@ def main() -> None:
     identical: dict[str, bool] = {name: True for name, _, _ in VARIANTS}
     try:
         with Graph.connect(settings) as graph:
-            for name, parts in SAMPLE_RELEASES.items():
-                load_vocabulary(name, sample_path(*parts), settings=settings, graph=graph)
-            ehr = work / "omop"
-            write_omop(ehr, 0, args.patients)
-            started = time.perf_counter()
-            ingest_source("omop", ehr, settings=settings, graph=graph)
-            meta["ingest_s"] = round(time.perf_counter() - started, 1)
-            relations = work / "relations.jsonl"
-            extract_relations("omop", ehr, relations, settings=settings)
+            prepared = synthetic_graph(graph, settings, work, args.patients)
+            meta["ingest_s"] = prepared["ingest_s"]
+            relations = prepared["relations"]
             started = time.perf_counter()
             start_ray(settings)
             meta["ray_start_s"] = round(time.perf_counter() - started, 1)

@@ -1,5 +1,5 @@
-"""What the benchmarks that start their own Neo4j share: its settings and options, and the
-run's metadata (when, where, which commit)."""
+"""What the benchmarks that start their own Neo4j share: its settings and options, the
+run's metadata (when, where, which commit), and a graph of synthetic patients."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from kgverify.config import Settings
+from kgverify.graph import Graph
 
 
 def server_options(parser: argparse.ArgumentParser, port: int) -> None:
@@ -47,3 +48,28 @@ def run_meta(**extra: Any) -> dict[str, Any]:
         ).stdout.strip(),
         **extra,
     }
+
+
+def synthetic_graph(graph: Graph, settings: Settings, work: Path, patients: int) -> dict[str, Any]:
+    """The three sample releases loaded, ``patients`` patients of ``synth_ehr.py`` ingested
+    and their template relations extracted to ``work/relations.jsonl``; says how long the
+    ingest took and where the files are."""
+    from benchmarks.synth_ehr import write_omop
+    from kgverify.api import (
+        SAMPLE_RELEASES,
+        extract_relations,
+        ingest_source,
+        load_vocabulary,
+        sample_path,
+    )
+
+    for name, parts in SAMPLE_RELEASES.items():
+        load_vocabulary(name, sample_path(*parts), settings=settings, graph=graph)
+    ehr = work / "omop"
+    write_omop(ehr, 0, patients)
+    started = time.perf_counter()
+    ingest_source("omop", ehr, settings=settings, graph=graph)
+    ingest_s = round(time.perf_counter() - started, 1)
+    relations = work / "relations.jsonl"
+    extract_relations("omop", ehr, relations, settings=settings)
+    return {"ingest_s": ingest_s, "ehr": ehr, "relations": relations}

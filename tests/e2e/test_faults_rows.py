@@ -137,6 +137,39 @@ def test_a_refused_assertion_costs_only_its_row(
     assert [len(assertions(sample_graph, f"refuse-{n}")) for n in (1, 3)] == [1, 1]
 
 
+def test_a_stream_writes_beside_the_reads_and_reports_refusals_in_order(
+    sample_graph: Graph, sample_settings: Settings
+) -> None:
+    """iter_verify writes each batch while the next is judged: the verdicts, the written
+    and refused counts and the refusal callback (on the caller's thread) are what one batch
+    at a time gives."""
+    import threading
+
+    bad = CandidateRelation.model_construct(
+        **{**dict(rel("metformin", "treats", "asthma")), "relation_id": HUGE}
+    )
+    stream = [
+        rel("metformin", "treats", "type 2 diabetes mellitus", "stream-1"),
+        bad,
+        rel("lisinopril", "treats", "essential hypertension", "stream-3"),
+        rel("aspirin", "treats", "headache", "stream-4"),
+    ]
+    refused: list[tuple[str, int]] = []
+    with open_verifier(sample_settings, sample_graph, write=True) as verifier:
+        verifier.on_refused = lambda verdict, reason: refused.append(
+            (verdict.relation_id, threading.get_ident())
+        )
+        streamed = list(verifier.iter_verify(stream, batch_size=1))
+    with open_verifier(sample_settings, sample_graph, write=False) as reader:
+        one_by_one = [v for r in stream for v in reader.verify([r])]
+    assert [v.model_dump(exclude={"verified_at"}) for v in streamed] == [
+        v.model_dump(exclude={"verified_at"}) for v in one_by_one
+    ]
+    assert (verifier.written, verifier.not_written) == (3, 1)
+    assert refused == [(HUGE, threading.get_ident())]
+    assert [len(assertions(sample_graph, f"stream-{n}")) for n in (1, 3, 4)] == [1, 1, 1]
+
+
 def test_a_refused_item_costs_only_its_row(graph: Graph, tmp_path: Path) -> None:
     def item(item_id: str) -> QAItem:
         return QAItem(
