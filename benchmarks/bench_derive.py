@@ -97,13 +97,10 @@ def _stage(stage: str, graph: Any, settings: Any, work: Path, linked: Path) -> d
         spent = [0.0]
 
         class Timed(Verifier):
-            def _write_back(self, verdicts: Any) -> Any:
-                # In the writer thread beside the next batch's reads: time spent writing,
-                # not time the run waited for it.
+            def _write_back(self, verdicts: Any) -> None:
                 started = time.perf_counter()
-                refused = super()._write_back(verdicts)
+                super()._write_back(verdicts)
                 spent[0] += time.perf_counter() - started
-                return refused
 
         relations = 0
         with (

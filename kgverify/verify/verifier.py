@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import Any
 
@@ -126,48 +126,22 @@ class Verifier:
     # -- public ---------------------------------------------------------------------------
 
     def verify(self, relations: Sequence[Relation]) -> list[Verdict]:
-        """Verdicts for one batch, in input order (written back before it returns)."""
-        verdicts = self._judged(relations)
-        if self.write and verdicts:
-            self._report(self._write_back(verdicts))
-        return verdicts
-
-    def iter_verify(
-        self, relations: Iterable[Relation], batch_size: int = 2_000
-    ) -> Iterator[Verdict]:
-        """Verdicts for a stream, ``batch_size`` relations per round trip.
-
-        With write-back, a batch's assertions are written while the next batch is judged:
-        one write in flight, the writes in input order, and refusals reported on this
-        thread. The write took about as long as the reads and rules before it (issue 18);
-        a write that fails raises here, at the next batch or at the end."""
-        if not self.write:
-            for batch in batched(relations, batch_size):
-                yield from self._judged(batch)
-            return
-        with ThreadPoolExecutor(1, thread_name_prefix="kgverify-write") as writer:
-            pending: Future[list[tuple[Verdict, str]]] | None = None
-            for batch in batched(relations, batch_size):
-                verdicts = self._judged(batch)
-                if pending is not None:
-                    self._report(pending.result())
-                pending = writer.submit(self._write_back, verdicts) if verdicts else None
-                yield from verdicts
-            if pending is not None:
-                self._report(pending.result())
-
-    def _judged(self, relations: Sequence[Relation]) -> list[Verdict]:
+        """Verdicts for one batch, in input order."""
         linked = self._linked(relations)
         paths = self._paths(linked)
         verdicts = [self._decide(lr, paths.get(at, [])) for at, lr in enumerate(linked)]
         if self.enrich:
             verdicts = self._enriched(verdicts)
+        if self.write and verdicts:
+            self._write_back(verdicts)
         return verdicts
 
-    def _report(self, refused: list[tuple[Verdict, str]]) -> None:
-        if self.on_refused is not None:
-            for verdict, reason in refused:
-                self.on_refused(verdict, reason)
+    def iter_verify(
+        self, relations: Iterable[Relation], batch_size: int = 2_000
+    ) -> Iterator[Verdict]:
+        """Verdicts for a stream, ``batch_size`` relations per round trip."""
+        for batch in batched(relations, batch_size):
+            yield from self.verify(batch)
 
     # -- steps ----------------------------------------------------------------------------
 
@@ -331,22 +305,19 @@ class Verifier:
             out[row["rid"]] = verdict.model_copy(update={"enrichment": enrichment})
         return out
 
-    def _write_back(self, verdicts: list[Verdict]) -> list[tuple[Verdict, str]]:
-        """Write the batch's assertions; returns the verdicts the database refused, with its
-        reason (reported by the caller's thread)."""
+    def _write_back(self, verdicts: list[Verdict]) -> None:
         now = datetime.now(UTC).isoformat()
         rows = [_assertion_row(v, now) for v in verdicts]
         of_row = {id(row): v for row, v in zip(rows, verdicts, strict=True)}
         if self._releases is None:
             self._releases = [r["id"] for r in self.graph.read("verify/current_releases")]
 
-        refusals: list[tuple[Verdict, str]] = []
-
         def refused(row: dict[str, Any], reason: str) -> None:
             # One refused row costs only itself (write_rows bisects the batch).
             self.not_written += 1
             self.not_written_reasons[refusal_kind(reason)] += 1
-            refusals.append((of_row[id(row)], reason))
+            if self.on_refused is not None:
+                self.on_refused(of_row[id(row)], reason)
 
         # Distinct ids: edges are created, not merged (no check per edge); a batch that
         # repeats an assertion merges them, so the repeat adds none.
@@ -357,7 +328,6 @@ class Verifier:
                 self.written += int(result["written"])
                 self.unknown_patients += int(result["unknown_patients"])
                 self.unknown_encounters += int(result["unknown_encounters"])
-        return refusals
 
 
 def refusal_kind(reason: str) -> str:
