@@ -137,12 +137,12 @@ def test_a_refused_assertion_costs_only_its_row(
     assert [len(assertions(sample_graph, f"refuse-{n}")) for n in (1, 3)] == [1, 1]
 
 
-def test_a_stream_writes_beside_the_reads_and_reports_refusals_in_order(
+def test_a_stream_with_a_refused_row_is_what_one_batch_at_a_time_gives(
     sample_graph: Graph, sample_settings: Settings
 ) -> None:
-    """iter_verify writes each batch while the next is judged: the verdicts, the written
-    and refused counts and the refusal callback (on the caller's thread) are what one batch
-    at a time gives."""
+    """iter_verify over batches of one, a refused row among them: the verdicts, the written
+    and refused counts and the refusal callback (on the caller's thread) are what judging
+    one relation at a time gives, and only the refused row is missing from the graph."""
     import threading
 
     bad = CandidateRelation.model_construct(
