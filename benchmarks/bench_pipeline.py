@@ -37,7 +37,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import run_meta, server_settings
+from benchmarks.common import run_meta, server_options, server_settings
 from benchmarks.synth_ehr import write_omop
 from kgverify.api import SAMPLE_RELEASES, load_vocabulary, sample_path
 from kgverify.graph import Graph
@@ -176,9 +176,7 @@ def markdown(meta: dict[str, Any], results: list[dict[str, Any]]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--patients", default="1000", help="sizes, comma-separated")
-    parser.add_argument("--port", type=int, default=7796)
-    parser.add_argument("--heap", default="2g")
-    parser.add_argument("--pagecache", default="1g")
+    server_options(parser, 7796)
     parser.add_argument(
         "--items-per-patient",
         type=float,
