@@ -1,5 +1,6 @@
-"""Linking and verification (with write-back) by each engine in the same run: the local
-path, and Ray with 1 and 2 workers (docs/scale.md). Writes JSON and prints Markdown.
+"""Linking, verification (with write-back) and derivation (QA items with their write-back,
+fact sheets) by each engine in the same run: the local path, and Ray with 1 and 2 workers
+(docs/scale.md). Writes JSON and prints Markdown.
 
     python -m benchmarks.bench_engines --patients 1000 --rounds 2 \\
         --json docs/benchmarks/engines.json
@@ -9,16 +10,19 @@ path, and Ray with 1 and 2 workers (docs/scale.md). Writes JSON and prints Markd
 - Graph: the three shipped sample releases in a fresh local Neo4j, and ``--patients``
   patients of ``synth_ehr.py`` (the sample OMOP CDM multiplied with shifted ids and dates)
   ingested through ``ingest_source``; their template relations extracted once.
-- Per engine and round (engines alternate within a round): ``link_relations_file`` then
-  ``verify_relations_file`` with write-back, exactly what ``kgverify link`` and ``kgverify
-  verify`` run, timed whole: for Ray that includes starting the actors and each actor
+- Per engine and round (engines alternate within a round): ``link_relations_file``,
+  ``verify_relations_file`` with write-back, ``derive_qa`` (with its item write-back) and
+  ``derive_facts``, exactly what ``kgverify link``, ``verify``, ``derive qa`` and ``derive
+  facts`` run, each timed whole: for Ray that includes starting the actors and each actor
   loading the index (the local Ray itself is started once, before, and timed apart).
-- The outputs of every engine are compared byte for byte with the local path's.
+- The outputs of every engine (linked and verdict files, the QA folder, the sheets) are
+  compared byte for byte with the local path's.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import resource
 import shutil
@@ -29,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common import run_meta, server_options, server_settings, synthetic_graph
-from kgverify.api import link_relations_file, verify_relations_file
+from kgverify.api import derive_facts, derive_qa, link_relations_file, verify_relations_file
 from kgverify.config import Settings
 from kgverify.engines.on_ray import start_ray
 from kgverify.graph import Graph
@@ -56,14 +60,36 @@ def run_variant(
         out / "linked.jsonl", out / "verdicts.jsonl", settings=s, graph=graph, engine=engine
     )
     verify_s = time.perf_counter() - started
+    started = time.perf_counter()
+    qa = derive_qa(out / "qa", settings=s, graph=graph, engine=engine)
+    qa_s = time.perf_counter() - started
+    started = time.perf_counter()
+    facts = derive_facts(out / "facts", settings=s, graph=graph, engine=engine)
+    facts_s = time.perf_counter() - started
     return {
         "relations": verified.verified,
         "written": verified.written,
+        "patients": qa.patients,
+        "candidates": sum(qa.candidates.values()),
         "link_s": round(link_s, 2),
         "verify_s": round(verify_s, 2),
+        "qa_s": round(qa_s, 2),
+        "facts_s": round(facts_s, 2),
         "link_relations_per_s": round(linked.linked_relations / link_s, 1),
         "verify_relations_per_s": round(verified.verified / verify_s, 1),
         "chain_relations_per_s": round(verified.verified / (link_s + verify_s), 1),
+        "qa_patients_per_s": round(qa.patients / qa_s, 1),
+        "qa_candidates_per_s": round(sum(qa.candidates.values()) / qa_s, 1),
+        "facts_sheets_per_s": round(facts.sheets / facts_s, 1),
+    }
+
+
+def digests(folder: Path) -> dict[str, str]:
+    """Every file under ``folder`` by relative path -> its SHA-256."""
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
     }
 
 
@@ -76,7 +102,7 @@ def summarize(
         name: {
             key: round(statistics.median(r[key] for r in rows), 1)
             for key in rows[0]
-            if key not in ("relations", "written")
+            if key not in ("relations", "written", "patients", "candidates")
         }
         | {"identical": identical[name]}
         for name, rows in runs.items()
@@ -85,18 +111,21 @@ def summarize(
 
 def markdown(meta: dict[str, Any], summary: dict[str, dict[str, Any]]) -> str:
     lines = [
-        f"{meta['relations']:,} template relations of {meta['patients']:,} synthetic patients; "
-        f"median of {meta['rounds']} rounds; load average {meta['load']} at the start.",
+        f"{meta['relations']:,} template relations of {meta['patients']:,} synthetic patients "
+        f"({meta['candidates']:,} item candidates); median of {meta['rounds']} rounds; load "
+        f"average {meta['load']} at the start.",
         "",
-        "| engine | link s | verify s (write-back) | link relations/s | verify relations/s "
-        "| link + verify relations/s | outputs = local |",
-        "|---|---:|---:|---:|---:|---:|---|",
+        "| engine | link s | verify s (write-back) | derive qa s | derive facts s "
+        "| link relations/s | verify relations/s | qa patients/s | facts sheets/s "
+        "| outputs = local |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for name, row in summary.items():
         lines.append(
-            f"| {name} | {row['link_s']} | {row['verify_s']} | {row['link_relations_per_s']:,} "
-            f"| {row['verify_relations_per_s']:,} | {row['chain_relations_per_s']:,} "
-            f"| {row['identical']} |"
+            f"| {name} | {row['link_s']} | {row['verify_s']} | {row['qa_s']} "
+            f"| {row['facts_s']} | {row['link_relations_per_s']:,} "
+            f"| {row['verify_relations_per_s']:,} | {row['qa_patients_per_s']:,} "
+            f"| {row['facts_sheets_per_s']:,} | {row['identical']} |"
         )
     return "\n".join(lines)
 
@@ -131,12 +160,10 @@ def main() -> None:
                     runs[name].append(result)
                     print(json.dumps({"round": round_, "engine": name, **result}), flush=True)
                 for name, _, _ in VARIANTS:
-                    for file in ("linked.jsonl", "verdicts.jsonl"):
-                        same = (work / name / file).read_bytes() == (
-                            work / "local" / file
-                        ).read_bytes()
-                        identical[name] = identical[name] and same
+                    same = digests(work / name) == digests(work / "local")
+                    identical[name] = identical[name] and same
             meta["relations"] = runs["local"][0]["relations"]
+            meta["candidates"] = runs["local"][0]["candidates"]
     finally:
         server.stop()
     summary = summarize(runs, identical)

@@ -655,6 +655,7 @@ def derive_qa(
     write: bool = True,
     progress: Callable[[int], None] | None = None,
     policy: FilterPolicy | None = None,
+    engine: str = "local",
 ) -> DeriveReport:
     """Derive QA items from the passed assertions in the graph into the folder ``out``.
 
@@ -670,17 +671,31 @@ def derive_qa(
     decides. ``report.policy`` (``policy@<hash>`` or ``stored``), the dataset card and
     ``out/policy.json`` record which.
 
+    ``engine`` (``kgverify.engines.ENGINES``): "local", or "ray" to work on each page of
+    patients on Ray actors (docs/scale.md); the items are the same, byte for byte.
+
     >>> report = derive_qa(Path("qa"), settings=settings, graph=graph)
     >>> report.items["treatment"]["train"], report.distractors_rejected
     >>> datasets.load_dataset("qa", "treatment")
     """
     from kgverify.derive import Task, run_qa
     from kgverify.derive.qa import TASKS
+    from kgverify.engines import ENGINES
 
     settings = settings or Settings()
     chosen = {Task(TASKS.check(t)) for t in tasks} if tasks else None
+    pages = ENGINES.pick(engine).qa_pages
     with _graph(settings, graph) as g:
-        return run_qa(g, settings, out, tasks=chosen, write=write, progress=progress, policy=policy)
+        return run_qa(
+            g,
+            settings,
+            out,
+            tasks=chosen,
+            write=write,
+            progress=progress,
+            policy=policy,
+            pages=pages,
+        )
 
 
 def derive_facts(
@@ -690,17 +705,21 @@ def derive_facts(
     graph: Graph | None = None,
     progress: Callable[[int], None] | None = None,
     gzip: bool = False,
+    engine: str = "local",
 ) -> FactsReport:
     """Fact sheets for record-grounded simulated patients, one per patient.
 
     Written to ``out/sheets.jsonl`` (``out/sheets.jsonl.gz`` with ``gzip``) with
-    ``out/schema.json`` (docs/derivation.md).
+    ``out/schema.json`` (docs/derivation.md). ``engine`` as for :func:`derive_qa` ("ray":
+    each page of patients built on Ray actors, the same bytes).
     """
     from kgverify.derive import run_facts
+    from kgverify.engines import ENGINES
 
     settings = settings or Settings()
+    pages = ENGINES.pick(engine).sheet_pages
     with _graph(settings, graph) as g:
-        return run_facts(g, settings, out, progress=progress, gzip=gzip)
+        return run_facts(g, settings, out, progress=progress, gzip=gzip, sheet_pages=pages)
 
 
 # -- dialogues (docs/dialogue.md) -------------------------------------------------------------
@@ -1272,8 +1291,14 @@ def _run_pipeline(
             )
             for report, (*_, name) in zip(linked, inputs, strict=True)
         ]
-        qa = derive_qa(out / "qa", settings=settings, graph=g, tasks=config.tasks)
-        sheets = derive_facts(out / "facts", settings=settings, graph=g) if config.facts else None
+        qa = derive_qa(
+            out / "qa", settings=settings, graph=g, tasks=config.tasks, engine=config.engine
+        )
+        sheets = (
+            derive_facts(out / "facts", settings=settings, graph=g, engine=config.engine)
+            if config.facts
+            else None
+        )
         checked = (
             check_dialogues(
                 config.dialogues,

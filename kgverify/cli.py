@@ -258,14 +258,15 @@ def _engines() -> Iterable[str]:
 
 
 def engine_option(default: str | None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """``--engine``: where the batches of linking and verification run (docs/scale.md)."""
+    """``--engine``: where the batches of linking, verification and derivation run
+    (docs/scale.md)."""
     return click.option(
         "--engine",
         type=RegistryChoice(_engines),
         default=default,
         show_default=default is not None,
-        help="Where batches run: local (this process) or ray (split over Ray actors; "
-        "settings ray_address, ray_workers). The output is the same.",
+        help="Where batches and pages of patients run: local (this process) or ray (split "
+        "over Ray actors; settings ray_address, ray_workers). The output is the same.",
     )
 
 
@@ -1355,6 +1356,7 @@ out_dir_option = click.option(
 )
 @click.option("--no-write", is_flag=True, help="Write files only, no (:Item) nodes.")
 @policy_options
+@engine_option("local")
 @json_option
 def derive_qa_command(
     out: Path,
@@ -1365,6 +1367,7 @@ def derive_qa_command(
     accept: str | None,
     min_score: str | None,
     min_confidence: str | None,
+    engine: str,
     as_json: bool,
 ) -> None:
     """QA items (diagnosis, treatment, prognosis) from the passed assertions.
@@ -1386,7 +1389,14 @@ def derive_qa_command(
     settings = Settings(**overrides)  # over the environment, validated like it
     settings = with_policy(settings, accept, min_score, min_confidence)
     with count_progress("Patients", total=None, enabled=not as_json) as step:
-        report = derive_qa(out, settings=settings, tasks=tasks, write=not no_write, progress=step)
+        report = derive_qa(
+            out,
+            settings=settings,
+            tasks=tasks,
+            write=not no_write,
+            progress=step,
+            engine=engine,
+        )
     result = report.model_dump()
     emit(result, as_json, lambda: print_derive_report(result))
 
@@ -1400,8 +1410,9 @@ def derive_qa_command(
     help="Write OUT/sheets.jsonl.gz instead (sheets repeat history per encounter and "
     "compress well; readers take either).",
 )
+@engine_option("local")
 @json_option
-def derive_facts_command(out: Path, compress: bool, as_json: bool) -> None:
+def derive_facts_command(out: Path, compress: bool, engine: str, as_json: bool) -> None:
     """Fact sheets for record-grounded simulated patients (OUT/sheets.jsonl).
 
     Per patient and encounter: what the patient can say (symptoms and history in lay words,
@@ -1411,7 +1422,7 @@ def derive_facts_command(out: Path, compress: bool, as_json: bool) -> None:
     from kgverify.api import derive_facts
 
     with count_progress("Patients", total=None, enabled=not as_json) as step:
-        report = derive_facts(out, settings=Settings(), progress=step, gzip=compress)
+        report = derive_facts(out, settings=Settings(), progress=step, gzip=compress, engine=engine)
     result = report.model_dump()
     emit(result, as_json, lambda: print_facts_report(result))
 

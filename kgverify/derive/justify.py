@@ -133,13 +133,20 @@ class Outcome:
 
     @property
     def admissible(self) -> bool:
-        return self.refused is None and self.build is not None
+        return self.refused is None and (self.build is not None or self._built is not None)
 
     @property
     def justifications(self) -> list[Justification]:
         if self._built is None:
             self._built = self.build() if self.build is not None else []
         return self._built
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Sent to another process (a Ray actor's screened page): built here, since ``build``
+        # is bound to this process's Justifier and its connection.
+        state = dict(self.__dict__)
+        state["_built"], state["build"] = self.justifications, None
+        return state
 
 
 class Justifier:

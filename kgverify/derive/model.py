@@ -4,6 +4,7 @@ models (docs/derivation.md, and ``schema.json`` written beside every output)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Literal
@@ -311,3 +312,12 @@ class FactsReport(BaseModel):
     out: str = ""
     file: str = Field(default="", description="the sheets file: sheets.jsonl or sheets.jsonl.gz")
     bytes: int = Field(default=0, description="its size on disk")
+
+    def add(self, other: FactsReport) -> None:
+        """Count ``other``'s sheets in too (the parts of one run built by several workers)."""
+        self.patients += other.patients
+        self.sheets += other.sheets
+        self.encounters += other.encounters
+        for name in ("facts", "excluded", "checks"):
+            total = Counter(getattr(self, name)) + Counter(getattr(other, name))
+            setattr(self, name, dict(sorted(total.items())))

@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from kgverify.config import Settings
 from kgverify.derive.justify import Justifier, Outcome, Request
@@ -887,38 +887,47 @@ class ItemStore:
         self.path.unlink(missing_ok=True)
 
 
+class PageCounts(Protocol):
+    """What ``derive_items`` reads of a worked page (``kgverify.derive.pages.QAPage``)."""
+
+    patients: int
+    candidates: list[Candidate]
+    screened: list[Screened]
+    verdicts: Counter[str]
+    filtered: Counter[str]
+    found: Counter[str]
+    skipped: Counter[str]
+    rejected: Counter[str]
+
+
 def derive_items(
-    records: Iterable[PatientRecord],
-    screen: DistractorScreen,
+    pages: Iterable[PageCounts],
+    reviews: ReviewState,
     store: ItemStore,
     settings: Settings,
     report: DeriveReport,
     *,
-    tasks: set[Task],
     run: RunContext,
     on_patient: Callable[[int], None] | None = None,
 ) -> None:
-    """Fill ``store`` with the drafted items of every record (a page at a time)."""
+    """Fill ``store`` with the drafted items of every page's screened candidates, in page
+    order (the store's duplicate checks are first come, first kept)."""
     seed, n_options = settings.derive_seed, settings.derive_options
     verdicts: Counter[str] = Counter(report.assertions)
     filtered: Counter[str] = Counter(report.filtered)
     found: Counter[str] = Counter(report.candidates)
     skipped: Counter[str] = Counter(report.skipped)
+    rejected: Counter[str] = Counter(report.distractors_rejected)
     justified: Counter[str] = Counter(report.justifications)
     distances: Counter[str] = Counter(report.difficulty)
-    for page in batched(records, 200):
-        candidates: list[Candidate] = []
-        for record in page:
-            report.patients += 1
-            for a in record.assertions:
-                verdicts[a.verdict] += 1
-                if not a.passed:
-                    filtered[filter_reason(a)] += 1
-            for candidate in candidates_for(record, settings, skipped):
-                if candidate.task in tasks:
-                    found[candidate.task.value] += 1
-                    candidates.append(candidate)
-        for candidate, screened in zip(candidates, screen.screen(candidates), strict=True):
+    for page in pages:
+        report.patients += page.patients
+        verdicts.update(page.verdicts)
+        filtered.update(page.filtered)
+        found.update(page.found)
+        skipped.update(page.skipped)
+        rejected.update(page.rejected)
+        for candidate, screened in zip(page.candidates, page.screened, strict=True):
             task = candidate.task.value
             variants = store.variants_of(candidate.content_group)
             if variants >= settings.derive_variants:
@@ -929,7 +938,7 @@ def derive_items(
                 skipped[f"{task}: fewer than {n_options - 1} justified distractors"] += 1
                 continue
             drafted = draft(candidate, screened, distractors, seed, run)
-            if screen.reviews.rejected(drafted["content_key"]):
+            if reviews.rejected(drafted["content_key"]):
                 skipped[f"{task}: rejected by a reviewer"] += 1
                 continue
             split = split_of(candidate.content_group, seed, settings.derive_splits)
@@ -948,7 +957,7 @@ def derive_items(
     report.filtered = dict(sorted(filtered.items()))
     report.candidates = dict(sorted(found.items()))
     report.skipped = dict(sorted(skipped.items()))
-    report.distractors_rejected = dict(sorted(screen.rejected.items()))
+    report.distractors_rejected = dict(sorted(rejected.items()))
     report.justifications = dict(sorted(justified.items()))
     report.difficulty = dict(sorted(distances.items(), key=lambda kv: (len(kv[0]), kv[0])))
 

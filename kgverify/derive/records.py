@@ -190,6 +190,47 @@ CONCEPT_CACHE = 100_000
 patients; cleared when full)."""
 
 
+def patient_pages(graph: Graph, page: int = 200) -> Iterator[list[str]]:
+    """Every patient id in id order, ``page`` ids at a time (keyset pagination)."""
+    after = ""
+    while True:
+        ids = [row["id"] for row in graph.read("derive/patients_page", after=after, limit=page)]
+        if not ids:
+            return
+        yield ids
+        after = ids[-1]
+
+
+class RecordReader:
+    """Reads the records of a page of patients by id, two round trips per page. With a
+    ``policy``, whether an assertion passes is decided by it, not read from the graph."""
+
+    def __init__(
+        self, graph: Graph, *, allergy_roots: list[str], policy: FilterPolicy | None = None
+    ) -> None:
+        self.graph = graph
+        self.allergy_roots = allergy_roots
+        self.policy = policy
+        # Facts share few concepts: their details (names, group, allergy walk) are read once
+        # per concept, not once per fact.
+        self.concepts: dict[str, dict[str, Any]] = {}
+
+    def read(self, ids: list[str]) -> list[PatientRecord]:
+        """The records of ``ids`` (patients the graph does not hold are left out), in the
+        order of ``ids``."""
+        rows = self.graph.read("derive/patient_records", patients=ids)
+        used = {f["concept"] for row in rows for f in row["facts"] if f["concept"] is not None}
+        if len(self.concepts) + len(used - self.concepts.keys()) > CONCEPT_CACHE:
+            self.concepts.clear()
+        wanted = sorted(used - self.concepts.keys())
+        if wanted:
+            for c in self.graph.read(
+                "derive/fact_concepts", ids=wanted, allergy_roots=self.allergy_roots
+            ):
+                self.concepts[c["id"]] = c
+        return [_record(row, self.policy, self.concepts) for row in rows]
+
+
 def read_records(
     graph: Graph,
     *,
@@ -199,30 +240,9 @@ def read_records(
 ) -> Iterator[PatientRecord]:
     """Every patient's record in id order, ``page`` patients per round trip. With a
     ``policy``, whether an assertion passes is decided by it, not read from the graph."""
-    after = ""
-    # Facts share few concepts: their details (names, group, allergy walk) are read once per
-    # concept, not once per fact.
-    concepts: dict[str, dict[str, Any]] = {}
-    while True:
-        ids = [row["id"] for row in graph.read("derive/patients_page", after=after, limit=page)]
-        if not ids:
-            return
-        rows = graph.read("derive/patient_records", patients=ids)
-        wanted = sorted(
-            {f["concept"] for row in rows for f in row["facts"] if f["concept"] is not None}
-            - concepts.keys()
-        )
-        if len(concepts) + len(wanted) > CONCEPT_CACHE:
-            concepts.clear()
-            wanted = sorted(
-                {f["concept"] for row in rows for f in row["facts"] if f["concept"] is not None}
-            )
-        if wanted:
-            for c in graph.read("derive/fact_concepts", ids=wanted, allergy_roots=allergy_roots):
-                concepts[c["id"]] = c
-        for row in rows:
-            yield _record(row, policy, concepts)
-        after = ids[-1]
+    reader = RecordReader(graph, allergy_roots=allergy_roots, policy=policy)
+    for ids in patient_pages(graph, page):
+        yield from reader.read(ids)
 
 
 def _record(

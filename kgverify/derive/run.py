@@ -13,7 +13,7 @@ from pathlib import Path
 
 from kgverify.config import Settings
 from kgverify.derive.export import CardFacts, QAWriter, partial_dir, retire, write_schema
-from kgverify.derive.facts import SheetBuilder
+from kgverify.derive.justify import rules_version
 from kgverify.derive.model import (
     SHEETS,
     SHEETS_GZIP,
@@ -22,19 +22,19 @@ from kgverify.derive.model import (
     FactsReport,
     Task,
 )
-from kgverify.derive.qa import (
-    DistractorScreen,
-    ItemStore,
-    RunContext,
-    derive_items,
-    finished_items,
+from kgverify.derive.pages import (
+    QAJob,
+    QAPagesOpener,
+    SheetPagesOpener,
+    local_qa_pages,
+    local_sheet_pages,
 )
-from kgverify.derive.records import read_records
+from kgverify.derive.qa import ItemStore, RunContext, derive_items, finished_items
 from kgverify.graph.driver import Graph
 from kgverify.graph.schema import ensure_schema
 from kgverify.jsonl import write_models
 from kgverify.review.state import ReviewState
-from kgverify.verify.verifier import FilterPolicy, Verifier
+from kgverify.verify.verifier import FilterPolicy
 
 Progress = Callable[[int], None]
 
@@ -74,11 +74,6 @@ def settings_digest(settings: Settings) -> str:
     return hashlib.sha256(json.dumps(shaping, sort_keys=True).encode()).hexdigest()[:12]
 
 
-def _verifier(graph: Graph, settings: Settings) -> Verifier:
-    # Judges (clue, candidate) pairs with the verification rules; writes and links nothing.
-    return Verifier(graph, settings, write=False, enrich=False)
-
-
 def run_qa(
     graph: Graph,
     settings: Settings,
@@ -88,7 +83,11 @@ def run_qa(
     write: bool = True,
     progress: Progress | None = None,
     policy: FilterPolicy | None = None,
+    pages: QAPagesOpener = local_qa_pages,
 ) -> DeriveReport:
+    """QA items of every patient into ``out`` (and the graph, with ``write``). ``pages``
+    (an engine's) works on the pages of patients; the item store, files and graph writes
+    stay here, so every engine gives the same bytes."""
     started = time.perf_counter()
     tasks = tasks or set(Task)
     report = DeriveReport(out=str(out))
@@ -103,20 +102,11 @@ def run_qa(
     report.releases, report.policy = context.releases, context.policy
     report.policy_values = policy_facts(applied) if applied is not None else None
     reviews = ReviewState.read(graph)
-    with _verifier(graph, settings) as verifier, partial_dir(out) as folder:
-        screen = DistractorScreen(graph, verifier, settings, reviews)
+    job = QAJob(settings=settings, tasks=frozenset(tasks), policy=applied, reviews=reviews)
+    with pages(settings, graph, job) as worked, partial_dir(out) as folder:
         store = ItemStore(folder / ".items.sqlite", settings.derive_variants)
         try:
-            derive_items(
-                read_records(graph, allergy_roots=settings.facts_allergy_roots, policy=applied),
-                screen,
-                store,
-                settings,
-                report,
-                tasks=tasks,
-                run=context,
-                on_patient=progress,
-            )
+            derive_items(worked, reviews, store, settings, report, run=context, on_patient=progress)
             report.splits = store.split_groups()
             report.patients_in_several_splits = store.patients_in_several_splits()
             card = CardFacts(
@@ -124,7 +114,7 @@ def run_qa(
                 policy=report.policy_values,
                 reviews=reviews.counts,
                 near_depth=settings.derive_near_depth,
-                justify_version=screen.justifier.version,
+                justify_version=rules_version(),
             )
             writer = QAWriter(
                 folder, graph if write else None, run, report, settings.batch_size, card
@@ -147,15 +137,14 @@ def run_facts(
     *,
     progress: Progress | None = None,
     gzip: bool = False,
+    sheet_pages: SheetPagesOpener = local_sheet_pages,
 ) -> FactsReport:
+    """Every patient's fact sheet into ``out``; ``sheet_pages`` (an engine's) builds them."""
     started = time.perf_counter()
-    with _verifier(graph, settings) as verifier, partial_dir(out) as folder:
-        builder = SheetBuilder(verifier, settings)
+    with sheet_pages(settings, graph) as built, partial_dir(out) as folder:
 
         def sheets() -> Iterator[FactSheet]:
-            for n, sheet in enumerate(
-                builder.build(read_records(graph, allergy_roots=settings.facts_allergy_roots)), 1
-            ):
+            for n, sheet in enumerate(built.sheets, 1):
                 if progress is not None:
                     progress(n)
                 yield sheet
@@ -164,7 +153,7 @@ def run_facts(
         write_models(sheets(), folder / name)
         write_schema(FactSheet, folder / "schema.json")
         written = (folder / name).stat().st_size
-    report = builder.report
+    report = built.report
     report.out = str(out)
     report.file = str(out / name)
     report.bytes = written

@@ -1,12 +1,14 @@
-"""How the per-relation stages of a file run: linking and verification in this process
-("local", the default) or fanned out to Ray actors ("ray", the ``kgverify[ray]`` extra).
+"""How the per-relation and per-patient stages run: linking, verification and derivation in
+this process ("local", the default) or fanned out to Ray actors ("ray", the
+``kgverify[ray]`` extra).
 
-An engine opens the two things a file run needs, a :class:`BatchLinker` for
-``link_relations_file`` and a :class:`FileVerifier` for ``verify_relations_file``. Reading
-the input, rejecting bad lines with their numbers, counting and writing the output stay
-with the file run, in this process, whatever the engine: an engine changes where a batch
-is worked on, never what is read, kept or written, so its outputs are the local path's
-byte for byte (``tests/e2e/test_cli_output.py``). ``ENGINES`` is the registry; the pipeline's
+An engine opens what a run needs: a :class:`BatchLinker` for ``link_relations_file``, a
+:class:`FileVerifier` for ``verify_relations_file``, and the worked pages of patients for
+``derive qa`` and ``derive facts`` (``kgverify.derive.pages``). Reading the input,
+rejecting bad lines with their numbers, the item store, counting and writing the output
+stay with the run, in this process, whatever the engine: an engine changes where a batch
+or a page is worked on, never what is read, kept or written, so its outputs are the local
+path's byte for byte (``tests/e2e/test_cli_output.py``). ``ENGINES`` is the registry; the pipeline's
 config check, the CLI's ``--engine`` and the docs read it.
 """
 
@@ -20,6 +22,15 @@ from pathlib import Path
 from typing import Protocol
 
 from kgverify.config import Settings
+from kgverify.derive.pages import (
+    QAJob,
+    QAPage,
+    QAPagesOpener,
+    SheetPages,
+    SheetPagesOpener,
+    local_qa_pages,
+    local_sheet_pages,
+)
 from kgverify.graph.driver import Graph
 from kgverify.graph.schema import ensure_schema
 from kgverify.link.linker import Linker
@@ -48,12 +59,17 @@ class FileVerifier(Protocol):
 
 @dataclass(frozen=True)
 class Engine:
-    """Opens the linker and the verifier of a file run; both are closed on leaving."""
+    """Opens the linker and the verifier of a file run, and the page workers of a
+    derivation run; each is closed on leaving."""
 
     # (settings, graph) -> the linker
     linker: Callable[[Settings, Graph], AbstractContextManager[BatchLinker]]
     # (settings, graph, write back, trajectories JSONL for abbreviations) -> the verifier
     verifier: Callable[[Settings, Graph, bool, Path | None], AbstractContextManager[FileVerifier]]
+    # (settings, graph, job) -> every page of patients with its screened item candidates
+    qa_pages: QAPagesOpener
+    # (settings, graph) -> every patient's fact sheet, and their counts
+    sheet_pages: SheetPagesOpener
 
 
 @contextmanager
@@ -92,14 +108,33 @@ def _ray_verifier(
     return ray_verifier(settings, graph, write, trajectories)
 
 
+def _ray_qa_pages(
+    settings: Settings, graph: Graph, job: QAJob
+) -> AbstractContextManager[Iterator[QAPage]]:
+    from kgverify.engines.on_ray import ray_qa_pages
+
+    return ray_qa_pages(settings, graph, job)
+
+
+def _ray_sheet_pages(settings: Settings, graph: Graph) -> AbstractContextManager[SheetPages]:
+    from kgverify.engines.on_ray import ray_sheet_pages
+
+    return ray_sheet_pages(settings, graph)
+
+
 ENGINES: Registry[Engine] = Registry(
     "engine",
     [
-        Entry("local", Engine(local_linker, local_verifier), "this process, one batch at a time"),
+        Entry(
+            "local",
+            Engine(local_linker, local_verifier, local_qa_pages, local_sheet_pages),
+            "this process, one batch or page at a time",
+        ),
         Entry(
             "ray",
-            Engine(_ray_linker, _ray_verifier),
-            "each batch split over Ray actors, ray_workers of them (pip install 'kgverify[ray]')",
+            Engine(_ray_linker, _ray_verifier, _ray_qa_pages, _ray_sheet_pages),
+            "each batch or page of patients split over Ray actors, ray_workers of them "
+            "(pip install 'kgverify[ray]')",
         ),
     ],
 )

@@ -1,6 +1,8 @@
 """The "ray" engine: every batch the local path would work on is split over Ray actors,
-worked on at once and put back in input order (for verification with the next batch
-already sent while one is collected).
+worked on at once and put back in input order (for verification and derivation with the
+next batch already sent while one is collected). Derivation's pages of patients are split
+in patient order; each actor reads its patients' records itself, and the run keeps the
+item store, the files and the graph's items (``kgverify.derive.pages``).
 
 Each actor opens its own connection and loads the linker index once (the driver makes
 sure the index is built first, so actors never race to build it). Verification batches
@@ -30,6 +32,16 @@ from types import ModuleType
 from typing import Any
 
 from kgverify.config import Settings
+from kgverify.derive.model import FactSheet, FactsReport
+from kgverify.derive.pages import (
+    PAGE,
+    QAJob,
+    QAPage,
+    QAPageWorker,
+    SheetPages,
+    SheetPageWorker,
+)
+from kgverify.derive.records import patient_pages
 from kgverify.errors import ConfigError, EngineError, KgverifyError
 from kgverify.graph.driver import Graph, batched
 from kgverify.graph.schema import ensure_schema
@@ -297,5 +309,83 @@ def ray_verifier(
     try:
         yield verifier
         verifier.gather_link_reports()
+    finally:
+        pool.close()
+
+
+# -- derivation -----------------------------------------------------------------------------
+
+
+def _pages(pool: _Pool, graph: Graph) -> Iterator[Any]:
+    """Each actor's part of every page of patients, in patient order: a page of ``PAGE``
+    patients per actor is split over them, with the next page already sent while one is
+    collected."""
+    n = len(pool.actors)
+    pending: list[Any] | None = None
+    for ids in patient_pages(graph, PAGE * n):
+        sent = pool.submit("page", _contiguous(ids, n))
+        if pending is not None:
+            yield from (part for part in pool.collect(pending) if part is not None)
+        pending = sent
+    if pending is not None:
+        yield from (part for part in pool.collect(pending) if part is not None)
+
+
+class QAActor:
+    """One actor's QA page worker, with its own connection."""
+
+    graph: Graph
+    worker: QAPageWorker
+
+    def open(self, settings: Settings, job: QAJob) -> None:
+        self.graph = Graph.connect(settings)
+        self.worker = QAPageWorker(self.graph, job)
+
+    def page(self, ids: list[str]) -> QAPage:
+        return self.worker.page(ids)
+
+
+@contextmanager
+def ray_qa_pages(settings: Settings, graph: Graph, job: QAJob) -> Iterator[Iterator[QAPage]]:
+    """QA pages worked on by ``ray_workers`` actors; the run keeps the store and writes."""
+    pool = _Pool(start_ray(settings), QAActor, settings.ray_workers, settings, job)
+    try:
+        yield _pages(pool, graph)
+    finally:
+        pool.close()
+
+
+class SheetActor:
+    """One actor's fact-sheet page worker, with its own connection and counts."""
+
+    graph: Graph
+    worker: SheetPageWorker
+
+    def open(self, settings: Settings) -> None:
+        self.graph = Graph.connect(settings)
+        self.worker = SheetPageWorker(self.graph, settings)
+
+    def page(self, ids: list[str]) -> list[FactSheet]:
+        return self.worker.page(ids)
+
+    def report(self) -> FactsReport:
+        return self.worker.report
+
+
+@contextmanager
+def ray_sheet_pages(settings: Settings, graph: Graph) -> Iterator[SheetPages]:
+    """Fact sheets built by ``ray_workers`` actors; their counts are added up at the end."""
+    pool = _Pool(start_ray(settings), SheetActor, settings.ray_workers, settings)
+    out = SheetPages(iter(()))
+
+    def sheets() -> Iterator[FactSheet]:
+        for part in _pages(pool, graph):
+            yield from part
+        for report in pool.each("report"):
+            out.report.add(report)
+
+    out.sheets = sheets()
+    try:
+        yield out
     finally:
         pool.close()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import pickle
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,9 +27,11 @@ from kgverify.cli import cli
 from kgverify.config import Settings
 from kgverify.derive import FactSheet, QAItem, Task, read_items
 from kgverify.derive.justify import Justifier, Outcome, Request
+from kgverify.derive.pages import QAJob, QAPage, QAPageWorker
 from kgverify.derive.qa import Candidate, DistractorScreen, candidates_for
-from kgverify.derive.records import PatientRecord, read_records
+from kgverify.derive.records import PatientRecord, patient_pages, read_records
 from kgverify.graph import Graph
+from kgverify.review.state import ReviewState
 from kgverify.verify.verifier import Verifier
 from tests.e2e.helpers import rows, value, verified_sample_ehr
 
@@ -689,3 +692,51 @@ def test_a_review_import_changes_the_next_derivation(derived: Derived, tmp_path:
             "MATCH (a:Assertion) WHERE a.review IS NOT NULL REMOVE a.review, a.review_id"
         )
         derive_qa(tmp_path / "again", settings=settings, graph=graph)
+
+
+# -- pages of patients: what an engine works on ------------------------------------------------
+
+
+def _screened_by_candidate(pages: list[QAPage]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for page in pages:
+        for candidate, screened in zip(page.candidates, page.screened, strict=True):
+            out[candidate.key] = (
+                screened.answer_name,
+                screened.names,
+                {
+                    d: (o.distance, o.closeness, [j.model_dump() for j in o.justifications])
+                    for d, o in screened.outcomes.items()
+                },
+            )
+    return out
+
+
+def test_pages_of_any_size_screen_the_same_and_survive_transport(derived: Derived) -> None:
+    """A page's screened candidates do not depend on which patients share the page (the ray
+    engine splits pages where the local path does not), and a page sent to another process
+    (pickled, as Ray does) keeps every admitted distractor's justifications."""
+    graph = derived.graph
+    job = QAJob(
+        settings=derived.settings, tasks=frozenset(Task), policy=None, reviews=ReviewState([])
+    )
+    ids = [i for page in patient_pages(graph, 1_000) for i in page]
+    assert len(ids) > 3
+    worker = QAPageWorker(graph, job)
+    try:
+        whole = [worker.page(ids)]
+        small = [worker.page(ids[at : at + 3]) for at in range(0, len(ids), 3)]
+    finally:
+        worker.close()
+    assert sum(p.patients for p in small) == whole[0].patients == len(ids)
+    assert sum((p.rejected for p in small), Counter()) == whole[0].rejected
+    assert sum((p.found for p in small), Counter()) == whole[0].found
+    expected = _screened_by_candidate(whole)
+    assert any(names for _, names, _ in expected.values())  # distractors were admitted
+    assert _screened_by_candidate(small) == expected
+    sent = pickle.loads(pickle.dumps(whole[0]))  # noqa: S301 (our own bytes)
+    assert _screened_by_candidate([sent]) == expected
+    outcomes = [o for s in sent.screened for o in s.outcomes.values()]
+    assert outcomes and all(o.admissible and o.build is None for o in outcomes)
+    refused = Outcome(refused="a kind of a condition the patient has")
+    assert not pickle.loads(pickle.dumps(refused)).admissible  # noqa: S301

@@ -5,14 +5,25 @@ gone. A real local Ray; no Neo4j (nothing listens on the port)."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 
 from kgverify.config import Settings
-from kgverify.engines.on_ray import LinkActor, VerifyActor, _contiguous, _Pool, start_ray
+from kgverify.derive.model import Task
+from kgverify.derive.pages import QAJob
+from kgverify.engines.on_ray import (
+    LinkActor,
+    QAActor,
+    SheetActor,
+    VerifyActor,
+    _contiguous,
+    _Pool,
+    start_ray,
+)
 from kgverify.errors import GraphUnavailableError
+from kgverify.review.state import ReviewState
 from tests.conftest import free_port
 
 
@@ -31,16 +42,27 @@ def ray_nowhere(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
     ray.shutdown()
 
 
+def _qa_job(settings: Settings) -> tuple[object, ...]:
+    return (QAJob(settings, frozenset(Task), None, ReviewState([])),)
+
+
 @pytest.mark.parametrize(
-    ("actor", "extra"), [(LinkActor, ()), (VerifyActor, (False, None))], ids=["link", "verify"]
+    ("actor", "extra"),
+    [
+        (LinkActor, lambda _: ()),
+        (VerifyActor, lambda _: (False, None)),
+        (QAActor, _qa_job),
+        (SheetActor, lambda _: ()),
+    ],
+    ids=["link", "verify", "qa", "facts"],
 )
 def test_an_actor_that_cannot_connect_is_the_one_line_error(
-    ray_nowhere: Settings, actor: type, extra: tuple[object, ...]
+    ray_nowhere: Settings, actor: type, extra: Callable[[Settings], tuple[object, ...]]
 ) -> None:
     import ray
 
     with pytest.raises(GraphUnavailableError, match=r"^cannot reach Neo4j at bolt://127\.0\.0\.1:"):
-        _Pool(ray, actor, 2, ray_nowhere, *extra)
+        _Pool(ray, actor, 2, ray_nowhere, *extra(ray_nowhere))
     # Both actors were stopped (ray.kill returns at once; the CPUs come back soon after).
     for _ in range(200):
         if _all_cpus_free(ray):

@@ -1,0 +1,153 @@
+"""Derivation's per-patient work, a page of patient ids at a time: what an engine runs, in
+this process (``local_qa_pages``, ``local_sheet_pages``) or on Ray actors
+(``kgverify.engines.on_ray``).
+
+A page worker reads its patients' records and turns them into what the run keeps: for QA,
+the item candidates with their screened distractors and the page's counts; for fact
+sheets, the sheets. Everything that depends on the order of the whole run (the item store's
+duplicate checks, answer positions, the output files and the graph's items) stays with the
+run in ``kgverify.derive.run``, so a page's result does not depend on which worker made it
+or on how the patients were split into pages.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass, field
+
+from kgverify.config import Settings
+from kgverify.derive.facts import SheetBuilder
+from kgverify.derive.model import FactSheet, FactsReport, Task
+from kgverify.derive.qa import Candidate, DistractorScreen, Screened, candidates_for, filter_reason
+from kgverify.derive.records import RecordReader, patient_pages
+from kgverify.graph.driver import Graph
+from kgverify.review.state import ReviewState
+from kgverify.verify.verifier import FilterPolicy, Verifier
+
+PAGE = 200
+"""Patients per page (per worker and round on Ray)."""
+
+
+@dataclass(frozen=True)
+class QAJob:
+    """What every QA page worker of one run is given: the same for all of them."""
+
+    settings: Settings
+    tasks: frozenset[Task]
+    policy: FilterPolicy | None
+    reviews: ReviewState
+
+
+@dataclass
+class QAPage:
+    """One page of patients worked on: its candidates (in record order), each with its
+    screened distractors, and the page's counts."""
+
+    patients: int = 0
+    candidates: list[Candidate] = field(default_factory=list)
+    screened: list[Screened] = field(default_factory=list)
+    verdicts: Counter[str] = field(default_factory=Counter)  # assertions per verdict
+    filtered: Counter[str] = field(default_factory=Counter)  # assertions not passed, why
+    found: Counter[str] = field(default_factory=Counter)  # candidates per task
+    skipped: Counter[str] = field(default_factory=Counter)  # candidates not made, why
+    rejected: Counter[str] = field(default_factory=Counter)  # distractors refused, why
+
+
+def _verifier(graph: Graph, settings: Settings) -> Verifier:
+    # Judges (clue, candidate) pairs with the verification rules; writes and links nothing.
+    return Verifier(graph, settings, write=False, enrich=False)
+
+
+class QAPageWorker:
+    """Reads a page of patients and screens its item candidates; open on one connection."""
+
+    def __init__(self, graph: Graph, job: QAJob) -> None:
+        self.job = job
+        self.verifier = _verifier(graph, job.settings)
+        self.screen = DistractorScreen(graph, self.verifier, job.settings, job.reviews)
+        self.reader = RecordReader(
+            graph, allergy_roots=job.settings.facts_allergy_roots, policy=job.policy
+        )
+
+    def page(self, ids: list[str]) -> QAPage:
+        out = QAPage()
+        for record in self.reader.read(ids):
+            out.patients += 1
+            for a in record.assertions:
+                out.verdicts[a.verdict] += 1
+                if not a.passed:
+                    out.filtered[filter_reason(a)] += 1
+            for candidate in candidates_for(record, self.job.settings, out.skipped):
+                if candidate.task in self.job.tasks:
+                    out.found[candidate.task.value] += 1
+                    out.candidates.append(candidate)
+        self.screen.rejected = out.rejected
+        out.screened = self.screen.screen(out.candidates)
+        return out
+
+    def close(self) -> None:
+        self.verifier.close()
+
+
+class SheetPageWorker:
+    """Reads a page of patients and builds their fact sheets; open on one connection.
+    ``report`` counts every page it built."""
+
+    def __init__(self, graph: Graph, settings: Settings) -> None:
+        self.verifier = _verifier(graph, settings)
+        self.builder = SheetBuilder(self.verifier, settings)
+        self.reader = RecordReader(graph, allergy_roots=settings.facts_allergy_roots)
+
+    def page(self, ids: list[str]) -> list[FactSheet]:
+        return list(self.builder.build(self.reader.read(ids)))
+
+    @property
+    def report(self) -> FactsReport:
+        return self.builder.report
+
+    def close(self) -> None:
+        self.verifier.close()
+
+
+@dataclass
+class SheetPages:
+    """An engine's fact sheets in patient id order; ``report`` is complete once they have
+    all been read."""
+
+    sheets: Iterator[FactSheet]
+    report: FactsReport = field(default_factory=FactsReport)
+
+
+QAPagesOpener = Callable[[Settings, Graph, QAJob], AbstractContextManager[Iterator[QAPage]]]
+"""An engine's QA pages: (settings, graph, job) -> every page of patients, worked on."""
+SheetPagesOpener = Callable[[Settings, Graph], AbstractContextManager[SheetPages]]
+"""An engine's fact sheets: (settings, graph) -> every sheet in patient order, and counts."""
+
+
+@contextmanager
+def local_qa_pages(settings: Settings, graph: Graph, job: QAJob) -> Iterator[Iterator[QAPage]]:
+    """Every page of the graph's patients, worked on in this process."""
+    worker = QAPageWorker(graph, job)
+    try:
+        yield (worker.page(ids) for ids in patient_pages(graph, PAGE))
+    finally:
+        worker.close()
+
+
+@contextmanager
+def local_sheet_pages(settings: Settings, graph: Graph) -> Iterator[SheetPages]:
+    """Every patient's fact sheet, built in this process."""
+    worker = SheetPageWorker(graph, settings)
+    out = SheetPages(iter(()), worker.report)
+
+    def sheets() -> Iterator[FactSheet]:
+        for ids in patient_pages(graph, PAGE):
+            yield from worker.page(ids)
+
+    out.sheets = sheets()
+    try:
+        yield out
+    finally:
+        worker.close()
