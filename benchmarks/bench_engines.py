@@ -1,6 +1,6 @@
-"""Linking, verification (with write-back) and derivation (QA items with their write-back,
-fact sheets) by each engine in the same run: the local path, and Ray with 1 and 2 workers
-(docs/scale.md). Writes JSON and prints Markdown.
+"""Extraction (template), linking, verification (with write-back) and derivation (QA items
+with their write-back, fact sheets) by each engine in the same run: the local path, and Ray
+with 1 and 2 workers (docs/scale.md). Writes JSON and prints Markdown.
 
     python -m benchmarks.bench_engines --patients 1000 --rounds 2 \\
         --json docs/benchmarks/engines.json
@@ -10,12 +10,14 @@ fact sheets) by each engine in the same run: the local path, and Ray with 1 and 
 - Graph: the three shipped sample releases in a fresh local Neo4j, and ``--patients``
   patients of ``synth_ehr.py`` (the sample OMOP CDM multiplied with shifted ids and dates)
   ingested through ``ingest_source``; their template relations extracted once.
-- Per engine and round (engines alternate within a round): ``link_relations_file``,
-  ``verify_relations_file`` with write-back, ``derive_qa`` (with its item write-back) and
-  ``derive_facts``, exactly what ``kgverify link``, ``verify``, ``derive qa`` and ``derive
-  facts`` run, each timed whole: for Ray that includes starting the actors and each actor
+- Per engine and round (engines alternate within a round): ``extract_relations``
+  (template, reading the OMOP files), ``link_relations_file``, ``verify_relations_file``
+  with write-back, ``derive_qa`` (with its item write-back) and ``derive_facts``, exactly
+  what ``kgverify extract``, ``link``, ``verify``, ``derive qa`` and ``derive facts`` run,
+  each timed whole: for Ray that includes starting the actors and each actor
   loading the index (the local Ray itself is started once, before, and timed apart).
-- The outputs of every engine (linked and verdict files, the QA folder, the sheets) are
+- The outputs of every engine (relations, linked and verdict files, the QA folder, the
+  sheets) are
   compared byte for byte with the local path's.
 """
 
@@ -33,7 +35,13 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common import run_meta, server_options, server_settings, synthetic_graph
-from kgverify.api import derive_facts, derive_qa, link_relations_file, verify_relations_file
+from kgverify.api import (
+    derive_facts,
+    derive_qa,
+    extract_relations,
+    link_relations_file,
+    verify_relations_file,
+)
 from kgverify.config import Settings
 from kgverify.engines.on_ray import start_ray
 from kgverify.graph import Graph
@@ -47,9 +55,13 @@ VARIANTS: list[tuple[str, str, int]] = [
 
 
 def run_variant(
-    graph: Graph, settings: Settings, relations: Path, out: Path, engine: str, workers: int
+    graph: Graph, settings: Settings, ehr: Path, out: Path, engine: str, workers: int
 ) -> dict[str, Any]:
     s = settings.model_copy(update={"ray_workers": max(1, workers)})
+    started = time.perf_counter()
+    relations = out / "relations.jsonl"
+    extracted = extract_relations("omop", ehr, relations, settings=s, engine=engine)
+    extract_s = time.perf_counter() - started
     started = time.perf_counter()
     linked = link_relations_file(
         relations, out / "linked.jsonl", settings=s, graph=graph, engine=engine
@@ -71,10 +83,12 @@ def run_variant(
         "written": verified.written,
         "patients": qa.patients,
         "candidates": sum(qa.candidates.values()),
+        "extract_s": round(extract_s, 2),
         "link_s": round(link_s, 2),
         "verify_s": round(verify_s, 2),
         "qa_s": round(qa_s, 2),
         "facts_s": round(facts_s, 2),
+        "extract_relations_per_s": round(extracted.relations / extract_s, 1),
         "link_relations_per_s": round(linked.linked_relations / link_s, 1),
         "verify_relations_per_s": round(verified.verified / verify_s, 1),
         "chain_relations_per_s": round(verified.verified / (link_s + verify_s), 1),
@@ -115,15 +129,16 @@ def markdown(meta: dict[str, Any], summary: dict[str, dict[str, Any]]) -> str:
         f"({meta['candidates']:,} item candidates); median of {meta['rounds']} rounds; load "
         f"average {meta['load']} at the start.",
         "",
-        "| engine | link s | verify s (write-back) | derive qa s | derive facts s "
-        "| link relations/s | verify relations/s | qa patients/s | facts sheets/s "
-        "| outputs = local |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+        "| engine | extract s | link s | verify s (write-back) | derive qa s | derive facts s "
+        "| extract relations/s | link relations/s | verify relations/s | qa patients/s "
+        "| facts sheets/s | outputs = local |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for name, row in summary.items():
         lines.append(
-            f"| {name} | {row['link_s']} | {row['verify_s']} | {row['qa_s']} "
-            f"| {row['facts_s']} | {row['link_relations_per_s']:,} "
+            f"| {name} | {row['extract_s']} | {row['link_s']} | {row['verify_s']} "
+            f"| {row['qa_s']} | {row['facts_s']} | {row['extract_relations_per_s']:,} "
+            f"| {row['link_relations_per_s']:,} "
             f"| {row['verify_relations_per_s']:,} | {row['qa_patients_per_s']:,} "
             f"| {row['facts_sheets_per_s']:,} | {row['identical']} |"
         )
@@ -148,7 +163,7 @@ def main() -> None:
         with Graph.connect(settings) as graph:
             prepared = synthetic_graph(graph, settings, work, args.patients)
             meta["ingest_s"] = prepared["ingest_s"]
-            relations = prepared["relations"]
+            ehr = prepared["ehr"]
             started = time.perf_counter()
             start_ray(settings)
             meta["ray_start_s"] = round(time.perf_counter() - started, 1)
@@ -156,7 +171,7 @@ def main() -> None:
                 for name, engine, workers in VARIANTS:
                     out = work / name
                     out.mkdir(exist_ok=True)
-                    result = run_variant(graph, settings, relations, out, engine, workers)
+                    result = run_variant(graph, settings, ehr, out, engine, workers)
                     runs[name].append(result)
                     print(json.dumps({"round": round_, "engine": name, **result}), flush=True)
                 for name, _, _ in VARIANTS:

@@ -267,6 +267,7 @@ def extract_relations(
     api_key: str | None = None,
     concurrency: int = 4,
     progress: Callable[[int, int], None] | None = None,
+    engine: str = "local",
 ) -> ExtractReport:
     """Candidate relations from an EHR source as JSONL at ``out``.
 
@@ -277,29 +278,28 @@ def extract_relations(
     ``out`` with suffix ``.failures.jsonl``. Both kinds read the same episodes
     (``kgverify.ehr.episodes``: encounters, and days of the items outside them). The report
     has the patients and episodes read, counts per predicate and the source rows' reports
-    (``kgverify.extract.run.run_extraction`` does the run).
+    (``kgverify.extract.run.run_extraction`` does the run). ``engine``
+    (``kgverify.engines.ENGINES``): "local", or "ray" to extract each page of trajectories
+    on Ray actors, each with its own extractor (docs/scale.md); the source is read and the
+    relations written here, in the same order.
 
     >>> report = extract_relations("omop", sample_path("omop", "eunomia_sample"), out)
     >>> report.relations, report.by_predicate, report.failures
     """
     from kgverify.ehr import Ledger
+    from kgverify.engines import ENGINES
     from kgverify.extract.registry import EXTRACTORS
-    from kgverify.extract.run import run_extraction
+    from kgverify.extract.run import ExtractorSpec, run_extraction
 
     settings = settings or Settings()
+    spec = ExtractorSpec(EXTRACTORS.check(extractor), model, base_url, api_key, concurrency)
+    run_on = ENGINES.pick(engine)
     sink = RejectSink(rejects_path or _cache_rejects(settings) / f"extract-{source}.jsonl")
     try:
         ledger = Ledger(sink)
         trajectories = read_trajectories(source, path, ledger, settings)
-        proposer = EXTRACTORS.pick(extractor)(
-            settings,
-            model=model,
-            base_url=base_url,
-            api_key=api_key,
-            concurrency=concurrency,
-            progress=progress,
-        )
-        report = run_extraction(proposer, extractor, trajectories, out)
+        with run_on.extraction(settings, spec, progress) as extraction:
+            report = run_extraction(extraction, extractor, trajectories, out)
     finally:
         sink.close()
     report.rows = ledger.reports()
@@ -1266,6 +1266,7 @@ def _run_pipeline(
             base_url=config.base_url,
             api_key=config.api_key,
             concurrency=config.concurrency,
+            engine=config.engine,
         )
         inputs = [
             (Path(extracted.out), None, "linked.jsonl", "verdicts.jsonl"),

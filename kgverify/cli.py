@@ -827,6 +827,7 @@ def check_reject_share(
     show_default=True,
     help="openai: requests in flight at once.",
 )
+@engine_option("local")
 @rejects_option
 @json_option
 def extract_command(
@@ -838,6 +839,7 @@ def extract_command(
     base_url: str | None,
     api_key: str | None,
     concurrency: int,
+    engine: str,
     rejects: Path | None,
     as_json: bool,
 ) -> None:
@@ -862,6 +864,7 @@ def extract_command(
             api_key=api_key,
             concurrency=concurrency,
             progress=progress,
+            engine=engine,
         )
     result = report.model_dump()
     emit(result, as_json, lambda: print_extract_result(result))

@@ -1,15 +1,16 @@
-"""How the per-relation and per-patient stages run: linking, verification and derivation in
-this process ("local", the default) or fanned out to Ray actors ("ray", the
+"""How the per-patient and per-relation stages run: extraction, linking, verification and
+derivation in this process ("local", the default) or fanned out to Ray actors ("ray", the
 ``kgverify[ray]`` extra).
 
-An engine opens what a run needs: a :class:`BatchLinker` for ``link_relations_file``, a
-:class:`FileVerifier` for ``verify_relations_file``, and the worked pages of patients for
-``derive qa`` and ``derive facts`` (``kgverify.derive.pages``). Reading the input,
+An engine opens what a run needs: the extraction of ``extract_relations``, a
+:class:`BatchLinker` for ``link_relations_file``, a :class:`FileVerifier` for
+``verify_relations_file``, and the worked pages of patients for ``derive qa`` and ``derive
+facts`` (``kgverify.derive.pages``). Reading the input (the EHR source included),
 rejecting bad lines with their numbers, the item store, counting and writing the output
 stay with the run, in this process, whatever the engine: an engine changes where a batch
 or a page is worked on, never what is read, kept or written, so its outputs are the local
-path's byte for byte (``tests/e2e/test_cli_output.py``). ``ENGINES`` is the registry; the pipeline's
-config check, the CLI's ``--engine`` and the docs read it.
+path's byte for byte (``tests/e2e/test_cli_output.py``). ``ENGINES`` is the registry; the
+pipeline's config check, the CLI's ``--engine`` and the docs read it.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from kgverify.derive.pages import (
     local_qa_pages,
     local_sheet_pages,
 )
+from kgverify.extract.run import Extracting, ExtractorSpec, local_extraction
 from kgverify.graph.driver import Graph
 from kgverify.graph.schema import ensure_schema
 from kgverify.link.linker import Linker
@@ -57,11 +59,19 @@ class FileVerifier(Protocol):
     ) -> Iterator[Verdict]: ...
 
 
+ExtractionOpener = Callable[
+    [Settings, ExtractorSpec, Callable[[int, int], None] | None],
+    AbstractContextManager[Extracting],
+]
+
+
 @dataclass(frozen=True)
 class Engine:
     """Opens the linker and the verifier of a file run, and the page workers of a
     derivation run; each is closed on leaving."""
 
+    # (settings, extractor and its options, LLM progress) -> the extraction
+    extraction: ExtractionOpener
     # (settings, graph) -> the linker
     linker: Callable[[Settings, Graph], AbstractContextManager[BatchLinker]]
     # (settings, graph, write back, trajectories JSONL for abbreviations) -> the verifier
@@ -92,6 +102,14 @@ def local_verifier(
     contexts = Contexts.from_file(trajectories) if trajectories is not None else None
     with Verifier(graph, settings, write=write, contexts=contexts) as verifier:
         yield verifier
+
+
+def _ray_extraction(
+    settings: Settings, spec: ExtractorSpec, progress: Callable[[int, int], None] | None
+) -> AbstractContextManager[Extracting]:
+    from kgverify.engines.on_ray import ray_extraction
+
+    return ray_extraction(settings, spec, progress)
 
 
 def _ray_linker(settings: Settings, graph: Graph) -> AbstractContextManager[BatchLinker]:
@@ -127,12 +145,14 @@ ENGINES: Registry[Engine] = Registry(
     [
         Entry(
             "local",
-            Engine(local_linker, local_verifier, local_qa_pages, local_sheet_pages),
+            Engine(
+                local_extraction, local_linker, local_verifier, local_qa_pages, local_sheet_pages
+            ),
             "this process, one batch or page at a time",
         ),
         Entry(
             "ray",
-            Engine(_ray_linker, _ray_verifier, _ray_qa_pages, _ray_sheet_pages),
+            Engine(_ray_extraction, _ray_linker, _ray_verifier, _ray_qa_pages, _ray_sheet_pages),
             "each batch or page of patients split over Ray actors, ray_workers of them "
             "(pip install 'kgverify[ray]')",
         ),

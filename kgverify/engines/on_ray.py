@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kgverify.config import Settings
 from kgverify.derive.model import FactSheet, FactsReport
@@ -42,7 +42,11 @@ from kgverify.derive.pages import (
     SheetPageWorker,
 )
 from kgverify.derive.records import patient_pages
+from kgverify.ehr.model import Trajectory
 from kgverify.errors import ConfigError, EngineError, KgverifyError
+from kgverify.extract.relation import CandidateRelation, ExtractionFailure
+from kgverify.extract.run import ExtractorSpec
+from kgverify.extract.template import TemplateExtractor
 from kgverify.graph.driver import Graph, batched
 from kgverify.graph.schema import ensure_schema
 from kgverify.link.index import IndexInfo, ensure_index
@@ -51,6 +55,9 @@ from kgverify.link.model import LinkedRelation, MentionLink
 from kgverify.link.relations import BatchLinker, Contexts, LinkReport
 from kgverify.verify.model import Verdict
 from kgverify.verify.verifier import Relation, Verifier
+
+if TYPE_CHECKING:
+    from kgverify.extract.llm import ExtractionCounts, LLMExtractor
 
 
 def start_ray(settings: Settings) -> ModuleType:
@@ -81,9 +88,9 @@ class _Pool:
     and waits for all. An actor's kgverify error is raised here as itself (one line in the
     CLI); anything else, or a dead actor, is one ``EngineError``."""
 
-    def __init__(self, ray: ModuleType, cls: type, size: int, *args: Any) -> None:
+    def __init__(self, ray: ModuleType, cls: type, size: int, *args: Any, gpus: float = 0) -> None:
         self.ray = ray
-        remote = ray.remote(num_cpus=1)(cls)
+        remote = ray.remote(num_cpus=1, num_gpus=gpus)(cls)
         self.actors = [remote.remote() for _ in range(size)]
         try:
             # Opened by a method, not the constructor: a failed method call brings its
@@ -135,6 +142,99 @@ _PLAIN = re.compile(r"\x1b\[[0-9;]*m")  # Ray colours its messages
 def _contiguous(items: Sequence[Any], parts: int) -> list[Sequence[Any]]:
     size = max(1, -(-len(items) // parts))
     return [items[i * size : (i + 1) * size] for i in range(parts)]
+
+
+# -- extraction ----------------------------------------------------------------------------
+
+EXTRACT_PAGE = 100
+"""Trajectories per actor and round."""
+GPU_EXTRACTORS = frozenset({"vllm"})
+"""Extractors that hold a model in the actor: one GPU each."""
+
+Proposal = CandidateRelation | ExtractionFailure
+
+
+class ExtractActor:
+    """One actor's extractor (for LLM ones its own client, or its own offline engine, and
+    its own handle on the answer cache)."""
+
+    extractor: TemplateExtractor | LLMExtractor
+
+    def open(self, settings: Settings, spec: ExtractorSpec) -> None:
+        self.extractor = spec.open(settings)
+
+    def extract(
+        self, trajectories: list[Trajectory]
+    ) -> tuple[list[Proposal], int, ExtractionCounts | None]:
+        """The proposals of ``trajectories`` in order, their episodes, and the LLM's counts
+        of this call."""
+        x = self.extractor
+        if isinstance(x, TemplateExtractor):
+            before = x.episodes
+            return list(x.extract(trajectories)), x.episodes - before, None
+        return list(x.extract(trajectories)), x.counts.episodes, x.counts
+
+
+class RayExtraction:
+    """An :class:`~kgverify.extract.run.Extracting` whose trajectories are split, in order,
+    over the actors, a page per actor with the next page already sent."""
+
+    def __init__(self, pool: _Pool, progress: Callable[[int, int], None] | None) -> None:
+        self.pool = pool
+        self.progress = progress
+        self.episodes = 0
+        self.llm: ExtractionCounts | None = None
+
+    def extract(self, trajectories: Iterable[Trajectory]) -> Iterator[Proposal]:
+        n = len(self.pool.actors)
+        pending: list[Any] | None = None
+        for page in batched(trajectories, EXTRACT_PAGE * n):
+            sent = self.pool.submit("extract", _contiguous(page, n))
+            if pending is not None:
+                yield from self._receive(pending)
+            pending = sent
+        if pending is not None:
+            yield from self._receive(pending)
+
+    def _receive(self, refs: list[Any]) -> Iterator[Proposal]:
+        for part in self.pool.collect(refs):
+            if part is None:
+                continue
+            proposals, episodes, counts = part
+            self.episodes += episodes
+            if counts is not None:
+                if self.llm is None:
+                    self.llm = type(counts)()
+                self.llm.add(counts)
+                if self.progress is not None:
+                    self.progress(self.llm.requests, self.llm.requests)
+            yield from proposals
+
+
+@contextmanager
+def ray_extraction(
+    settings: Settings, spec: ExtractorSpec, progress: Callable[[int, int], None] | None
+) -> Iterator[RayExtraction]:
+    """Extraction on ``ray_workers`` actors; the source is read and the relations written
+    by the calling process."""
+    ray = start_ray(settings)
+    gpus = 0
+    if spec.name in GPU_EXTRACTORS:
+        # Each actor runs its own offline engine on a GPU of its own; without enough GPUs
+        # Ray would leave the actors waiting for ever.
+        gpus = 1
+        have = int(ray.cluster_resources().get("GPU", 0))
+        if have < settings.ray_workers:
+            raise ConfigError(
+                f"--extractor {spec.name} on the ray engine needs a GPU per actor: "
+                f"ray_workers is {settings.ray_workers}, the Ray cluster has {have} GPU(s)"
+            )
+    pool = _Pool(ray, ExtractActor, settings.ray_workers, settings, spec, gpus=gpus)
+    try:
+        yield RayExtraction(pool, progress)
+    finally:
+        # An LLM actor's answer cache commits each batch; stopping the actor loses nothing.
+        pool.close()
 
 
 # -- linking --------------------------------------------------------------------------------

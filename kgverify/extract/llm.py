@@ -188,6 +188,13 @@ class ExtractionCounts:
             and sum(self.failures.values()) == self.failed + self.rejected
         )
 
+    def add(self, other: ExtractionCounts) -> None:
+        """Count ``other``'s run in too (the parts of one run made by several workers)."""
+        for name in self.__dataclass_fields__:
+            if name != "failures":
+                setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.failures.update(other.failures)
+
     def as_dict(self) -> dict[str, Any]:
         data = {name: getattr(self, name) for name in self.__dataclass_fields__}
         data["failures"] = dict(sorted(self.failures.items()))

@@ -6,19 +6,22 @@ beside it, and what the run did (``ExtractReport``). The Python API
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel, Field
 
+from kgverify.config import Settings
 from kgverify.ehr.model import Trajectory
 from kgverify.extract.relation import CandidateRelation, ExtractionFailure, write_relations
 from kgverify.extract.template import TemplateExtractor
 from kgverify.rows import FileReport, open_private
 
 if TYPE_CHECKING:
-    from kgverify.extract.llm import LLMExtractor
+    from kgverify.extract.llm import ExtractionCounts, LLMExtractor
 
 
 class ExtractReport(BaseModel):
@@ -41,8 +44,96 @@ class ExtractReport(BaseModel):
     rejects: str | None = Field(None, description="the rejected source rows, when any")
 
 
+@dataclass(frozen=True)
+class ExtractorSpec:
+    """Which extractor a run uses and its model options: what opens it, in this process or
+    in each worker of an engine (``kgverify.extract.registry.EXTRACTORS``)."""
+
+    name: str = "template"
+    model: str | None = None
+    base_url: str | None = None
+    api_key: str | None = None
+    concurrency: int = 4
+
+    def open(
+        self, settings: Settings, progress: Callable[[int, int], None] | None = None
+    ) -> TemplateExtractor | LLMExtractor:
+        from kgverify.extract.registry import EXTRACTORS
+
+        return EXTRACTORS.pick(self.name)(
+            settings,
+            model=self.model,
+            base_url=self.base_url,
+            api_key=self.api_key,
+            concurrency=self.concurrency,
+            progress=progress,
+        )
+
+
+class Extracting(Protocol):
+    """An opened extraction as a run uses it: proposals in input order; once they have all
+    been read, the episodes seen and (LLM extractors) the model-call counts."""
+
+    @property
+    def episodes(self) -> int: ...
+
+    @property
+    def llm(self) -> ExtractionCounts | None: ...
+
+    def extract(
+        self, trajectories: Iterable[Trajectory]
+    ) -> Iterator[CandidateRelation | ExtractionFailure]: ...
+
+
+class LocalExtraction:
+    """One extractor in this process."""
+
+    def __init__(self, extractor: TemplateExtractor | LLMExtractor) -> None:
+        self.extractor = extractor
+        self._llm: ExtractionCounts | None = None
+
+    @property
+    def episodes(self) -> int:
+        if isinstance(self.extractor, TemplateExtractor):
+            return self.extractor.episodes
+        return self._llm.episodes if self._llm is not None else 0
+
+    @property
+    def llm(self) -> ExtractionCounts | None:
+        return self._llm
+
+    def extract(
+        self, trajectories: Iterable[Trajectory]
+    ) -> Iterator[CandidateRelation | ExtractionFailure]:
+        yield from self.extractor.extract(trajectories)
+        if not isinstance(self.extractor, TemplateExtractor):  # its counts are per call
+            if self._llm is None:
+                from kgverify.extract.llm import ExtractionCounts
+
+                self._llm = ExtractionCounts()
+            self._llm.add(self.extractor.counts)
+
+    def close(self) -> None:
+        if not isinstance(self.extractor, TemplateExtractor) and self.extractor.cache is not None:
+            self.extractor.cache.close()
+
+
+@contextmanager
+def local_extraction(
+    settings: Settings,
+    spec: ExtractorSpec,
+    progress: Callable[[int, int], None] | None,
+) -> Iterator[Extracting]:
+    """The extractor of ``spec`` in this process (the local engine's)."""
+    extraction = LocalExtraction(spec.open(settings, progress))
+    try:
+        yield extraction
+    finally:
+        extraction.close()
+
+
 def run_extraction(
-    extractor: TemplateExtractor | LLMExtractor,
+    extraction: Extracting,
     kind: str,
     trajectories: Iterable[Trajectory],
     out: Path,
@@ -59,9 +150,7 @@ def run_extraction(
             counter["patients"] += 1
             yield trajectory
 
-    proposals: Iterator[CandidateRelation | ExtractionFailure] = iter(
-        extractor.extract(counted(trajectories))
-    )
+    proposals = iter(extraction.extract(counted(trajectories)))
     out.parent.mkdir(parents=True, exist_ok=True)
 
     def relations(failures: IO[str]) -> Iterator[CandidateRelation]:
@@ -73,27 +162,19 @@ def run_extraction(
             per_predicate[proposal.predicate.value] += 1
             yield proposal
 
-    llm = None if isinstance(extractor, TemplateExtractor) else extractor
-    try:
-        with open_private(failures_path) as failures:  # raw model answers: patient text
-            written = write_relations(relations(failures), out)
-    finally:
-        if llm is not None and llm.cache is not None:
-            llm.cache.close()
+    with open_private(failures_path) as failures:  # raw model answers: patient text
+        written = write_relations(relations(failures), out)
     if not counter["failures"]:
         failures_path.unlink()
-    if isinstance(extractor, TemplateExtractor):
-        episodes = extractor.episodes
-    else:
-        episodes = extractor.counts.episodes
+    llm = extraction.llm
     return ExtractReport(
         extractor=kind,
         patients=counter["patients"],
-        episodes=episodes,
+        episodes=extraction.episodes,
         relations=written,
         by_predicate=dict(sorted(per_predicate.items())),
         failures=counter["failures"],
-        llm=llm.counts.as_dict() if llm is not None else None,
+        llm=llm.as_dict() if llm is not None else None,
         out=str(out),
         failures_out=str(failures_path) if counter["failures"] else None,
     )
