@@ -144,6 +144,21 @@ def _contiguous(items: Sequence[Any], parts: int) -> list[Sequence[Any]]:
     return [items[i * size : (i + 1) * size] for i in range(parts)]
 
 
+def _rounds(pool: _Pool, method: str, pages: Iterable[Sequence[Any]]) -> Iterator[Any]:
+    """``method``'s result for each actor's part of every page, in input order: each page
+    is split in order over the actors, and the next page is sent before one is collected,
+    so the actors work while the caller reads and writes."""
+    n = len(pool.actors)
+    pending: list[Any] | None = None
+    for page in pages:
+        sent = pool.submit(method, _contiguous(page, n))
+        if pending is not None:
+            yield from (part for part in pool.collect(pending) if part is not None)
+        pending = sent
+    if pending is not None:
+        yield from (part for part in pool.collect(pending) if part is not None)
+
+
 # -- extraction ----------------------------------------------------------------------------
 
 EXTRACT_PAGE = 100
@@ -186,21 +201,8 @@ class RayExtraction:
         self.llm: ExtractionCounts | None = None
 
     def extract(self, trajectories: Iterable[Trajectory]) -> Iterator[Proposal]:
-        n = len(self.pool.actors)
-        pending: list[Any] | None = None
-        for page in batched(trajectories, EXTRACT_PAGE * n):
-            sent = self.pool.submit("extract", _contiguous(page, n))
-            if pending is not None:
-                yield from self._receive(pending)
-            pending = sent
-        if pending is not None:
-            yield from self._receive(pending)
-
-    def _receive(self, refs: list[Any]) -> Iterator[Proposal]:
-        for part in self.pool.collect(refs):
-            if part is None:
-                continue
-            proposals, episodes, counts = part
+        pages = batched(trajectories, EXTRACT_PAGE * len(self.pool.actors))
+        for proposals, episodes, counts in _rounds(self.pool, "extract", pages):
             self.episodes += episodes
             if counts is not None:
                 if self.llm is None:
@@ -417,18 +419,9 @@ def ray_verifier(
 
 
 def _pages(pool: _Pool, graph: Graph) -> Iterator[Any]:
-    """Each actor's part of every page of patients, in patient order: a page of ``PAGE``
-    patients per actor is split over them, with the next page already sent while one is
-    collected."""
-    n = len(pool.actors)
-    pending: list[Any] | None = None
-    for ids in patient_pages(graph, PAGE * n):
-        sent = pool.submit("page", _contiguous(ids, n))
-        if pending is not None:
-            yield from (part for part in pool.collect(pending) if part is not None)
-        pending = sent
-    if pending is not None:
-        yield from (part for part in pool.collect(pending) if part is not None)
+    """Each actor's part of every page of patients, in patient order (``PAGE`` patients
+    per actor and round)."""
+    return _rounds(pool, "page", patient_pages(graph, PAGE * len(pool.actors)))
 
 
 class QAActor:
