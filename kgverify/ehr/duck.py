@@ -23,10 +23,10 @@ import gzip
 import itertools
 import logging
 from array import array
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import duckdb
 
@@ -34,12 +34,17 @@ from kgverify.ehr.common import Ledger, SourceError, SourceRow
 from kgverify.rows import Tally
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 FETCH_SIZE = 500
 """Rows fetched per round trip: small enough that Python never holds much of a table."""
 
 MAX_LINE_SIZE = 67_108_864
 """The longest CSV line (bytes) DuckDB reads."""
+CSV_OPTIONS = f"max_line_size = {MAX_LINE_SIZE}, buffer_size = {MAX_LINE_SIZE}"
+"""The CSV reader's line and buffer size. DuckDB's buffer defaults to 16 lines' worth, so
+with 64 MiB lines it took a whole file of up to 1 GiB in one block: a 421 MiB
+condition_occurrence.csv (100,000 patients) failed under a 256 MB ``ehr_memory_limit``."""
 
 
 def scratch(directory: Path, memory_limit: str | None = None) -> duckdb.DuckDBPyConnection:
@@ -58,6 +63,18 @@ def scratch(directory: Path, memory_limit: str | None = None) -> duckdb.DuckDBPy
             con.close()
             raise SourceError(f"ehr_memory_limit {memory_limit!r} is not a size: {exc}") from exc
     return con
+
+
+def bounded(trajectories: Generator[T, None, None]) -> Generator[T, None, None]:
+    """A reader's stream, with DuckDB running out of memory anywhere in it (staging a
+    table, a lookup, a sort) turned into one error naming the setting to raise."""
+    try:
+        yield from trajectories
+    except duckdb.OutOfMemoryException as exc:
+        raise SourceError(
+            "the EHR reader's DuckDB ran out of memory: raise ehr_memory_limit "
+            f"({str(exc).splitlines()[0]})"
+        ) from exc
 
 
 def quote(identifier: str) -> str:
@@ -99,16 +116,10 @@ def stream(
     table = quote(f"_sorted_{next(_SORTED)}")
     cursor = con.cursor()
     try:
-        try:
-            con.execute(f"CREATE TABLE {table} AS {sql}")
-            cursor.execute(f"SELECT * FROM {table}")  # noqa: S608
-            names = [d[0] for d in cursor.description or ()]
-            batch = cursor.fetchmany(fetch_size)
-        except duckdb.OutOfMemoryException as exc:
-            raise SourceError(
-                "the EHR reader's DuckDB ran out of memory sorting a table: raise "
-                f"ehr_memory_limit ({str(exc).splitlines()[0]})"
-            ) from exc
+        con.execute(f"CREATE TABLE {table} AS {sql}")
+        cursor.execute(f"SELECT * FROM {table}")  # noqa: S608
+        names = [d[0] for d in cursor.description or ()]
+        batch = cursor.fetchmany(fetch_size)
         while batch:
             for values in batch:
                 yield make(dict(zip(names, values, strict=True)))
@@ -168,8 +179,7 @@ def physical_lines(con: duckdb.DuckDBPyConnection, path: Path) -> int:
         f"SELECT count(*) FROM read_csv({literal(str(path))}, header = false, "  # noqa: S608
         f"auto_detect = false, columns = {{'line': 'VARCHAR'}}, "
         f"delim = {literal(chr(1) + chr(2) + chr(3) + chr(4))}, quote = '', escape = '', "
-        f"strict_mode = false, null_padding = true, ignore_errors = true, "
-        f"max_line_size = {MAX_LINE_SIZE})"
+        f"strict_mode = false, null_padding = true, ignore_errors = true, {CSV_OPTIONS})"
     ).fetchone()
     return int(found[0]) if found else 0
 
@@ -233,7 +243,7 @@ def stage_csv(
         f"header = true, auto_detect = false, columns = {columns}, delim = {literal(delimiter)}, "
         f"quote = '\"', escape = '\"', store_rejects = true, "
         f"rejects_table = {literal(rejects)}, rejects_scan = {literal(rejects + '_scan')}, "
-        f"max_line_size = {MAX_LINE_SIZE})"
+        f"{CSV_OPTIONS})"
     )
     bad = con.execute(
         f"SELECT line, any_value(error_message), any_value(csv_line) FROM {quote(rejects)} "  # noqa: S608

@@ -89,7 +89,7 @@ def read_fhir(
     searched recursively), ordered by Patient id. A missing source or a folder without FHIR
     files raises ``SourceError`` here; ``workdir`` holds the staging files."""
     check_salt(salt)
-    return _trajectories(source, _locate(source), ledger, salt, workdir, memory_limit)
+    return duck.bounded(_trajectories(source, _locate(source), ledger, salt, workdir, memory_limit))
 
 
 def _locate(source: Path) -> list[Path]:

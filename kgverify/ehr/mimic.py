@@ -100,7 +100,7 @@ def read_mimic(
     """
     check_salt(salt)
     files = _locate(source)
-    return _trajectories(files, ledger, salt, workdir, memory_limit)
+    return duck.bounded(_trajectories(files, ledger, salt, workdir, memory_limit))
 
 
 def _locate(source: Path) -> dict[str, Path]:

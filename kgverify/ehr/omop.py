@@ -178,7 +178,7 @@ def read_omop(
         absent = [c for c in table.required if c not in columns.get(table.name, table.required)]
         if absent and table.name in REQUIRED_TABLES:
             raise SourceError(f"OMOP table {table.name} lacks columns: {', '.join(absent)}")
-    return _trajectories(source, ledger, salt, workdir, memory_limit)
+    return duck.bounded(_trajectories(source, ledger, salt, workdir, memory_limit))
 
 
 def _files(source: Path) -> dict[str, Path]:

@@ -359,7 +359,7 @@ def test_a_memory_limit_reads_the_same_patients(tmp_path: Path) -> None:
 
 def test_running_out_of_memory_is_one_error(tmp_path: Path) -> None:
     ledger = Ledger(RejectSink(tmp_path / "rejects.jsonl"))
-    with pytest.raises(SourceError, match="ran out of memory sorting a table: raise ehr_memory"):
+    with pytest.raises(SourceError, match="ran out of memory: raise ehr_memory_limit"):
         next(read_omop(EUNOMIA, ledger, salt=SALT, memory_limit="16MB"))
 
 
