@@ -22,6 +22,15 @@ derive 1,000,000 items at the measured rates. Writes JSON and prints Markdown.
   flat as the graph grows is what the sizes side by side show (and, for verification,
   bench_verify_patients.py). ``derive qa`` also reports its item candidates (before that
   deduplication), the work it does per patient whatever the content.
+- ``--controlled N``: the same relations verified on the graph before ingest (the
+  vocabularies only) and after the chain (every patient, fact, assertion and item): the
+  template relations of the first N patients, extracted and linked before ingest, through
+  ``Verifier`` (rules and enrichment, no write-back), median of 3 after a warm-up. This is
+  the issue 18 comparison of verification's cost on an empty graph and a full one.
+- ``--workdir DIR`` keeps everything in DIR (the store, the EHR, every output) and makes a
+  rerun with the same DIR resume: steps recorded in ``DIR/progress.json`` are not run again
+  (a stage stopped half-way is rerun from its start, on the graph as it left it). One size
+  per workdir.
 """
 
 from __future__ import annotations
@@ -30,6 +39,7 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -39,11 +49,21 @@ from typing import Any
 
 from benchmarks.common import run_meta, server_options, server_settings
 from benchmarks.synth_ehr import write_omop
-from kgverify.api import SAMPLE_RELEASES, load_vocabulary, sample_path
+from kgverify.api import (
+    SAMPLE_RELEASES,
+    extract_relations,
+    link_relations_file,
+    load_vocabulary,
+    sample_path,
+)
+from kgverify.config import Settings
 from kgverify.graph import Graph
+from kgverify.link.model import read_linked
 from kgverify.server import LocalServer
+from kgverify.verify.verifier import Verifier
 
 ITEMS_GOAL = 1_000_000
+REPEATS = 3
 KGVERIFY = [sys.executable, "-m", "kgverify"]
 
 
@@ -83,8 +103,60 @@ def work_of(name: str, report: dict[str, Any]) -> tuple[int, str]:
     return report["sheets"], "sheets"
 
 
-def run_size(size: int, args: argparse.Namespace, root: Path) -> dict[str, Any]:
+class Progress:
+    """The steps a workdir has finished, kept in ``progress.json`` as each one ends."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.done: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {}
+
+    def record(self, step: str, value: Any) -> None:
+        self.done[step] = value
+        self.path.write_text(json.dumps(self.done, indent=2) + "\n")
+
+
+def controlled_relations(work: Path, settings: Settings, graph: Graph, patients: int) -> Path:
+    """The template relations of the first ``patients`` patients, linked (needs only the
+    vocabularies, so it runs before ingest)."""
+    ehr = work / "controlled-omop"
+    write_omop(ehr, 0, patients)
+    relations, linked = work / "controlled-relations.jsonl", work / "controlled-linked.jsonl"
+    extract_relations("omop", ehr, relations, settings=settings)
+    link_relations_file(relations, linked, settings=settings, graph=graph)
+    shutil.rmtree(ehr)
+    return linked
+
+
+def verify_rate(settings: Settings, graph: Graph, linked: Path) -> dict[str, Any]:
+    """Relations/s of ``Verifier`` (rules and enrichment, no write-back) over ``linked``,
+    median of REPEATS after a warm-up, and a digest of what it decided."""
+    relations = list(read_linked(linked))
+    runs = []
+    with Verifier(graph, settings, write=False, enrich=True) as verifier:
+        verdicts = list(verifier.iter_verify(relations))
+        for _ in range(REPEATS):
+            started = time.perf_counter()
+            for verdict in verifier.iter_verify(relations):
+                del verdict
+            runs.append(time.perf_counter() - started)
+    seconds = statistics.median(runs)
+    return {
+        "relations": len(relations),
+        "passed": sum(v.passed for v in verdicts),
+        "with_distractors": sum(bool(v.enrichment and v.enrichment.distractors) for v in verdicts),
+        "relations_per_s": round(len(relations) / seconds, 1),
+        "runs_s": [round(r, 3) for r in runs],
+        "load": round(os.getloadavg()[0], 2),
+        "at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+    }
+
+
+def run_size(
+    size: int, args: argparse.Namespace, root: Path, progress: Progress | None = None
+) -> dict[str, Any]:
     work = root / f"n{size}"
+    work.mkdir(parents=True, exist_ok=True)
+    progress = progress or Progress(work / "progress.json")
     settings = server_settings(work, args)
     env = {
         **os.environ,
@@ -97,12 +169,20 @@ def run_size(size: int, args: argparse.Namespace, root: Path) -> dict[str, Any]:
     env.pop("NEO4J_URI", None)
     server = LocalServer(settings)
     server.start()
+    controlled: dict[str, Any] = {}
+    ehr = work / "omop"
     try:
         with Graph.connect(settings) as graph:
-            for name, parts in SAMPLE_RELEASES.items():
-                load_vocabulary(name, sample_path(*parts), settings=settings, graph=graph)
-        ehr = work / "omop"
-        write_omop(ehr, 0, size)
+            if "vocabularies" not in progress.done:
+                for name, parts in SAMPLE_RELEASES.items():
+                    load_vocabulary(name, sample_path(*parts), settings=settings, graph=graph)
+                progress.record("vocabularies", True)
+            if args.controlled and "controlled_empty" not in progress.done:
+                linked = controlled_relations(work, settings, graph, args.controlled)
+                progress.record("controlled_empty", verify_rate(settings, graph, linked))
+        if "generated" not in progress.done:
+            write_omop(ehr, 0, size)
+            progress.record("generated", True)
         log = work / "stages.log"
         steps = [
             ("ingest", ["ingest", "omop", str(ehr)]),
@@ -114,19 +194,35 @@ def run_size(size: int, args: argparse.Namespace, root: Path) -> dict[str, Any]:
         ]
         stages = []
         for name, argv in steps:
-            result = stage(name, argv, env, log)
+            if name in progress.done:
+                stages.append(progress.done[name])
+                continue
+            started_at = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+            result = {"started": started_at} | stage(name, argv, env, log)
             report = result.pop("report")
             count, unit = work_of(name, report)
             result |= {"work": count, "unit": unit, "rate": round(count / result["seconds"], 1)}
             if name == "derive qa":
                 result["candidates"] = sum(report["candidates"].values())
             stages.append(result)
+            progress.record(name, result)
             print(json.dumps({"patients": size, **result}), flush=True)
         sheets_mb = sum(p.stat().st_size for p in (work / "facts").rglob("*") if p.is_file())
+        if args.controlled:
+            if "controlled_full" not in progress.done:
+                with Graph.connect(settings) as graph:
+                    linked = work / "controlled-linked.jsonl"
+                    progress.record("controlled_full", verify_rate(settings, graph, linked))
+            controlled = {
+                "empty": progress.done["controlled_empty"],
+                "full": progress.done["controlled_full"],
+            }
     finally:
         server.stop()
-    shutil.rmtree(work, ignore_errors=True)
-    return {"patients": size, "stages": stages, "facts_mb": round(sheets_mb / 2**20, 1)}
+    if not args.workdir:
+        shutil.rmtree(work, ignore_errors=True)
+    out = {"patients": size, "stages": stages, "facts_mb": round(sheets_mb / 2**20, 1)}
+    return out | ({"controlled_verify": controlled} if controlled else {})
 
 
 def items_per_patient(block: dict[str, Any]) -> float:
@@ -170,6 +266,19 @@ def markdown(meta: dict[str, Any], results: list[dict[str, Any]]) -> str:
             f"| {block['patients']:,} | {x['items_per_patient']} | {x['patients_for_1m_items']:,} "
             f"| {x['total_hours']} |"
         )
+    controlled = [b for b in results if "controlled_verify" in b]
+    if controlled:
+        lines += [
+            "",
+            "| patients | graph | relations | passed | relations/s | runs s |",
+            "|---:|---|---:|---:|---:|---|",
+        ]
+    for block in controlled:
+        for graph, m in block["controlled_verify"].items():
+            lines.append(
+                f"| {block['patients']:,} | {graph} | {m['relations']:,} | {m['passed']:,} "
+                f"| {m['relations_per_s']:,} | {', '.join(map(str, m['runs_s']))} |"
+            )
     return "\n".join(lines)
 
 
@@ -182,11 +291,20 @@ def main() -> None:
         type=float,
         help="items per distinct patient, for the extrapolation (default: the smallest size's)",
     )
+    parser.add_argument(
+        "--controlled",
+        type=int,
+        default=0,
+        help="verify the first N patients' relations on the graph before and after the chain",
+    )
+    parser.add_argument("--workdir", type=Path, help="keep everything here; rerun to resume")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     sizes = sorted({int(s) for s in args.patients.split(",")})
-    root = Path(tempfile.mkdtemp(prefix="kgverify-bench-pipeline-"))
-    meta = run_meta(args=vars(args) | {"json": str(args.json) if args.json else None})
+    if args.workdir and len(sizes) > 1:
+        raise SystemExit("error: --workdir takes one size")
+    root = args.workdir or Path(tempfile.mkdtemp(prefix="kgverify-bench-pipeline-"))
+    meta = run_meta(args={k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()})
     results = [run_size(size, args, root) for size in sizes]
     per_patient = (
         items_per_patient(results[0]) if args.items_per_patient is None else args.items_per_patient
@@ -197,7 +315,8 @@ def main() -> None:
     print(markdown(meta, results))
     if args.json:
         args.json.write_text(json.dumps({"meta": meta, "results": results}, indent=2) + "\n")
-    shutil.rmtree(root, ignore_errors=True)
+    if not args.workdir:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 if __name__ == "__main__":
