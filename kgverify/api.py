@@ -489,7 +489,9 @@ def open_verifier(
     Rules come from ``queries/verify/``, the filter policy from ``settings``, the linker is
     opened on first need. It judges without writing; ``write=True`` also writes each
     verdict back as an ``(:Assertion)`` about the relation's patient (what
-    ``verify_relations_file`` does).
+    ``verify_relations_file`` does). It keeps the rules' evidence per triple between
+    batches (``verify_cache``), so it reflects the vocabularies as they were when it read
+    them: after loading a release, open a new one.
 
     >>> with open_verifier(settings, graph) as verifier:
     ...     [verdict] = verifier.verify([relation])
@@ -638,6 +640,8 @@ def verify_relations_file(
     report.not_written_reasons = dict(sorted(verifier.not_written_reasons.items()))
     report.unknown_patients = verifier.unknown_patients
     report.unknown_encounters = verifier.unknown_encounters
+    report.evidence_read = verifier.evidence_read
+    report.evidence_cached = verifier.evidence_cached
     report.link = verifier.link_report if verifier.link_report.read else None
     report.seconds = round(time.perf_counter() - started, 3)
     if report.seconds:

@@ -248,6 +248,12 @@ class Settings(BaseSettings):
     verify_min_score: float = Field(default=0.5, ge=0.0, le=1.0)
     verify_min_confidence: float = Field(default=0.0, ge=0.0, le=1.0)
     verify_distractors: int = Field(default=10, ge=0, le=100)
+    verify_cache: int = Field(
+        default=20_000,
+        ge=0,
+        description="distinct (subject, object, predicate) triples whose rule evidence a "
+        "run keeps between batches (0: none)",
+    )
     verify_parallel: int = Field(
         default_factory=lambda: os.cpu_count() or 1,
         ge=1,

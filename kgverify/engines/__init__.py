@@ -52,6 +52,8 @@ class FileVerifier(Protocol):
     not_written_reasons: Counter[str]
     unknown_patients: int
     unknown_encounters: int
+    evidence_read: int
+    evidence_cached: int
     link_report: LinkReport
 
     def iter_verify(

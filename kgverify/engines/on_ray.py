@@ -290,7 +290,14 @@ def ray_linker(settings: Settings, graph: Graph) -> Iterator[BatchLinker]:
 
 # -- verification ---------------------------------------------------------------------------
 
-_COUNTS = ("written", "not_written", "unknown_patients", "unknown_encounters")
+_COUNTS = (
+    "written",
+    "not_written",
+    "unknown_patients",
+    "unknown_encounters",
+    "evidence_read",
+    "evidence_cached",
+)
 
 
 class VerifyActor:
@@ -340,6 +347,8 @@ class RayVerifier:
         self.not_written_reasons: Counter[str] = Counter()
         self.unknown_patients = 0
         self.unknown_encounters = 0
+        self.evidence_read = 0
+        self.evidence_cached = 0
         self.link_report = LinkReport()
 
     def iter_verify(

@@ -38,6 +38,12 @@ class VerifyReport(BaseModel):
     )
     unknown_patients: int = 0
     unknown_encounters: int = 0
+    evidence_read: int = Field(
+        default=0, description="distinct (subject, object, predicate) triples the rules read"
+    )
+    evidence_cached: int = Field(
+        default=0, description="triple lookups answered from evidence read earlier in the run"
+    )
     seconds: float = 0.0
     relations_per_second: float = 0.0
     link: LinkReport | None = Field(default=None, description="linking of unlinked inputs")
@@ -47,14 +53,16 @@ class VerifyReport(BaseModel):
     def count(self, verdicts: Iterable[Verdict]) -> Iterator[Verdict]:
         """Pass verdicts through, counting them."""
         table: dict[str, Counter[str]] = {}
-        for verdict in verdicts:
-            self.verified += 1
-            self.passed += verdict.passed
-            table.setdefault(verdict.relation.predicate.value, Counter())[
-                verdict.verdict.value
-            ] += 1
+        try:
+            for verdict in verdicts:
+                self.verified += 1
+                self.passed += verdict.passed
+                table.setdefault(verdict.relation.predicate.value, Counter())[
+                    verdict.verdict.value
+                ] += 1
+                yield verdict
+        finally:  # also when the consumer stops early: the table counts what went through
             self.by_predicate = {p: dict(sorted(c.items())) for p, c in sorted(table.items())}
-            yield verdict
 
 
 AnyRelation = CandidateRelation | LinkedRelation

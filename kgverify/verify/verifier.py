@@ -10,7 +10,7 @@ enriches the ones that pass, and writes all of them back as provenance.
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
@@ -106,6 +106,12 @@ class Verifier:
         }
         self.rule_versions = {rule.name: rule.version for rule in RULES}
         self._releases: list[str] | None = None
+        # The rules read only vocabulary edges, which a run does not change, and the same
+        # triples come back batch after batch (the same drugs and conditions in many
+        # patients): their evidence is kept, least recently used out first.
+        self._evidence: OrderedDict[Triple, list[EvidencePath]] = OrderedDict()
+        self.evidence_read = 0  # distinct triples whose rules were run on the graph
+        self.evidence_cached = 0  # triple lookups answered from the kept evidence
 
     @property
     def linker(self) -> Linker:
@@ -158,9 +164,7 @@ class Verifier:
         """Every rule's evidence paths for concept-level (subject id, object id, predicate)
         triples, best first; no linking, no verdict, nothing written. Derivation uses it to
         prove a distractor wrong with the same rules that validated the answer."""
-        keys = list(dict.fromkeys(triples))
-        found = self._rule_paths(keys)
-        return {key: self.ranked(found.get(n, [])) for n, key in enumerate(keys)}
+        return dict(zip(*self._evidence_of(list(dict.fromkeys(triples))), strict=True))
 
     def _paths(self, linked: Sequence[LinkedRelation]) -> dict[int, list[EvidencePath]]:
         # Many relations share (subject, object, predicate): each distinct triple is
@@ -170,9 +174,30 @@ class Verifier:
             if lr.subject.concept_id is not None and lr.object.concept_id is not None:
                 key = (lr.subject.concept_id, lr.object.concept_id, lr.relation.predicate.value)
                 triples.setdefault(key, []).append(at)
-        keys = list(triples)
-        per_triple = self._rule_paths(keys)
-        return {at: paths for n, paths in per_triple.items() for at in triples[keys[n]]}
+        keys, evidence = self._evidence_of(list(triples))
+        return {at: paths for key, paths in zip(keys, evidence, strict=True) for at in triples[key]}
+
+    def _evidence_of(self, keys: list[Triple]) -> tuple[list[Triple], list[list[EvidencePath]]]:
+        """Ranked evidence of distinct ``keys``, from the kept evidence where it is there."""
+        kept = self._evidence
+        missing = [key for key in keys if key not in kept]
+        self.evidence_cached += len(keys) - len(missing)
+        self.evidence_read += len(missing)
+        found = self._rule_paths(missing) if missing else {}
+        fresh = {key: self.ranked(found.get(n, [])) for n, key in enumerate(missing)}
+        out = []
+        for key in keys:
+            paths = fresh.get(key)
+            if paths is None:
+                paths = kept[key]
+                kept.move_to_end(key)
+            out.append(list(paths))  # the caller's own list: what is kept stays as read
+        limit = self.settings.verify_cache
+        if limit:
+            kept.update(fresh)
+        while len(kept) > limit:
+            kept.popitem(last=False)
+        return keys, out
 
     def _rule_paths(self, keys: list[Triple]) -> dict[int, list[EvidencePath]]:
         rows: list[dict[str, Any]] = [

@@ -309,6 +309,41 @@ def test_assertions_are_written_back_idempotently(
     assert rows["subject"] == [supported.subject.concept_id]
 
 
+def test_evidence_kept_between_batches_decides_the_same(
+    sample_graph: Graph, sample_settings: Settings, ingested: Path
+) -> None:
+    """The sample's relations in batches of 25: with the evidence kept between batches,
+    without it, and with room for 5 triples, the verdicts are the same; the counts say
+    what was read and what was kept, and the kept evidence stays within its bound."""
+    from kgverify.link.relations import LinkReport, link_relations
+    from kgverify.verify.report import read_relations_any
+
+    relations = [r for r in read_relations_any(ingested) if isinstance(r, CandidateRelation)]
+    with open_verifier(sample_settings, sample_graph) as linking:
+        linked = list(link_relations(relations, linking.linker, LinkReport()))
+    runs = {}
+    for room in (20_000, 0, 5):
+        settings = sample_settings.model_copy(update={"verify_cache": room})
+        with open_verifier(settings, sample_graph) as v:
+            runs[room] = ([x.model_dump_json() for x in v.iter_verify(linked, 25)], v)
+            assert len(v._evidence) <= room
+    kept, none, small = runs[20_000][1], runs[0][1], runs[5][1]
+    assert runs[20_000][0] == runs[0][0] == runs[5][0]
+    assert len(runs[0][0]) == len(relations) > 1_000
+    triples = {
+        (r.subject.concept_id, r.object.concept_id, r.relation.predicate.value)
+        for r in linked
+        if r.subject.concept_id is not None and r.object.concept_id is not None
+    }
+    assert kept.evidence_read == len(triples) and kept.evidence_cached > 0
+    assert none.evidence_cached == 0 and none.evidence_read > kept.evidence_read
+    assert kept.evidence_read < small.evidence_read < none.evidence_read
+    # what evidence_for hands out is the caller's own list
+    some = next(t for t in sorted(triples) if none.evidence_for([t])[t])
+    kept.evidence_for([some])[some].clear()
+    assert kept.evidence_for([some])[some] == none.evidence_for([some])[some] != []
+
+
 def test_hostile_text_is_only_ever_a_parameter(sample_graph: Graph, verifier: Verifier) -> None:
     before = count(sample_graph, "MATCH (n) RETURN count(n)")
     hostile = [
