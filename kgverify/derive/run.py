@@ -64,12 +64,17 @@ def policy_facts(policy: FilterPolicy) -> dict[str, object]:
     }
 
 
+# verify_* settings that decide how fast, not what: the same graph and seed give the same
+# card on a machine with another CPU count or cache size.
+NOT_SHAPING = frozenset({"verify_parallel", "verify_cache"})
+
+
 def settings_digest(settings: Settings) -> str:
     """Hash of the settings that shape items (derive_*, verify_*), for the dataset card."""
     shaping = {
         k: v
         for k, v in settings.model_dump(mode="json").items()
-        if k.startswith(("derive_", "verify_"))
+        if k.startswith(("derive_", "verify_")) and k not in NOT_SHAPING
     }
     return hashlib.sha256(json.dumps(shaping, sort_keys=True).encode()).hexdigest()[:12]
 
