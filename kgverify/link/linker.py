@@ -17,15 +17,14 @@ it contains never compete with each other.
 
 from __future__ import annotations
 
-import gc
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict, Field
 from rapidfuzz.distance import OSA, Levenshtein
 
+from kgverify.collector import fewer_collections
 from kgverify.config import Settings
 from kgverify.graph.driver import Graph
 from kgverify.graph.model import Kind, concept_id
@@ -74,9 +73,6 @@ UNNUMBERED_FACTOR = 0.9
 lacks) keeps this share of its cosine, when no neighbour has them."""
 
 MIN_TYPO_LENGTH = 5
-
-YOUNG_GC_THRESHOLD = 10_000
-"""Allocations between young-generation collections while a batch is linked."""
 
 ENTRY_CACHE = 20_000
 """Concept entries a linker keeps between batches (its index never changes under it)."""
@@ -191,7 +187,9 @@ class Linker:
 
     def link(self, queries: Sequence[MentionQuery]) -> list[MentionLink]:
         """Link a batch; one result per query, in order."""
-        with _fewer_collections():
+        # A batch allocates hundreds of thousands of short-lived objects (hits, entries,
+        # candidates): collection passes were a fifth of the linker's time on ChEBI and HPO.
+        with fewer_collections():
             return self._link(queries)
 
     def _link(self, queries: Sequence[MentionQuery]) -> list[MentionLink]:
@@ -488,20 +486,6 @@ class Linker:
             method=top.method,
             **base,
         )
-
-
-@contextmanager
-def _fewer_collections() -> Iterator[None]:
-    """A batch allocates hundreds of thousands of short-lived objects (hits, entries,
-    candidates), and at Python's default young-generation threshold (700 allocations) the
-    collector ran thousands of times per batch, a fifth of the linker's time on ChEBI and
-    HPO (issue 16). Raised for the batch only; the caller's setting is restored."""
-    before = gc.get_threshold()
-    gc.set_threshold(max(before[0], YOUNG_GC_THRESHOLD), *before[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*before)
 
 
 _METHOD_ORDER = {method: order for order, method in enumerate(Method)}

@@ -30,6 +30,7 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
             "kgverify.config",
             "kgverify.jsonl",
             "kgverify.firstseen",
+            "kgverify.collector",
             "kgverify.rows",
             "kgverify.registry",
         ),

@@ -357,7 +357,7 @@ def test_a_batch_changes_the_collector_only_while_it_runs(linker: Linker) -> Non
     caller's own setting comes back afterwards, also when it was already higher."""
     import gc
 
-    from kgverify.link import linker as linker_module
+    from kgverify import collector
 
     before = gc.get_threshold()
     seen: list[tuple[int, int, int]] = []
@@ -370,7 +370,7 @@ def test_a_batch_changes_the_collector_only_while_it_runs(linker: Linker) -> Non
     try:
         linker.__class__._link = spy  # type: ignore[method-assign]
         one(linker, "hypertension")
-        assert seen[-1][0] == max(before[0], linker_module.YOUNG_GC_THRESHOLD)
+        assert seen[-1][0] == max(before[0], collector.YOUNG)
         assert gc.get_threshold() == before
         gc.set_threshold(50_000, *before[1:])
         one(linker, "hypertension")
