@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import ValidationError
 
+from kgverify.collector import batch_work
 from kgverify.config import Settings
 from kgverify.errors import ConfigError
 from kgverify.graph.driver import AdhocResult, Graph
@@ -47,6 +48,7 @@ if TYPE_CHECKING:
     from loaders.pipeline import ProgressFactory
 
 
+@batch_work
 def load_vocabulary(
     vocabulary: str,
     path: str | Path,
@@ -131,6 +133,7 @@ def _cache_rejects(settings: Settings) -> Path:
     return private_dir(settings.cache_dir / "rejects")
 
 
+@batch_work
 def ingest_source(
     source: str,
     path: str | Path,
@@ -195,6 +198,7 @@ TRAJECTORY_COUNTS = (
 )
 
 
+@batch_work
 def write_trajectories(
     source: str,
     path: str | Path,
@@ -254,6 +258,7 @@ def write_trajectories(
     )
 
 
+@batch_work
 def extract_relations(
     source: str,
     path: str | Path,
@@ -416,6 +421,7 @@ def lucene_words(text: str) -> str:
     return "".join("\\" + c if c in _LUCENE_SPECIAL else c for c in text.lower())
 
 
+@batch_work
 def link_relations_file(
     relations: Path,
     out: Path,
@@ -573,6 +579,7 @@ def _check(
         return run_check(verifier, relation, explain=explain)
 
 
+@batch_work
 def verify_relations_file(
     relations: Path,
     out: Path,
@@ -650,6 +657,7 @@ def verify_relations_file(
     return report
 
 
+@batch_work
 def derive_qa(
     out: Path,
     *,
@@ -702,6 +710,7 @@ def derive_qa(
         )
 
 
+@batch_work
 def derive_facts(
     out: Path,
     *,
@@ -784,6 +793,7 @@ def check_turn(
         return open_dialogue_checker(settings, g).check_turn(text, record)
 
 
+@batch_work
 def check_dialogues(
     dialogues: Path,
     out: Path,
@@ -1003,6 +1013,7 @@ def export_prov(
     return serialize_prov(lineage(item_id, settings=settings, graph=graph), fmt)
 
 
+@batch_work
 def reverify(
     releases: Iterable[str] | None = None,
     *,
@@ -1150,6 +1161,7 @@ def sample_pipeline(
     )
 
 
+@batch_work
 def pipeline(
     *,
     source: str,

@@ -25,7 +25,6 @@ from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from kgverify import collector
 from kgverify.__about__ import __version__
 from kgverify.config import Settings, config_file, use_config_file, with_options
 from kgverify.errors import (
@@ -409,7 +408,6 @@ def cli(verbose: int, config_path: Path | None) -> None:
     docs/configuration.md).
     """
     configure_logging(verbose)
-    collector.for_batch_runs()  # this process is one run: its batches set the pace
     use_config_file(config_path)
     if config_path is not None:
         config_file()  # a --config that names no file is an error before any work
