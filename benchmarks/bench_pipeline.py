@@ -12,8 +12,10 @@ derive 1,000,000 items at the measured rates. Writes JSON and prints Markdown.
   shifted ids and dates) written as OMOP CSVs (not timed).
 - Stages, in order, each one ``kgverify <stage> ... --json`` child process: ``ingest omop``,
   ``extract`` (template), ``link``, ``verify`` (write-back), ``derive qa``, ``derive facts``.
-  Peak memory is the child's maximum resident set (``wait4``), so each stage's figure is its
-  own; Neo4j's memory is fixed by ``--heap`` and ``--pagecache`` and not counted.
+  Peak memory is the child's own peak resident set (``VmHWM``, written by the child as it
+  exits: ``ru_maxrss`` from ``wait4`` carried this process's size into every child, see
+  ``common.own_peak_mb``); Neo4j's memory is fixed by ``--heap`` and ``--pagecache`` and
+  not counted.
 - Extrapolation: the items per patient of the smallest size give the patients 1M items
   need (run a size of 39 or less for it: the synthetic copies repeat copy 0's patients, so
   their questions repeat too and derivation keeps one item per content; only copy 0's
@@ -40,14 +42,12 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import run_meta, server_options, server_settings
+from benchmarks.common import run_cli, run_meta, server_options, server_settings
 from benchmarks.synth_ehr import write_omop
 from kgverify.api import (
     SAMPLE_RELEASES,
@@ -64,26 +64,17 @@ from kgverify.verify.verifier import Verifier
 
 ITEMS_GOAL = 1_000_000
 REPEATS = 3
-KGVERIFY = [sys.executable, "-m", "kgverify"]
 
 
 def stage(name: str, args: list[str], env: dict[str, str], log: Path) -> dict[str, Any]:
     """One CLI stage in its own process: its JSON report, wall seconds, peak RSS."""
-    started = time.perf_counter()
-    with log.open("ab") as err:
-        child = subprocess.Popen(
-            [*KGVERIFY, *args, "--json"], stdout=subprocess.PIPE, stderr=err, env=env
-        )
-        assert child.stdout is not None
-        out = child.stdout.read()
-        _, status, usage = os.wait4(child.pid, 0)
-    seconds = time.perf_counter() - started
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{name} failed (exit {status}); see {log}")
+    out, seconds, peak, code = run_cli([*args, "--json"], env, log)
+    if code != 0:
+        raise SystemExit(f"{name} failed (exit {code}); see {log}")
     return {
         "stage": name,
         "seconds": round(seconds, 1),
-        "peak_rss_mb": round(usage.ru_maxrss / 1024),
+        "peak_rss_mb": peak,
         "report": json.loads(out),
     }
 

@@ -14,7 +14,8 @@ what a change does to the whole path, writes included. Writes JSON and prints Ma
   odd ones): ``link`` (the extracted relations), ``verify`` (the linked file; every
   assertion deleted first, untimed, so the write-back is a first write), ``derive qa``
   (items written) and ``derive facts``. ``PYTHONPATH`` names the tree, so ``kgverify`` and
-  its ``queries/`` come from it. Seconds are the child's wall time; peak RSS its own.
+  its ``queries/`` come from it. Seconds are the child's wall time; peak RSS its own
+  (``VmHWM``, see ``common.own_peak_mb``).
 - Outputs compared between the trees, per stage, byte for byte: linked and verdict JSONL,
   the QA folder, the fact sheets; files named in ``--skip`` are left out (say why in the
   docs: e.g. a change that alters the dataset card on purpose).
@@ -28,14 +29,17 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import run_meta, server_options, server_settings, synthetic_graph
+from benchmarks.common import (
+    run_cli,
+    run_meta,
+    server_options,
+    server_settings,
+    synthetic_graph,
+)
 from kgverify.graph import Graph
 from kgverify.server import LocalServer
 
@@ -80,23 +84,12 @@ def argv(stage: str, work: Path, tag: str) -> tuple[list[str], Path]:
 
 
 def run(tree: Path, args: list[str], env: dict[str, str], log: Path) -> dict[str, Any]:
-    started = time.perf_counter()
-    with log.open("ab") as err:
-        child = subprocess.Popen(
-            [sys.executable, "-m", "kgverify", *args, "--json"],
-            stdout=subprocess.PIPE,
-            stderr=err,
-            env=env | {"PYTHONPATH": str(tree)},
-            cwd=tree,
-        )
-        assert child.stdout is not None
-        out = child.stdout.read()
-        _, status, usage = os.wait4(child.pid, 0)
-    seconds = time.perf_counter() - started
-    if os.waitstatus_to_exitcode(status) != 0:
+    out, seconds, peak, code = run_cli(
+        [*args, "--json"], env | {"PYTHONPATH": str(tree)}, log, tree
+    )
+    if code != 0:
         raise SystemExit(f"error: {args[0]} failed in {tree}; see {log}")
-    report = json.loads(out)
-    return {"seconds": seconds, "peak_rss_mb": round(usage.ru_maxrss / 1024), "report": report}
+    return {"seconds": seconds, "peak_rss_mb": peak, "report": json.loads(out)}
 
 
 def main() -> None:
@@ -175,17 +168,20 @@ def main() -> None:
                 "median_s": round(median, 2),
                 "per_s": round(work_done[stage] / median, 1),
                 "rounds_s": [round(t, 2) for t in times],
-                "peak_rss_mb": max(r["peak_rss_mb"] for r in runs[stage][tag]),
+                "peak_rss_mb": max(r["peak_rss_mb"] or 0 for r in runs[stage][tag]),
             }
     meta["load_end"] = round(os.getloadavg()[0], 2)
-    print("| stage | work | base s | new s | base /s | new /s | new/base | identical |")
-    print("|---|---:|---:|---:|---:|---:|---:|---|")
+    print(
+        "| stage | work | base s | new s | base /s | new /s | new/base | peak MB base / new "
+        "| identical |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---|---|")
     for stage, row in summary.items():
         b, n = row["base"], row["new"]
         print(
             f"| {stage} | {row['work']:,} {row['unit']} | {b['median_s']} | {n['median_s']} "
             f"| {b['per_s']:,} | {n['per_s']:,} | {n['per_s'] / b['per_s']:.2f} "
-            f"| {row['identical']} |"
+            f"| {b['peak_rss_mb']} / {n['peak_rss_mb']} | {row['identical']} |"
         )
     if args.json:
         args.json.write_text(json.dumps({"meta": meta, "summary": summary}, indent=2) + "\n")

@@ -73,3 +73,56 @@ def synthetic_graph(graph: Graph, settings: Settings, work: Path, patients: int)
     relations = work / "relations.jsonl"
     extract_relations("omop", ehr, relations, settings=settings)
     return {"ingest_s": ingest_s, "ehr": ehr, "relations": relations}
+
+
+def own_peak_mb() -> float:
+    """This process's peak resident set since it started (``VmHWM``). Not ``ru_maxrss``:
+    Linux records the spawning parent's resident set into the child's ``ru_maxrss`` at
+    ``exec``, so a child spawned by a large benchmark process reported the parent's size."""
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    raise RuntimeError("no VmHWM in /proc/self/status")
+
+
+# The CLI, writing its own VmHWM to $KGVERIFY_BENCH_PEAK when it exits (own_peak_mb's
+# why); self-contained, so it runs with any tree's kgverify on PYTHONPATH.
+_CLI = """
+import atexit, os, sys
+
+def _peak():
+    hwm = next(x for x in open("/proc/self/status") if x.startswith("VmHWM:"))
+    open(os.environ["KGVERIFY_BENCH_PEAK"], "w").write(str(int(hwm.split()[1]) / 1024))
+
+atexit.register(_peak)
+sys.argv = ["kgverify", *sys.argv[1:]]
+from kgverify.cli import main
+main()
+"""
+
+
+def run_cli(
+    args: list[str], env: dict[str, str], log: Path, cwd: Path | None = None
+) -> tuple[bytes, float, float | None, int]:
+    """``kgverify ARGS`` in its own process, stderr appended to ``log``: its stdout, wall
+    seconds, own peak RSS in MB (None when it did not exit normally) and exit code."""
+    import sys
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="kgverify-bench-peak-") as tmp:
+        peak_file = Path(tmp) / "peak"
+        child_env = env | {"KGVERIFY_BENCH_PEAK": str(peak_file)}
+        started = time.perf_counter()
+        with log.open("ab") as err:
+            done = subprocess.run(
+                [sys.executable, "-c", _CLI, *args],
+                stdout=subprocess.PIPE,
+                stderr=err,
+                env=child_env,
+                cwd=cwd,
+                check=False,
+            )
+        seconds = time.perf_counter() - started
+        peak = round(float(peak_file.read_text()), 1) if peak_file.exists() else None
+    return done.stdout, seconds, peak, done.returncode
