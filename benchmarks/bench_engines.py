@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import resource
 import shutil
 import statistics
 import tempfile
@@ -34,7 +33,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import run_meta, server_options, server_settings, synthetic_graph
+from benchmarks.common import (
+    own_peak_mb,
+    run_meta,
+    server_options,
+    server_settings,
+    synthetic_graph,
+)
 from kgverify.api import (
     derive_facts,
     derive_qa,
@@ -182,7 +187,7 @@ def main() -> None:
     finally:
         server.stop()
     summary = summarize(runs, identical)
-    meta["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+    meta["peak_rss_mb"] = own_peak_mb()
     print(markdown(meta, summary))
     if args.json:
         args.json.write_text(

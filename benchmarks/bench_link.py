@@ -44,7 +44,6 @@ import logging
 import os
 import platform
 import random
-import resource
 import shutil
 import subprocess
 import sys
@@ -73,7 +72,10 @@ def _cache_dir() -> Path:
 
 
 def _peak_mb() -> float:
-    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):  # not ru_maxrss: that carries the spawning parent's size
+            return round(int(line.split()[1]) / 1024, 1)
+    raise RuntimeError("no VmHWM")
 
 
 def _rss_mb() -> float:

@@ -44,7 +44,10 @@ def _jvm_peak_mb(server: LocalServer) -> float | None:
 
 
 def _self_peak_mb() -> float:
-    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):  # not ru_maxrss: that carries the spawning parent's size
+            return round(int(line.split()[1]) / 1024, 1)
+    raise RuntimeError("no VmHWM")
 
 
 def _children_peak_mb() -> float:
