@@ -47,7 +47,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import run_cli, run_meta, server_options, server_settings
+from benchmarks.common import cli_env, run_cli, run_meta, server_options, server_settings
 from benchmarks.synth_ehr import write_omop
 from kgverify.api import (
     SAMPLE_RELEASES,
@@ -149,15 +149,7 @@ def run_size(
     work.mkdir(parents=True, exist_ok=True)
     progress = progress or Progress(work / "progress.json")
     settings = server_settings(work, args)
-    env = {
-        **os.environ,
-        "KGVERIFY_NEO4J_HOME": str(settings.neo4j_home),
-        "KGVERIFY_BOLT_PORT": str(args.port),
-        "KGVERIFY_CACHE_DIR": str(settings.cache_dir),
-        "KGVERIFY_NEO4J_HEAP": args.heap,
-        "KGVERIFY_NEO4J_PAGECACHE": args.pagecache,
-    }
-    env.pop("NEO4J_URI", None)
+    env = cli_env(settings)
     server = LocalServer(settings)
     server.start()
     controlled: dict[str, Any] = {}

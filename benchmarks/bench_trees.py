@@ -34,6 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common import (
+    clear_assertions,
+    cli_env,
     run_cli,
     run_meta,
     server_options,
@@ -45,18 +47,6 @@ from kgverify.server import LocalServer
 
 ROOT = Path(__file__).resolve().parents[1]
 STAGES = ("link", "verify", "derive qa", "derive facts")
-
-
-def clear(graph: Graph) -> None:
-    """Every assertion deleted, 5,000 per transaction (untimed)."""
-    while True:
-        done = graph.run_adhoc(
-            "MATCH (a:Assertion) WITH a LIMIT 5000 DETACH DELETE a RETURN count(*) AS n",
-            {},
-            write=True,
-        )
-        if not done.rows or not done.rows[0]["n"]:
-            return
 
 
 def digest(path: Path, skip: frozenset[str]) -> str:
@@ -106,15 +96,7 @@ def main() -> None:
     trees = {"base": args.base.resolve(), "new": ROOT}
     work = Path(tempfile.mkdtemp(prefix="kgverify-bench-trees-"))
     settings = server_settings(work, args)
-    env = {
-        **os.environ,
-        "KGVERIFY_NEO4J_HOME": str(settings.neo4j_home),
-        "KGVERIFY_BOLT_PORT": str(args.port),
-        "KGVERIFY_CACHE_DIR": str(settings.cache_dir),
-        "KGVERIFY_NEO4J_HEAP": args.heap,
-        "KGVERIFY_NEO4J_PAGECACHE": args.pagecache,
-    }
-    env.pop("NEO4J_URI", None)
+    env = cli_env(settings)
     meta = run_meta(
         patients=args.patients,
         rounds=args.rounds,
@@ -138,7 +120,7 @@ def main() -> None:
                     outs = {}
                     for tag in order:
                         if stage == "verify":
-                            clear(graph)
+                            clear_assertions(graph)
                         stage_args, out = argv(stage, work, tag)
                         if out.is_dir():
                             shutil.rmtree(out)

@@ -34,24 +34,18 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import run_meta, server_options, server_settings, synthetic_graph
+from benchmarks.common import (
+    clear_assertions,
+    run_meta,
+    server_options,
+    server_settings,
+    synthetic_graph,
+)
 from kgverify.api import derive_qa, link_relations_file, verify_relations_file
 from kgverify.graph import Graph
 from kgverify.server import LocalServer
 
 WAYS = {"evidence kept (verify_cache 20,000)": 20_000, "read every batch (verify_cache 0)": 0}
-
-
-def clear(graph: Graph) -> None:
-    """Every assertion deleted, 5,000 per transaction (untimed)."""
-    while True:
-        done = graph.run_adhoc(
-            "MATCH (a:Assertion) WITH a LIMIT 5000 DETACH DELETE a RETURN count(*) AS n",
-            {},
-            write=True,
-        )
-        if not done.rows or not done.rows[0]["n"]:
-            return
 
 
 def digest(folder: Path) -> str:
@@ -100,7 +94,7 @@ def main() -> None:
             for round_ in range(args.rounds):
                 outs = []
                 for n, (name, chosen) in enumerate(settings.items()):
-                    clear(graph)
+                    clear_assertions(graph)
                     out = work / f"verdicts-{n}.jsonl"
                     started = time.perf_counter()
                     report = verify_relations_file(linked, out, settings=chosen, graph=graph)

@@ -126,3 +126,31 @@ def run_cli(
         seconds = time.perf_counter() - started
         peak = round(float(peak_file.read_text()), 1) if peak_file.exists() else None
     return done.stdout, seconds, peak, done.returncode
+
+
+def cli_env(settings: Settings) -> dict[str, str]:
+    """This process's environment pointed at the benchmark's own server and cache, for the
+    ``kgverify`` children (``NEO4J_URI`` dropped, so they use that local server)."""
+    env = {
+        **os.environ,
+        "KGVERIFY_NEO4J_HOME": str(settings.neo4j_home),
+        "KGVERIFY_BOLT_PORT": str(settings.bolt_port),
+        "KGVERIFY_CACHE_DIR": str(settings.cache_dir),
+        "KGVERIFY_NEO4J_HEAP": settings.neo4j_heap,
+        "KGVERIFY_NEO4J_PAGECACHE": settings.neo4j_pagecache,
+    }
+    env.pop("NEO4J_URI", None)
+    return env
+
+
+def clear_assertions(graph: Graph) -> None:
+    """Every assertion deleted, 5,000 per transaction (untimed), so the next write-back is
+    a first write."""
+    while True:
+        done = graph.run_adhoc(
+            "MATCH (a:Assertion) WITH a LIMIT 5000 DETACH DELETE a RETURN count(*) AS n",
+            {},
+            write=True,
+        )
+        if not done.rows or not done.rows[0]["n"]:
+            return
