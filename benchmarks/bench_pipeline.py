@@ -185,8 +185,9 @@ def run_size(
             report = result.pop("report")
             count, unit = work_of(name, report)
             result |= {"work": count, "unit": unit, "rate": round(count / result["seconds"], 1)}
-            if name == "derive qa":
+            if name == "derive qa":  # the synthetic copies repeat items: candidates/s is the rate
                 result["candidates"] = sum(report["candidates"].values())
+                result["candidates_per_s"] = round(result["candidates"] / result["seconds"], 1)
             stages.append(result)
             progress.record(name, result)
             print(json.dumps({"patients": size, **result}), flush=True)
@@ -234,9 +235,13 @@ def markdown(meta: dict[str, Any], results: list[dict[str, Any]]) -> str:
     ]
     for block in results:
         for s in block["stages"]:
+            work, rate = f"{s['work']:,} {s['unit']}", f"{s['rate']:,}/s"
+            if "candidates" in s:
+                work = f"{s['candidates']:,} candidates, {work}"
+                rate = f"{s['candidates_per_s']:,} candidates/s"
             lines.append(
-                f"| {block['patients']:,} | {s['stage']} | {s['work']:,} {s['unit']} "
-                f"| {s['seconds']} | {s['rate']:,}/s | {s['peak_rss_mb']} |"
+                f"| {block['patients']:,} | {s['stage']} | {work} "
+                f"| {s['seconds']} | {rate} | {s['peak_rss_mb']} |"
             )
     lines += [
         "",
