@@ -164,7 +164,8 @@ class Verifier:
         """Every rule's evidence paths for concept-level (subject id, object id, predicate)
         triples, best first; no linking, no verdict, nothing written. Derivation uses it to
         prove a distractor wrong with the same rules that validated the answer."""
-        return dict(zip(*self._evidence_of(list(dict.fromkeys(triples))), strict=True))
+        keys = list(dict.fromkeys(triples))
+        return dict(zip(keys, self._evidence_of(keys), strict=True))
 
     def _paths(self, linked: Sequence[LinkedRelation]) -> dict[int, list[EvidencePath]]:
         # Many relations share (subject, object, predicate): each distinct triple is
@@ -174,10 +175,11 @@ class Verifier:
             if lr.subject.concept_id is not None and lr.object.concept_id is not None:
                 key = (lr.subject.concept_id, lr.object.concept_id, lr.relation.predicate.value)
                 triples.setdefault(key, []).append(at)
-        keys, evidence = self._evidence_of(list(triples))
+        keys = list(triples)
+        evidence = self._evidence_of(keys)
         return {at: paths for key, paths in zip(keys, evidence, strict=True) for at in triples[key]}
 
-    def _evidence_of(self, keys: list[Triple]) -> tuple[list[Triple], list[list[EvidencePath]]]:
+    def _evidence_of(self, keys: list[Triple]) -> list[list[EvidencePath]]:
         """Ranked evidence of distinct ``keys``, from the kept evidence where it is there."""
         kept = self._evidence
         missing = [key for key in keys if key not in kept]
@@ -197,7 +199,7 @@ class Verifier:
             kept.update(fresh)
         while len(kept) > limit:
             kept.popitem(last=False)
-        return keys, out
+        return out
 
     def _rule_paths(self, keys: list[Triple]) -> dict[int, list[EvidencePath]]:
         rows: list[dict[str, Any]] = [
