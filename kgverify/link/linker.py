@@ -247,8 +247,9 @@ class Linker:
                 w.add(_Hit(row, score, stage, key))
 
     def _by_variant(self, work: list[_Work]) -> None:
-        """Fallback keys (salt, stereo, Greek, inverted, letter-plural, locant forms) looked up
-        among the normalized names, all in one store query; only for mentions no name matched."""
+        """Fallback keys (``VARIANTS``: salt, stereo, Greek, inverted, letter-plural, locant and
+        role forms) looked up among the normalized names, all in one store query; only for
+        mentions no name matched."""
         wanted = [
             (w, key)
             for w in work

@@ -411,17 +411,58 @@ def letter_plural_keys(text: str) -> list[str]:
     return [" ".join(changed)] if changed != words else []
 
 
-_LOCANT = re.compile(r"(?<![\w-])([omp])-(?=[A-Za-z]{3})")
+# The letters in lower case only (a capital "O-" or "N-" is a substituent atom); the words
+# spelled out in any case ("Para-aminobenzoic acid"). Before a word or a bracketed group.
+_LOCANT = re.compile(r"(?<![\w-])((?i:ortho|meta|para)|[omp])-(?=[A-Za-z]{3}|\()")
 _NORMAL_CHAIN = re.compile(r"(?<![\w-])n-(?=[A-Za-z]{4})")
-_LOCANT_NUMBER = {"o": "2", "m": "3", "p": "4"}
+_LOCANT_NUMBER = {"o": "2", "m": "3", "p": "4", "ortho": "2", "meta": "3", "para": "4"}
 
 
 def locant_keys(text: str) -> list[str]:
     """Ortho, meta and para as ring positions ("o-bromophenol" -> "2-bromophenol", "p-cresol"
-    -> "4-cresol"), and the normal-chain prefix dropped ("n-pentadecane" -> "pentadecane").
-    Case matters: a capital "N-" is a nitrogen substituent ("N-methylaniline") and stays."""
-    changed = _NORMAL_CHAIN.sub("", _LOCANT.sub(lambda m: _LOCANT_NUMBER[m.group(1)] + "-", text))
+    -> "4-cresol", "para-nitroaniline" -> "4-nitroaniline", "p-(benzyloxy)phenol" ->
+    "4-(benzyloxy)phenol"), and the normal-chain prefix dropped ("n-pentadecane" ->
+    "pentadecane"). Case matters for the letters: a capital "N-" is a nitrogen substituent
+    ("N-methylaniline") and stays."""
+    changed = _NORMAL_CHAIN.sub(
+        "", _LOCANT.sub(lambda m: _LOCANT_NUMBER[m.group(1).lower()] + "-", text)
+    )
     return [normalized_key(changed)] if changed != text else []
+
+
+_ROLE_HEAD = {"agent": "drug", "drug": "agent"}
+# One word left that reads as an adjective ("antitussive", "anticoagulant", "antifungal"):
+# ChEBI names such roles bare. "central nervous system" (from "... agents") is never bare.
+_ROLE_ADJECTIVE = re.compile(r"[a-z]{3,}(?:ive|ic|al|ar|ant|ent|ory|ary)")
+
+
+# What a receptor ligand is named for: "beta-adrenergic receptor agonist" / "beta-adrenergic
+# agonist" (MeSH keeps "receptor", ChEBI mostly not).
+_LIGAND_ROLE = frozenset({"agonist", "antagonist", "blocker", "modulator", "ligand"})
+
+
+def role_keys(text: str) -> list[str]:
+    """A pharmacological role under its other head word, or bare: MeSH's "Agents,
+    Antitubercular" and "Antitussive Drugs" against ChEBI's "antitubercular agent" and
+    "antitussive". "Agent" and "drug" name one role in these vocabularies (ChEBI lists
+    "antiviral drug" as a synonym of "antiviral agent"); the bare form only when a single
+    adjective remains, so a body part or a substance never stands in for a drug class.
+    A receptor ligand's role without the word "receptor" ("Receptor Agonists,
+    beta-Adrenergic" -> "beta adrenergic agonist"); the receptor itself is never a key."""
+    words = normalized_key(text).split()
+    if len(words) < 2:
+        return []
+    keys = []
+    if words[-1] in _LIGAND_ROLE and "receptor" in words[:-1]:
+        keys.append(" ".join(w for w in words if w != "receptor"))
+    heads = [at for at, word in enumerate(words) if word in _ROLE_HEAD]
+    if len(heads) == 1:
+        at = heads[0]
+        rest = words[:at] + words[at + 1 :]
+        keys.append(" ".join([*words[:at], _ROLE_HEAD[words[at]], *words[at + 1 :]]))
+        if len(rest) == 1 and _ROLE_ADJECTIVE.fullmatch(rest[0]):
+            keys.append(rest[0])
+    return keys
 
 
 VARIANTS: dict[str, Callable[[str], list[str]]] = {
@@ -431,5 +472,6 @@ VARIANTS: dict[str, Callable[[str], list[str]]] = {
     "inverted": inverted_keys,
     "letter_plural": letter_plural_keys,
     "locant": locant_keys,
+    "role": role_keys,
 }
 """The fallback keys, by stage name, in the order the linker tries them."""

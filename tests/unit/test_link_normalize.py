@@ -21,6 +21,7 @@ from kgverify.link.normalize import (
     letter_plural_keys,
     locant_keys,
     normalized_key,
+    role_keys,
     salt_keys,
     singular,
     stereo_keys,
@@ -58,6 +59,11 @@ ENTRIES = [
     entry("UMLS:C1", "beta blocker", kinds="substance"),
     entry("CHEBI:9", "2-bromophenol", kinds="substance"),
     entry("CHEBI:10", "N-methylaniline", kinds="substance"),
+    entry("CHEBI:11", "antitussive", kinds="substance"),
+    entry("CHEBI:12", "antitubercular agent", kinds="substance"),
+    entry("CHEBI:13", "beta-adrenergic agonist", kinds="substance"),
+    entry("CHEBI:14", "4-nitroaniline", kinds="substance"),
+    entry("UBERON:1", "central nervous system", kinds="anatomy"),
 ]
 
 
@@ -145,8 +151,28 @@ def test_locant_keys_read_ortho_meta_para_and_drop_the_normal_chain() -> None:
     assert locant_keys("m-xylene") == [normalized_key("3-xylene")]
     assert locant_keys("n-Pentadecane") == ["pentadecane"]
     # capitals are substituent atoms (nitrogen, oxygen), not positions or chains
+    # spelled out, in any case, and before a bracketed group
+    assert locant_keys("Para-nitroaniline") == [normalized_key("4-nitroaniline")]
+    assert locant_keys("ortho-Aminophenol") == [normalized_key("2-aminophenol")]
+    assert locant_keys("p-(benzyloxy)phenol") == [normalized_key("4-(benzyloxy)phenol")]
     for text in ("N-methylaniline", "O-methylserine", "2-bromophenol", "co-trimoxazole"):
         assert locant_keys(text) == [], text
+    # "para" inside a word is no locant
+    assert locant_keys("paracetamol") == [] and locant_keys("metamizole") == []
+
+
+def test_role_keys_swap_agent_and_drug_and_go_bare_only_for_an_adjective() -> None:
+    assert role_keys("Agents, Antitussive") == ["antitussive drug", "antitussive"]
+    assert role_keys("Antitubercular Drugs") == ["antitubercular agent", "antitubercular"]
+    assert role_keys("Receptor Agonists, beta-Adrenergic") == [
+        normalized_key("beta adrenergic agonist")
+    ]
+    # a body part or a substance never stands in for a drug class
+    assert role_keys("Central Nervous System Agents") == ["central nervous system drug"]
+    assert role_keys("aspirin") == [] and role_keys("agents") == []
+    # the receptor itself, or a role without a head word, gives no key
+    assert role_keys("Receptor, Adrenergic") == []
+    assert role_keys("Antitussives") == []
 
 
 def test_no_key_turns_hyper_into_hypo_or_itis_into_osis() -> None:
@@ -187,6 +213,7 @@ def test_each_fallback_stage_links_its_case_and_can_be_switched_off(index: Linke
         "inverted": ("Leukemia, Myeloid, Acute", "MONDO:4", CONDITION),
         "letter_plural": ("Hemophilia As", "MONDO:1", CONDITION),
         "locant": ("o-bromophenol", "CHEBI:9", DRUG),
+        "role": ("Agents, Antitussive", "CHEBI:11", DRUG),
     }
     assert set(cases) == set(VARIANTS) and set(VARIANTS) < set(SWITCHABLE)
     for stage, (text, gold, allowed) in cases.items():
@@ -228,3 +255,14 @@ def test_a_neighbour_with_a_part_turned_to_its_opposite_is_capped() -> None:
         ("hypertension", "hypotensive disorder"),
     ]:
         assert not _contrary(key, alias), (key, alias)
+
+
+def test_a_role_links_under_the_other_head_and_never_to_a_body_part(index: LinkerIndex) -> None:
+    found = link(index, "Drugs, Antitubercular", allowed=DRUG)
+    assert (found.concept_id, found.method) == ("CHEBI:12", Method.VARIANT)
+    assert link(index, "Receptor Agonists, beta-Adrenergic", allowed=DRUG).concept_id == "CHEBI:13"
+    assert link(index, "para-nitroaniline", allowed=DRUG).concept_id == "CHEBI:14"
+    # The role stage gives no bare key for it; TF-IDF still finds the body part by its
+    # words (cosine 0.93 here), and a drug slot is what rules that out.
+    assert link(index, "Central Nervous System Agents").method is not Method.VARIANT
+    assert link(index, "Central Nervous System Agents", allowed=DRUG).concept_id != "UBERON:1"
