@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from scispacy.linking_utils import Entity, KnowledgeBase
 
 from kgverify.graph.driver import Graph
-from kgverify.link.normalize import bag_key, exact_key, normalized_key
+from kgverify.link.normalize import bag_key, compact_key, exact_key, normalized_key
 
 
 class KbEntry(BaseModel):
@@ -61,7 +61,7 @@ CREATE TABLE concepts (
 );
 CREATE TABLE names (key TEXT NOT NULL, stage INTEGER NOT NULL, idx INTEGER NOT NULL);
 """
-EXACT, NORMALIZED, REORDERED = 0, 1, 2
+EXACT, NORMALIZED, REORDERED, COMPACT = 0, 1, 2, 3
 
 
 class KbStore:
@@ -96,6 +96,7 @@ class KbStore:
             keys = {(exact_key(a), EXACT) for a in entry.aliases()}
             keys |= {(normalized_key(a), NORMALIZED) for a in entry.aliases()}
             keys |= {(bag_key(a), REORDERED) for a in entry.aliases()}
+            keys |= {(compact_key(a), COMPACT) for a in entry.aliases()}
             names.extend((key, stage, count) for key, stage in keys if key)
             count += 1
             if len(concepts) >= batch:

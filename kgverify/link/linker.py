@@ -30,9 +30,10 @@ from kgverify.graph.driver import Graph
 from kgverify.graph.model import Kind, concept_id
 from kgverify.link.abbreviations import AbbreviationExpander
 from kgverify.link.index import IndexSettings, LinkerIndex, ensure_index
-from kgverify.link.kb import EXACT, NORMALIZED, REORDERED, KbEntry
+from kgverify.link.kb import COMPACT, EXACT, NORMALIZED, REORDERED, KbEntry
 from kgverify.link.model import LinkCandidate, LinkStatus, MentionLink, Method
 from kgverify.link.normalize import (
+    COMPACT_VARIANTS,
     VARIANTS,
     bag_key,
     discriminators,
@@ -247,22 +248,22 @@ class Linker:
                 w.add(_Hit(row, score, stage, key))
 
     def _by_variant(self, work: list[_Work]) -> None:
-        """Fallback keys (``VARIANTS``: salt, stereo, Greek, inverted, letter-plural, locant and
-        role forms) looked up among the normalized names, all in one store query; only for
-        mentions no name matched."""
-        wanted = [
-            (w, key)
-            for w in work
-            for name, keys_of in VARIANTS.items()
-            if name not in self.params.disabled
-            for key in keys_of(w.text)
-        ]
-        if not wanted:
-            return
-        found = self.index.store.lookup([key for _, key in wanted], NORMALIZED)
-        for w, key in wanted:
-            for row in found.get(key, []):
-                w.add(_Hit(row, VARIANT_SCORE, Method.VARIANT, key))
+        """Fallback keys (``VARIANTS``: salt, stereo, Greek, inverted, letter-plural, locant,
+        role and spacing forms) looked up among the normalized names (the compact names for
+        ``COMPACT_VARIANTS``), one store query per kind of key; only for mentions no name
+        matched."""
+        wanted: dict[int, list[tuple[_Work, str]]] = {NORMALIZED: [], COMPACT: []}
+        for name, keys_of in VARIANTS.items():
+            if name not in self.params.disabled:
+                kind = COMPACT if name in COMPACT_VARIANTS else NORMALIZED
+                wanted[kind].extend((w, key) for w in work for key in keys_of(w.text))
+        for kind, pairs in wanted.items():
+            if not pairs:
+                continue
+            found = self.index.store.lookup([key for _, key in pairs], kind)
+            for w, key in pairs:
+                for row in found.get(key, []):
+                    w.add(_Hit(row, VARIANT_SCORE, Method.VARIANT, key))
 
     def _by_tfidf(self, work: list[_Work]) -> None:
         keys = [exact_key(w.text) for w in work]

@@ -193,6 +193,29 @@ def bag_key(text: str) -> str:
     return " ".join(sorted(words))
 
 
+_BRACKETS = re.compile(r"[()\[\]{}]")
+
+
+def compact_key(text: str) -> str:
+    """The normalized words run together, brackets dropped, for spacing and bracketing
+    variants ("methane sulfinic acid" = "methanesulfinic acid", "4-(dimethylamino)phenol" =
+    "4-dimethylaminophenol", "beta blocker" = "betablocker"). Two numbers in a row stay
+    apart, so "1,2-dichloroethane" is not "12-dichloroethane". Looked up among the names'
+    own compact keys (a store stage of its own), as the ``spacing`` fallback."""
+    parts: list[str] = []
+    for word in normalized_key(_BRACKETS.sub("", text)).split():
+        if parts and parts[-1][-1].isdigit() and word[0].isdigit():
+            parts.append(" ")
+        parts.append(word)
+    return "".join(parts)
+
+
+def spacing_keys(text: str) -> list[str]:
+    """``compact_key`` as a fallback key (see there)."""
+    key = compact_key(text)
+    return [key] if key else []
+
+
 # Roman numerals of more than one letter read as numbers anywhere in ``discriminators``;
 # "i", "v" and "x" only after a numbering word ("type I"), as in ``normalized_key``.
 _ROMAN_NUMBER = {roman: number for roman, number in _ROMAN.items() if len(roman) > 1}
@@ -473,5 +496,10 @@ VARIANTS: dict[str, Callable[[str], list[str]]] = {
     "letter_plural": letter_plural_keys,
     "locant": locant_keys,
     "role": role_keys,
+    "spacing": spacing_keys,
 }
-"""The fallback keys, by stage name, in the order the linker tries them."""
+"""The fallback keys, by stage name, in the order the linker tries them. All are looked up
+among the normalized names except those in ``COMPACT_VARIANTS``."""
+COMPACT_VARIANTS = frozenset({"spacing"})
+"""Fallback stages whose keys are compact keys (``compact_key``), looked up among the
+names' compact keys."""

@@ -16,6 +16,7 @@ from kgverify.link.linker import SWITCHABLE, Linker, LinkParams, MentionQuery
 from kgverify.link.model import LinkStatus, Method
 from kgverify.link.normalize import (
     VARIANTS,
+    compact_key,
     greek_keys,
     inverted_keys,
     letter_plural_keys,
@@ -64,6 +65,8 @@ ENTRIES = [
     entry("CHEBI:13", "beta-adrenergic agonist", kinds="substance"),
     entry("CHEBI:14", "4-nitroaniline", kinds="substance"),
     entry("UBERON:1", "central nervous system", kinds="anatomy"),
+    entry("CHEBI:15", "4-dimethylaminophenol", kinds="substance"),
+    entry("CHEBI:16", "12-dichloroethane", kinds="substance"),  # not 1,2-dichloroethane
 ]
 
 
@@ -214,6 +217,7 @@ def test_each_fallback_stage_links_its_case_and_can_be_switched_off(index: Linke
         "letter_plural": ("Hemophilia As", "MONDO:1", CONDITION),
         "locant": ("o-bromophenol", "CHEBI:9", DRUG),
         "role": ("Agents, Antitussive", "CHEBI:11", DRUG),
+        "spacing": ("4-(dimethylamino) phenol", "CHEBI:15", DRUG),
     }
     assert set(cases) == set(VARIANTS) and set(VARIANTS) < set(SWITCHABLE)
     for stage, (text, gold, allowed) in cases.items():
@@ -266,3 +270,17 @@ def test_a_role_links_under_the_other_head_and_never_to_a_body_part(index: Linke
     # words (cosine 0.93 here), and a drug slot is what rules that out.
     assert link(index, "Central Nervous System Agents").method is not Method.VARIANT
     assert link(index, "Central Nervous System Agents", allowed=DRUG).concept_id != "UBERON:1"
+
+
+def test_compact_keys_join_words_and_drop_brackets_but_keep_numbers_apart() -> None:
+    assert compact_key("methane sulfinic acid") == compact_key("methanesulfinic acid")
+    assert compact_key("4-(dimethylamino)phenol") == compact_key("4-dimethylaminophenol")
+    assert compact_key("Beta Blockers") == compact_key("betablocker")
+    # two numbers in a row are two numbers
+    assert compact_key("1,2-dichloroethane") != compact_key("12-dichloroethane")
+    # opposites stay opposites
+    assert compact_key("hyper kalemia") != compact_key("hypokalemia")
+
+
+def test_a_spacing_variant_never_joins_two_numbers(index: LinkerIndex) -> None:
+    assert link(index, "1,2-dichloroethane", allowed=DRUG).method is not Method.VARIANT
