@@ -453,38 +453,49 @@ def locant_keys(text: str) -> list[str]:
     return [normalized_key(changed)] if changed != text else []
 
 
-_ROLE_HEAD = {"agent": "drug", "drug": "agent"}
-# One word left that reads as an adjective ("antitussive", "anticoagulant", "antifungal"):
-# ChEBI names such roles bare. "central nervous system" (from "... agents") is never bare.
+# Head words that name one role: "antiviral agent" / "antiviral drug" / "antiviral
+# medication" (ChEBI lists "antiviral drug" as a synonym of "antiviral agent").
+_ROLE_HEADS = ("agent", "drug", "medication")
+# One word that reads as an adjective ("antitussive", "anticoagulant", "antifungal"): ChEBI
+# names such roles bare, MeSH as plural nouns ("Antihypertensives"). "central nervous
+# system" (from "... agents") is never made bare.
 _ROLE_ADJECTIVE = re.compile(r"[a-z]{3,}(?:ive|ic|al|ar|ant|ent|ory|ary)")
-
-
 # What a receptor ligand is named for: "beta-adrenergic receptor agonist" / "beta-adrenergic
-# agonist" (MeSH keeps "receptor", ChEBI mostly not).
+# agonist" (MeSH keeps "receptor", ChEBI mostly not, and the other way round).
 _LIGAND_ROLE = frozenset({"agonist", "antagonist", "blocker", "modulator", "ligand"})
 
 
 def role_keys(text: str) -> list[str]:
-    """A pharmacological role under its other head word, or bare: MeSH's "Agents,
-    Antitubercular" and "Antitussive Drugs" against ChEBI's "antitubercular agent" and
-    "antitussive". "Agent" and "drug" name one role in these vocabularies (ChEBI lists
-    "antiviral drug" as a synonym of "antiviral agent"); the bare form only when a single
+    """A pharmacological role under its other head words, or bare: MeSH's "Agents,
+    Antitubercular", "Antitussive Drugs" and "Medication, Antidepressant" against ChEBI's
+    "antitubercular agent", "antitussive" and "antidepressant"; a single adjective with a
+    head ("Antihypertensives" -> "antihypertensive agent"). The bare form only when one
     adjective remains, so a body part or a substance never stands in for a drug class.
-    A receptor ligand's role without the word "receptor" ("Receptor Agonists,
-    beta-Adrenergic" -> "beta adrenergic agonist"); the receptor itself is never a key."""
+    A receptor ligand's role with or without the word "receptor" ("Receptor Agonists,
+    beta-Adrenergic" -> "beta adrenergic agonist", "Antagonist, Bradykinin" -> "bradykinin
+    receptor antagonist"), and "X blocking agent" as "X blocker"; the receptor itself is
+    never a key."""
     words = normalized_key(text).split()
+    if len(words) == 1 and _ROLE_ADJECTIVE.fullmatch(words[0]):
+        return [f"{words[0]} {head}" for head in _ROLE_HEADS]
     if len(words) < 2:
         return []
     keys = []
-    if words[-1] in _LIGAND_ROLE and "receptor" in words[:-1]:
-        keys.append(" ".join(w for w in words if w != "receptor"))
-    heads = [at for at, word in enumerate(words) if word in _ROLE_HEAD]
+    if words[-1] in _LIGAND_ROLE:
+        if "receptor" in words[:-1]:
+            keys.append(" ".join(w for w in words if w != "receptor"))
+        else:
+            keys.append(" ".join([*words[:-1], "receptor", words[-1]]))
+    heads = [at for at, word in enumerate(words) if word in _ROLE_HEADS]
     if len(heads) == 1:
         at = heads[0]
-        rest = words[:at] + words[at + 1 :]
-        keys.append(" ".join([*words[:at], _ROLE_HEAD[words[at]], *words[at + 1 :]]))
+        before, after = words[:at], words[at + 1 :]
+        keys.extend(" ".join([*before, h, *after]) for h in _ROLE_HEADS if h != words[at])
+        rest = before + after
         if len(rest) == 1 and _ROLE_ADJECTIVE.fullmatch(rest[0]):
             keys.append(rest[0])
+        if len(before) > 1 and before[-1] == "blocking" and not after:
+            keys.append(" ".join([*before[:-1], "blocker"]))
     return keys
 
 

@@ -164,18 +164,33 @@ def test_locant_keys_read_ortho_meta_para_and_drop_the_normal_chain() -> None:
     assert locant_keys("paracetamol") == [] and locant_keys("metamizole") == []
 
 
-def test_role_keys_swap_agent_and_drug_and_go_bare_only_for_an_adjective() -> None:
-    assert role_keys("Agents, Antitussive") == ["antitussive drug", "antitussive"]
-    assert role_keys("Antitubercular Drugs") == ["antitubercular agent", "antitubercular"]
+def test_role_keys_swap_head_words_and_go_bare_only_for_an_adjective() -> None:
+    assert role_keys("Agents, Antitussive") == [
+        "antitussive drug",
+        "antitussive medication",
+        "antitussive",
+    ]
+    assert role_keys("Medication, Antidepressant")[-1] == "antidepressant"
+    # a plural adjective is the role under each head
+    assert role_keys("Antihypertensives") == [
+        "antihypertensive agent",
+        "antihypertensive drug",
+        "antihypertensive medication",
+    ]
+    # a receptor ligand with and without "receptor"; a blocking drug is a blocker
     assert role_keys("Receptor Agonists, beta-Adrenergic") == [
         normalized_key("beta adrenergic agonist")
     ]
+    assert role_keys("Antagonist, Bradykinin") == ["bradykinin receptor antagonist"]
+    assert "calcium channel blocker" in role_keys("Calcium Channel Blocking Drug")
     # a body part or a substance never stands in for a drug class
-    assert role_keys("Central Nervous System Agents") == ["central nervous system drug"]
+    assert role_keys("Central Nervous System Agents") == [
+        "central nervous system drug",
+        "central nervous system medication",
+    ]
     assert role_keys("aspirin") == [] and role_keys("agents") == []
-    # the receptor itself, or a role without a head word, gives no key
+    # the receptor itself gives no key
     assert role_keys("Receptor, Adrenergic") == []
-    assert role_keys("Antitussives") == []
 
 
 def test_no_key_turns_hyper_into_hypo_or_itis_into_osis() -> None:
