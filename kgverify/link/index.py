@@ -15,6 +15,9 @@ settings, so loading a new release (or changing a setting) builds a new index.
 from __future__ import annotations
 
 import bisect
+import ctypes
+import ctypes.util
+import gc
 import hashlib
 import json
 import logging
@@ -206,13 +209,18 @@ def build_index(
         )
         indexed = _build_ann(aliases, offsets, rows, files, settings)
         log.info("index built in %.1f s", time.perf_counter() - started)
+        alias_count = len(aliases)
+        # The training below opens the finished index beside what the build held: hand the
+        # build's memory back first (940k aliases: 2,020 MB peak otherwise, issue 16).
+        del aliases, offsets, rows
+        release_memory()
         info = IndexInfo(
             format=INDEX_FORMAT,
             key=key,
             source=source,
             settings=settings.build_key(),
             concepts=concepts,
-            aliases=len(aliases),
+            aliases=alias_count,
             indexed_aliases=indexed,
             build_seconds=round(time.perf_counter() - started, 3),
         )
@@ -243,6 +251,18 @@ def build_index(
         if work.exists():
             shutil.rmtree(work)
     return info
+
+
+def release_memory() -> None:
+    """Collect garbage and return the C heap's free pages to the system (glibc's
+    ``malloc_trim``; nothing elsewhere), so a process that freed a large build before its
+    next phase does not keep both at its peak."""
+    gc.collect()
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc.malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc: the allocator keeps its pages
+        pass
 
 
 def _alias_arrays(
