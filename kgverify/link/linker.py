@@ -241,11 +241,18 @@ class Linker:
 
     def _by_name(self, work: list[_Work], stage: Method) -> None:
         key_of, score, kind = _NAME_STAGES[stage]
-        keys = [key_of(w.text) for w in work]
-        found = self.index.store.lookup(keys, kind)
-        for w, key in zip(work, keys, strict=True):
+        self._look_up([(w, key_of(w.text)) for w in work], kind, score, stage)
+
+    def _look_up(
+        self, pairs: list[tuple[_Work, str]], kind: int, score: float, method: Method
+    ) -> None:
+        """Each mention's concepts under its key of that kind, all in one store query."""
+        if not pairs:
+            return
+        found = self.index.store.lookup([key for _, key in pairs], kind)
+        for w, key in pairs:
             for row in found.get(key, []):
-                w.add(_Hit(row, score, stage, key))
+                w.add(_Hit(row, score, method, key))
 
     def _by_variant(self, work: list[_Work]) -> None:
         """Fallback keys (``VARIANTS``: salt, stereo, Greek, inverted, letter-plural, locant,
@@ -258,12 +265,7 @@ class Linker:
                 kind = COMPACT if name in COMPACT_VARIANTS else NORMALIZED
                 wanted[kind].extend((w, key) for w in work for key in keys_of(w.text))
         for kind, pairs in wanted.items():
-            if not pairs:
-                continue
-            found = self.index.store.lookup([key for _, key in pairs], kind)
-            for w, key in pairs:
-                for row in found.get(key, []):
-                    w.add(_Hit(row, VARIANT_SCORE, Method.VARIANT, key))
+            self._look_up(pairs, kind, VARIANT_SCORE, Method.VARIANT)
 
     def _by_tfidf(self, work: list[_Work]) -> None:
         keys = [exact_key(w.text) for w in work]
@@ -303,12 +305,7 @@ class Linker:
             return
         rewrites = self.index.mined.rewrites
         wanted = [(w, key) for w in work for key in rewrites(normalized_key(w.text))]
-        if not wanted:
-            return
-        found = self.index.store.lookup([key for _, key in wanted], NORMALIZED)
-        for w, key in wanted:
-            for row in found.get(key, []):
-                w.add(_Hit(row, MINED_SCORE, Method.MINED, key))
+        self._look_up(wanted, NORMALIZED, MINED_SCORE, Method.MINED)
 
     def _rerank(self, work: list[_Work], entries: dict[int, KbEntry]) -> None:
         """TF-IDF candidates rescored by the re-ranker learned at build time (rerank.py): a
