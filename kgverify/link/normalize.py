@@ -356,9 +356,14 @@ _STEREO = re.compile(
 def stereo_keys(text: str) -> list[str]:
     """The name without stereo descriptors ("(S)-ibuprofen" -> "ibuprofen", "L-dopa" ->
     "dopa"): a fallback only, since enantiomers are distinct concepts where the vocabulary
-    lists them."""
-    stripped = _STEREO.sub("", exact_key(text))
-    if stripped == exact_key(text):
+    lists them. Not for a name that reads as a phrase: in "L-transposition of the great
+    arteries" the L is levo-, a clinical descriptor, and chemical names carry no "of",
+    "the" or "with"."""
+    folded = exact_key(text)
+    if _STOP.intersection(folded.split()):
+        return []
+    stripped = _STEREO.sub("", folded)
+    if stripped == folded:
         return []
     key = normalized_key(stripped)
     return [key] if key else []

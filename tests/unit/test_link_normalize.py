@@ -116,6 +116,9 @@ def test_stereo_keys_drop_prefixes_only_before_a_hyphen() -> None:
     ]:
         assert stereo_keys(text) == [key], text
     assert stereo_keys("vitamin D") == [] and stereo_keys("hepatitis D") == []
+    # a phrase is no chemical name: L- here is levo-transposition, a clinical descriptor
+    assert stereo_keys("L-transposition of the great arteries") == []
+    assert stereo_keys("D-transposition of the great arteries") == []
     assert stereo_keys("ibuprofen") == []
 
 
