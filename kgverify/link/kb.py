@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
+from functools import lru_cache
 from pathlib import Path
 from typing import cast
 
@@ -18,7 +19,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from scispacy.linking_utils import Entity, KnowledgeBase
 
 from kgverify.graph.driver import Graph
-from kgverify.link.normalize import bag_key, compact_key, exact_key, normalized_key
+from kgverify.link.normalize import (
+    bag_key,
+    compact_key,
+    exact_key,
+    normalized_key,
+    spelling_key,
+)
 
 
 class KbEntry(BaseModel):
@@ -61,7 +68,7 @@ CREATE TABLE concepts (
 );
 CREATE TABLE names (key TEXT NOT NULL, stage INTEGER NOT NULL, idx INTEGER NOT NULL);
 """
-EXACT, NORMALIZED, REORDERED, COMPACT = 0, 1, 2, 3
+EXACT, NORMALIZED, REORDERED, COMPACT, SPELLING = 0, 1, 2, 3, 4
 
 
 class KbStore:
@@ -97,6 +104,7 @@ class KbStore:
             keys |= {(normalized_key(a), NORMALIZED) for a in entry.aliases()}
             keys |= {(bag_key(a), REORDERED) for a in entry.aliases()}
             keys |= {(compact_key(a), COMPACT) for a in entry.aliases()}
+            keys |= {(spelling_key(a), SPELLING) for a in entry.aliases()}
             names.extend((key, stage, count) for key, stage in keys if key)
             count += 1
             if len(concepts) >= batch:
@@ -200,8 +208,14 @@ class KbStore:
 
 
 def _json_list(text: str) -> list[str]:
-    """A stored JSON list; most are empty, which needs no parse."""
-    return [] if text == "[]" else cast(list[str], json.loads(text))
+    """A stored JSON list; most are empty, which needs no parse, and most others are one of
+    a few kinds lists, parsed once."""
+    return [] if text == "[]" else list(_parsed(text))
+
+
+@lru_cache(maxsize=4096)
+def _parsed(text: str) -> tuple[str, ...]:
+    return tuple(cast(list[str], json.loads(text)))
 
 
 class _EntityView(Mapping[str, Entity]):

@@ -30,15 +30,17 @@ from kgverify.graph.driver import Graph
 from kgverify.graph.model import Kind, concept_id
 from kgverify.link.abbreviations import AbbreviationExpander
 from kgverify.link.index import IndexSettings, LinkerIndex, ensure_index
-from kgverify.link.kb import COMPACT, EXACT, NORMALIZED, REORDERED, KbEntry
+from kgverify.link.kb import COMPACT, EXACT, NORMALIZED, REORDERED, SPELLING, KbEntry
 from kgverify.link.model import LinkCandidate, LinkStatus, MentionLink, Method
 from kgverify.link.normalize import (
-    COMPACT_VARIANTS,
+    OWN_KEYS,
     VARIANTS,
     bag_key,
+    compact_key,
     discriminators,
     exact_key,
     normalized_key,
+    spelling_key,
 )
 from kgverify.link.rerank import Candidate, features, normalized_alias
 from kgverify.link.slots import fits
@@ -256,13 +258,13 @@ class Linker:
 
     def _by_variant(self, work: list[_Work]) -> None:
         """Fallback keys (``VARIANTS``: salt, stereo, Greek, inverted, letter-plural, locant,
-        role and spacing forms) looked up among the normalized names (the compact names for
-        ``COMPACT_VARIANTS``), one store query per kind of key; only for mentions no name
-        matched."""
-        wanted: dict[int, list[tuple[_Work, str]]] = {NORMALIZED: [], COMPACT: []}
+        role, spacing and spelling forms) looked up among the normalized names (among the
+        names' own keys for ``OWN_KEYS``), one store query per kind of key; only for
+        mentions no name matched."""
+        wanted: dict[int, list[tuple[_Work, str]]] = {NORMALIZED: [], COMPACT: [], SPELLING: []}
         for name, keys_of in VARIANTS.items():
             if name not in self.params.disabled:
-                kind = COMPACT if name in COMPACT_VARIANTS else NORMALIZED
+                kind = _OWN_KEY_STAGES[OWN_KEYS[name]] if name in OWN_KEYS else NORMALIZED
                 wanted[kind].extend((w, key) for w in work for key in keys_of(w.text))
         for kind, pairs in wanted.items():
             self._look_up(pairs, kind, VARIANT_SCORE, Method.VARIANT)
@@ -515,6 +517,9 @@ _NAME_STAGES: dict[Method, tuple[Callable[[str], str], float, int]] = {
 
 
 _NAME_METHODS = frozenset({Method.EXACT, Method.NORMALIZED, Method.REORDERED})
+
+_OWN_KEY_STAGES: dict[Callable[[str], str], int] = {compact_key: COMPACT, spelling_key: SPELLING}
+"""The store stage holding the names' keys of each ``OWN_KEYS`` function."""
 
 
 def _numbers_agree(w: _Work) -> None:

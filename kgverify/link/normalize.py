@@ -216,6 +216,44 @@ def spacing_keys(text: str) -> list[str]:
     return [key] if key else []
 
 
+# Letters that spell one sound in the names of one substance across INN, BAN, older and
+# other-language spellings: "cyclophenil" / "cyclofenil", "isophenphos" / "isofenphos",
+# "pyracetam" / "piracetam", "oestradiol" / "estradiol", "kresol" / "cresol".
+_RESPELLINGS = (("ph", "f"), ("th", "t"), ("y", "i"), ("ae", "e"), ("oe", "e"), ("k", "c"))
+_DOUBLED = re.compile(r"([a-z])\1")
+_ACRONYM = re.compile(r"\b([A-Z]{2,})s?\b")
+MIN_RESPELLED = 5
+"""Shorter words (and acronyms, numbers, single letters) keep their letters: in "PHID",
+"factor K" or "AMML" the letters are the name."""
+
+
+def spelling_key(text: str) -> str:
+    """``normalized_key`` with the words of ``MIN_RESPELLED`` letters or more respelled: ph
+    as f, th as t, y as i, ae and oe as e, k as c, doubled letters single ("perennial" =
+    "perenial"). Acronyms in the text (two capitals or more) stay as they are. Spacing is
+    left to ``compact_key``, so each stage is measured on its own. Looked up among the
+    names' own spelling keys (a store stage of its own), as the ``spelling`` fallback."""
+    acronyms = {form for a in _ACRONYM.findall(text) for form in (a.casefold(), f"{a.casefold()}s")}
+    return " ".join(
+        _respelled(word) if len(word) >= MIN_RESPELLED and word not in acronyms else word
+        for word in normalized_key(text).split()
+    )
+
+
+def _respelled(word: str) -> str:
+    if not word.isalpha():
+        return word
+    for written, sound in _RESPELLINGS:
+        word = word.replace(written, sound)
+    return _DOUBLED.sub(r"\1", word)
+
+
+def spelling_keys(text: str) -> list[str]:
+    """``spelling_key`` as a fallback key (see there)."""
+    key = spelling_key(text)
+    return [key] if key else []
+
+
 # Roman numerals of more than one letter read as numbers anywhere in ``discriminators``;
 # "i", "v" and "x" only after a numbering word ("type I"), as in ``normalized_key``.
 _ROMAN_NUMBER = {roman: number for roman, number in _ROMAN.items() if len(roman) > 1}
@@ -355,18 +393,56 @@ _STEREO = re.compile(
 
 def stereo_keys(text: str) -> list[str]:
     """The name without stereo descriptors ("(S)-ibuprofen" -> "ibuprofen", "L-dopa" ->
-    "dopa"): a fallback only, since enantiomers are distinct concepts where the vocabulary
-    lists them. Not for a name that reads as a phrase: in "L-transposition of the great
+    "dopa", MeSH's "Ondansetron, (+,-)-Isomer" and "S-isomer Etiracetam" -> the parent):
+    a fallback only, since enantiomers are distinct concepts where the vocabulary lists
+    them. Not for a name that reads as a phrase: in "L-transposition of the great
     arteries" the L is levo-, a clinical descriptor, and chemical names carry no "of",
     "the" or "with"."""
     folded = exact_key(text)
     if _STOP.intersection(folded.split()):
         return []
-    stripped = _STEREO.sub("", folded)
+    stripped = _STEREO.sub("", _unisomered(folded))
     if stripped == folded:
         return []
     key = normalized_key(stripped)
     return [key] if key else []
+
+
+# MeSH's isomer descriptors: "X, (S)-Isomer", "X, ((R*,R*)-(+-))-isomer", "L-Isomer X",
+# "X (mixed isomers)", and a bare rotation after the last comma: "X, (+-)-", "X, (+,-)",
+# "X, (R)-". A bare letter is never one ("Hepatitis, D" is hepatitis D).
+_ISOMER_FIRST = re.compile(r"^\(?[dlrs+\-±,]+\)?[\s-]*isomers?\s+(?P<name>.+)$")
+_ISOMER_WORD = re.compile(r"[\s-]*isomers?$")
+_ROTATION = re.compile(r"^\s*(?:\(?[+\-±,]+\)?|\(\d*[rs](?:,\s*\d*[rs])*\))-?\s*$")
+_MIXED = re.compile(r"\s*\(mixed isomers\)$")
+
+
+def _unisomered(folded: str) -> str:
+    """The name without a MeSH isomer descriptor (unchanged when it has none)."""
+    if first := _ISOMER_FIRST.match(folded):
+        return first.group("name")
+    if mixed := _MIXED.search(folded):
+        return folded[: mixed.start()]
+    comma = _last_open_comma(folded)
+    if comma < 0:
+        return folded
+    tail = folded[comma + 1 :]
+    if _ISOMER_WORD.search(tail) or _ROTATION.match(tail):
+        return folded[:comma]
+    return folded
+
+
+def _last_open_comma(text: str) -> int:
+    """Where the last comma outside brackets is (-1: none)."""
+    depth, found = 0, -1
+    for at, char in enumerate(text):
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth = max(0, depth - 1)
+        elif char == "," and depth == 0:
+            found = at
+    return found
 
 
 _GREEK_NAMES = (
@@ -513,9 +589,10 @@ VARIANTS: dict[str, Callable[[str], list[str]]] = {
     "locant": locant_keys,
     "role": role_keys,
     "spacing": spacing_keys,
+    "spelling": spelling_keys,
 }
 """The fallback keys, by stage name, in the order the linker tries them. All are looked up
-among the normalized names except those in ``COMPACT_VARIANTS``."""
-COMPACT_VARIANTS = frozenset({"spacing"})
-"""Fallback stages whose keys are compact keys (``compact_key``), looked up among the
-names' compact keys."""
+among the normalized names except those in ``OWN_KEYS``."""
+OWN_KEYS: dict[str, Callable[[str], str]] = {"spacing": compact_key, "spelling": spelling_key}
+"""Fallback stages whose keys are looked up among the names' own keys of that function (a
+store stage each), not among the normalized names."""

@@ -1,6 +1,7 @@
-"""The fallback keys of linking (salt, stereo, Greek, inverted, letter-plural forms), each on
-its own and through a real linker (scispaCy TF-IDF, nmslib HNSW, SQLite store) over a small
-hand-made knowledge base; and the substitutions that must never fire."""
+"""The fallback keys of linking (salt, stereo, Greek, inverted, letter-plural, locant, role,
+spacing and spelling forms), each on its own and through a real linker (scispaCy TF-IDF,
+nmslib HNSW, SQLite store) over a small hand-made knowledge base; and the substitutions that
+must never fire."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from kgverify.link.normalize import (
     role_keys,
     salt_keys,
     singular,
+    spelling_key,
     stereo_keys,
 )
 from kgverify.link.slots import slot_kinds
@@ -67,6 +69,9 @@ ENTRIES = [
     entry("UBERON:1", "central nervous system", kinds="anatomy"),
     entry("CHEBI:15", "4-dimethylaminophenol", kinds="substance"),
     entry("CHEBI:16", "12-dichloroethane", kinds="substance"),  # not 1,2-dichloroethane
+    entry("CHEBI:17", "cyclofenil", kinds="substance"),
+    entry("CHEBI:18", "piracetam", kinds="substance"),
+    entry("MONDO:9", "FID syndrome"),  # an acronym of other letters than "PHID"
 ]
 
 
@@ -120,6 +125,25 @@ def test_stereo_keys_drop_prefixes_only_before_a_hyphen() -> None:
     assert stereo_keys("L-transposition of the great arteries") == []
     assert stereo_keys("D-transposition of the great arteries") == []
     assert stereo_keys("ibuprofen") == []
+
+
+def test_stereo_keys_drop_mesh_isomer_descriptors_but_never_a_bare_letter() -> None:
+    for text, key in [
+        ("Ondansetron, (+,-)-Isomer", "ondansetron"),
+        ("Etiracetam, S isomer", "etiracetam"),
+        ("L-Isomer Alanine", "alanine"),
+        ("Formoterol Fumarate, ((R*,R*)-(+-))-isomer", "formoterol fumarate"),
+        ("nemonapride, (cis)-isomer", "nemonapride"),
+        ("carvone, (+--)-", "carvone"),
+        ("chrysanthemic acid, (+,-)", "chrysanthemic acid"),
+        ("Ofloxacin, (S)-", "ofloxacin"),
+        ("tetrachlorophenol (mixed isomers)", "tetrachlorophenol"),
+    ]:
+        assert stereo_keys(text) == [key], text
+    # a letter after the comma is part of the name, and a comma inside brackets is no inversion
+    assert stereo_keys("Hepatitis, D") == [] and stereo_keys("Vitamin, K") == []
+    assert stereo_keys("Diabetes mellitus, type 2") == []
+    assert stereo_keys("2-(+,-)-propanol") == []
 
 
 def test_greek_keys_go_both_ways_and_keep_the_letter() -> None:
@@ -236,6 +260,7 @@ def test_each_fallback_stage_links_its_case_and_can_be_switched_off(index: Linke
         "locant": ("o-bromophenol", "CHEBI:9", DRUG),
         "role": ("Agents, Antitussive", "CHEBI:11", DRUG),
         "spacing": ("4-(dimethylamino) phenol", "CHEBI:15", DRUG),
+        "spelling": ("Cyclophenil", "CHEBI:17", DRUG),
     }
     assert set(cases) == set(VARIANTS) and set(VARIANTS) < set(SWITCHABLE)
     for stage, (text, gold, allowed) in cases.items():
@@ -302,3 +327,31 @@ def test_compact_keys_join_words_and_drop_brackets_but_keep_numbers_apart() -> N
 
 def test_a_spacing_variant_never_joins_two_numbers(index: LinkerIndex) -> None:
     assert link(index, "1,2-dichloroethane", allowed=DRUG).method is not Method.VARIANT
+
+
+def test_spelling_keys_read_one_sound_alike_in_long_words() -> None:
+    for one, other in [
+        ("Cyclophenil", "cyclofenil"),
+        ("Pyracetam", "piracetam"),
+        ("isophenphos", "isofenphos"),
+        ("oestradiol", "estradiol"),
+        ("Perenial allergic rhinitis", "perennial allergic rhinitis"),
+    ]:
+        assert spelling_key(one) == spelling_key(other), (one, other)
+
+
+def test_spelling_keys_leave_short_words_acronyms_and_opposites_apart() -> None:
+    assert spelling_key("factor K") != spelling_key("factor C")  # a letter is a name
+    assert spelling_key("PHID syndrome") != spelling_key("FID syndrome")  # acronyms as written
+    assert spelling_key("CDG IIs") != spelling_key("CDG Is")  # no doubled numeral made single
+    assert spelling_key("hyperkalemia") != spelling_key("hypokalemia")
+    assert spelling_key("butanoic acid") != spelling_key("butenoic acid")  # vowels are kept
+    assert spelling_key("methane sulfinic acid") != spelling_key("methanesulfinic acid")
+
+
+def test_a_respelled_drug_links_and_an_acronym_does_not(index: LinkerIndex) -> None:
+    found = link(index, "Pyracetam", allowed=DRUG)
+    assert (found.concept_id, found.method) == ("CHEBI:18", Method.VARIANT)
+    assert found.candidates[0].alias == "piracetam"
+    # In this tiny KB the 3-grams alone score "FID syndrome" 0.86; no spelling key joins them.
+    assert link(index, "PHID syndrome", allowed=CONDITION).method is not Method.VARIANT
