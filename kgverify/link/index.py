@@ -50,7 +50,7 @@ from kgverify.link.rerank import RERANK_VERSION, Reranker, name_counts, train
 
 log = logging.getLogger(__name__)
 
-INDEX_FORMAT = 10
+INDEX_FORMAT = 11
 """Bumped whenever the files of an index change meaning; part of the cache key."""
 
 SPACE = "cosinesimil_sparse_fast"
@@ -177,6 +177,14 @@ class _Files:
     @property
     def reranker(self) -> Path:
         return self.root / "reranker.json"
+
+    @property
+    def neighbour_ids(self) -> Path:
+        return self.root / "alias_neighbours.npy"
+
+    @property
+    def neighbour_similarities(self) -> Path:
+        return self.root / "alias_similarities.npy"
 
 
 def build_index(
@@ -327,7 +335,40 @@ def _build_ann(
     # save_data writes the vectors next to the graph (<index>.dat): kgverify reloads both in
     # one step; scispaCy's loader ignores the file and re-adds the vectors from the npz.
     index.saveIndex(paths.ann_index, save_data=True)
+    index.setQueryTimeParams({"efSearch": settings.ef_search})
+    ids, similarities = _alias_neighbours(index, vectors, positions, len(aliases), settings)
+    np.save(files.neighbour_ids, ids)
+    np.save(files.neighbour_similarities, similarities)
     return len(kept)
+
+
+ALIAS_NEIGHBOURS = 10
+"""Nearest aliases stored per alias at build time (itself among them): a mention a name
+resolved lists its neighbours from them without a search (``LinkerIndex.stored_neighbours``)."""
+
+_NEIGHBOUR_BATCH = 20_000
+
+
+def _alias_neighbours(
+    index: Any,
+    vectors: scipy.sparse.csr_matrix,
+    positions: npt.NDArray[np.int64],
+    alias_count: int,
+    settings: IndexSettings,
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.float32]]:
+    """Per alias position, the alias positions of its ``ALIAS_NEIGHBOURS`` nearest aliases
+    by HNSW and their cosines, best first (-1 / 0 where there are fewer, and for aliases
+    without a vector). Queried in batches, so the answers never pile up as Python objects."""
+    ids = np.full((alias_count, ALIAS_NEIGHBOURS), -1, dtype=np.int32)
+    similarities = np.zeros((alias_count, ALIAS_NEIGHBOURS), dtype=np.float32)
+    for start in range(0, vectors.shape[0], _NEIGHBOUR_BATCH):
+        batch = vectors[start : start + _NEIGHBOUR_BATCH]
+        found = index.knnQueryBatch(batch, k=ALIAS_NEIGHBOURS, num_threads=settings.threads)
+        for offset, (ann_ids, distances) in enumerate(found):
+            row, count = positions[start + offset], len(ann_ids)
+            ids[row, :count] = positions[ann_ids]
+            similarities[row, :count] = 1.0 - distances
+    return ids, similarities
 
 
 def _load_ann(paths: LinkerPaths, ef_search: int) -> Any:
@@ -450,9 +491,15 @@ class LinkerIndex:
         self.offsets: npt.NDArray[np.int64] = arrays["offsets"]
         self.rows: npt.NDArray[np.int32] = arrays["rows"]
         self.positions: npt.NDArray[np.int64] = arrays["positions"]
-        if not files.mined.is_file() or not files.reranker.is_file():
-            raise LinkerIndexError(f"linker index in {directory} lacks its mined tables")
+        needed = (files.mined, files.reranker, files.neighbour_ids, files.neighbour_similarities)
+        if not all(path.is_file() for path in needed):
+            raise LinkerIndexError(f"linker index in {directory} lacks its mined or stored tables")
         self.mined = MinedTables.load(files.mined)
+        # Read on use, page by page: most aliases are never a resolved mention.
+        self.neighbour_ids: npt.NDArray[np.int32] = np.load(files.neighbour_ids, mmap_mode="r")
+        self.neighbour_similarities: npt.NDArray[np.float32] = np.load(
+            files.neighbour_similarities, mmap_mode="r"
+        )
         self.reranker = Reranker.load(directory)
         self.store = KbStore(files.store)
         self.kb = StoreKnowledgeBase(self.store, _AliasConcepts(self))
@@ -468,6 +515,17 @@ class LinkerIndex:
     def alias_position(self, alias: str) -> int | None:
         at = bisect.bisect_left(self.aliases, alias)
         return at if at < len(self.aliases) and self.aliases[at] == alias else None
+
+    def stored_neighbours(self, text: str) -> list[tuple[int, float]] | None:
+        """The nearest aliases of ``text`` (an exact key) found at build time, as
+        ``neighbours`` gives them (HNSW only, the build's efSearch); None when ``text`` is not
+        an indexed alias."""
+        position = self.alias_position(text)
+        if position is None or self.neighbour_ids[position, 0] < 0:
+            return None
+        ids = self.neighbour_ids[position].tolist()
+        similarities = self.neighbour_similarities[position].tolist()
+        return [(i, s) for i, s in zip(ids, similarities, strict=True) if i >= 0]
 
     def rows_of_alias(self, position: int) -> list[int]:
         rows: list[int] = self.rows[self.offsets[position] : self.offsets[position + 1]].tolist()

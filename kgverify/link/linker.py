@@ -83,7 +83,8 @@ ENTRY_CACHE = 20_000
 MAX_CANDIDATES = 10
 
 ALTERNATIVES = 5
-"""A mention a name resolved to fewer concepts than this lists its TF-IDF neighbours too."""
+"""A mention a name resolved to fewer concepts than this lists its TF-IDF neighbours too,
+up to this many concepts in all."""
 
 
 class LinkParams(BaseModel):
@@ -200,9 +201,12 @@ class Linker:
         entries: dict[int, KbEntry] = {}
         self._by_code(work)
         stages = (Method.EXACT, Method.NORMALIZED, Method.REORDERED, Method.VARIANT, Method.TFIDF)
+        pending = work
         for stage in stages:
-            self._fetch(work, entries)  # one store query per stage for the whole batch
-            pending = [w for w in work if not self._plausible(w, entries)]
+            # Only the mentions the last stage worked on have new candidates, and a mention
+            # resolved stays resolved: each stage looks at what the last one left.
+            self._fetch(pending, entries)  # one store query per stage for the whole batch
+            pending = [w for w in pending if not self._plausible(w, entries)]
             if not pending:
                 break
             if stage is Method.TFIDF:
@@ -214,7 +218,8 @@ class Linker:
             else:
                 self._by_name(pending, stage)
         if self.params.alternatives:
-            self._alternatives([w for w in work if not w.searched and len(w.hits) < ALTERNATIVES])
+            resolved = [w for w in work if not w.searched and len(w.hits) < ALTERNATIVES]
+            self._alternatives(resolved, entries)
         self._fetch(work, entries)
         return [self._decide(w, entries) for w in work]
 
@@ -283,22 +288,44 @@ class Linker:
                 for row in self.index.rows_of_alias(position):
                     w.add(_Hit(row, score, method, alias))
 
-    def _alternatives(self, work: list[_Work]) -> None:
+    def _alternatives(self, work: list[_Work], entries: dict[int, KbEntry]) -> None:
         """A mention a name resolved lists its nearest other names too: the exact name of one
         concept is often a synonym the vocabulary gave a neighbour as well, and an auditor
         (and recall@5) needs those. They come after the candidates and never enter the
-        decision, so a resolved mention stays resolved."""
-        if not work:
-            return
-        neighbours = self.index.neighbours([exact_key(w.text) for w in work], ALTERNATIVES * 2)
-        for w, hits in zip(work, neighbours, strict=True):
-            for position, similarity in hits:
-                if similarity <= 0.0:
-                    continue
-                alias = self.index.aliases[position]
-                for row in self.index.rows_of_alias(position):
-                    if row not in w.hits:
-                        w.alternatives.append(_Hit(row, min(1.0, similarity), Method.TFIDF, alias))
+        decision, so a resolved mention stays resolved. The neighbours are those the build
+        stored for the mention, when it is an indexed name, or else for the preferred name
+        of its best candidate ("Acid, Ascorbic" lists the neighbours of "ascorbic acid");
+        only a mention with neither is searched."""
+        searched: list[_Work] = []
+        for w in work:
+            stored = self.index.stored_neighbours(exact_key(w.text))
+            if stored is None and w.hits:
+                best = max(w.hits.values(), key=lambda h: (h.score, -h.row))
+                stored = self.index.stored_neighbours(exact_key(entries[best.row].name))
+            if stored is None:
+                searched.append(w)
+            else:
+                self._add_alternatives(w, stored)
+        if searched:
+            found = self.index.neighbours([exact_key(w.text) for w in searched], ALTERNATIVES * 2)
+            for w, hits in zip(searched, found, strict=True):
+                self._add_alternatives(w, hits)
+
+    def _add_alternatives(self, w: _Work, hits: list[tuple[int, float]]) -> None:
+        """The nearest concepts not already candidates, one hit each, until the list would
+        hold ``ALTERNATIVES`` concepts: each costs an entry fetch and a listed candidate."""
+        room = ALTERNATIVES - len(w.hits)
+        taken: set[int] = set()
+        for position, similarity in hits:
+            if similarity <= 0.0:
+                continue
+            alias = self.index.aliases[position]
+            for row in self.index.rows_of_alias(position):
+                if len(taken) >= room:
+                    return
+                if row not in w.hits and row not in taken:
+                    taken.add(row)
+                    w.alternatives.append(_Hit(row, min(1.0, similarity), Method.TFIDF, alias))
 
     def _by_mined(self, work: list[_Work]) -> None:
         """Mentions rewritten with the substitutions and acronyms mined from the KB's own

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 import scipy.sparse
 
-from kgverify.link.index import KnnSearch, LinkerIndex, build_index
-from kgverify.link.linker import Linker, MentionQuery
+from kgverify.link.index import ALIAS_NEIGHBOURS, KnnSearch, LinkerIndex, build_index
+from kgverify.link.linker import ALTERNATIVES, Linker, MentionQuery
 from kgverify.link.model import LinkStatus, Method
 from kgverify.link.normalize import exact_key
 from tests.unit.test_link_linker import ENTRIES, PARAMS, SETTINGS
@@ -166,3 +166,35 @@ def test_a_searched_mention_gets_no_alternatives(index_dir: Path) -> None:
     listed, listed_ids = link(index_dir, "hypertensive disease", alternatives=True)
     assert listed_ids == plain_ids
     assert listed.status is plain.status  # type: ignore[attr-defined]
+
+
+def test_stored_neighbours_are_the_hnsw_search_of_the_name(index_dir: Path) -> None:
+    index = LinkerIndex(index_dir, ef_search=100, threads=1, search=KnnSearch(mode="hnsw"))
+    try:
+        for alias in ("hyponatremia", "hypernatremia", "metformin"):
+            stored = index.stored_neighbours(alias)
+            assert stored is not None, alias
+            [live] = index.neighbours([alias], ALIAS_NEIGHBOURS)
+            # Names sharing no 3-gram (cosine 0) come in any order; neither list uses them.
+            stored, live = [n for n in stored if n[1] > 0], [n for n in live if n[1] > 0]
+            assert [p for p, _ in stored] == [p for p, _ in live], alias
+            assert [s for _, s in stored] == pytest.approx([s for _, s in live], abs=1e-6)
+            assert index.aliases[stored[0][0]] == alias  # itself first, at cosine 1
+        assert index.stored_neighbours("hyponatraemia") is None  # not an indexed name
+    finally:
+        index.close()
+
+
+def test_a_mention_that_is_no_indexed_name_lists_its_concepts_neighbours(index_dir: Path) -> None:
+    # British spelling: resolved by the normalized name, listed from "hyponatremia"'s
+    # stored neighbours without a search.
+    found, ids = link(index_dir, "Hyponatraemia", alternatives=True)
+    assert found.concept_id == "UMLS:C0020625"  # type: ignore[attr-defined]
+    assert found.method is Method.NORMALIZED  # type: ignore[attr-defined]
+    assert "UMLS:C0020598" in ids[1:]
+
+
+def test_a_resolved_mention_lists_at_most_five_concepts(index_dir: Path) -> None:
+    for text in ("hyponatremia", "metformin", "Hyponatraemia"):
+        _, ids = link(index_dir, text, alternatives=True)
+        assert 1 < len(set(ids)) <= ALTERNATIVES, (text, ids)
