@@ -199,7 +199,7 @@ class Settings(BaseSettings):
     link_margin: float = Field(
         default=0.05, ge=0.0, le=1.0, description="lead over the next group to be linked"
     )
-    link_k: int = Field(default=20, ge=1, le=500, description="TF-IDF neighbours per mention")
+    link_k: int = Field(default=15, ge=1, le=500, description="TF-IDF neighbours per mention")
     link_rerank: bool = Field(
         default=False, description="score TF-IDF candidates with the index's learned re-ranker"
     )

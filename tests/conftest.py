@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from kgverify.config import Settings
+from kgverify.config import Settings, use_config_file
 from kgverify.graph import Graph, delete_all, ensure_schema
 from kgverify.server import LocalServer
 
@@ -24,6 +24,14 @@ os.environ["KGVERIFY_STRICT_ROWS"] = "1"
 
 SAMPLE = Path(__file__).resolve().parents[1] / "kgverify" / "sample"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+@pytest.fixture(autouse=True)
+def _no_config_file_left_behind() -> Iterator[None]:
+    """``kgverify --config`` sets the process's config file (``use_config_file``); a CLI test
+    run in-process must not hand it to the tests after it."""
+    yield
+    use_config_file(None)
 
 
 def free_port() -> int:

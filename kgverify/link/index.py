@@ -335,7 +335,7 @@ def _build_ann(
     # save_data writes the vectors next to the graph (<index>.dat): kgverify reloads both in
     # one step; scispaCy's loader ignores the file and re-adds the vectors from the npz.
     index.saveIndex(paths.ann_index, save_data=True)
-    index.setQueryTimeParams({"efSearch": settings.ef_search})
+    index.setQueryTimeParams({"efSearch": min(settings.ef_search, ALIAS_NEIGHBOURS_EF)})
     ids, similarities = _alias_neighbours(index, vectors, positions, len(aliases), settings)
     np.save(files.neighbour_ids, ids)
     np.save(files.neighbour_similarities, similarities)
@@ -345,6 +345,11 @@ def _build_ann(
 ALIAS_NEIGHBOURS = 10
 """Nearest aliases stored per alias at build time (itself among them): a mention a name
 resolved lists its neighbours from them without a search (``LinkerIndex.stored_neighbours``)."""
+
+ALIAS_NEIGHBOURS_EF = 40
+"""HNSW efSearch of that build-time search (at most the index's own): the lists only feed the
+listed alternatives, and a search per alias at 100 made the ChEBI build half as long again
+(docs/benchmarks.md)."""
 
 _NEIGHBOUR_BATCH = 20_000
 
@@ -518,8 +523,8 @@ class LinkerIndex:
 
     def stored_neighbours(self, text: str) -> list[tuple[int, float]] | None:
         """The nearest aliases of ``text`` (an exact key) found at build time, as
-        ``neighbours`` gives them (HNSW only, the build's efSearch); None when ``text`` is not
-        an indexed alias."""
+        ``neighbours`` gives them (HNSW only, ``ALIAS_NEIGHBOURS_EF``); None when ``text`` is
+        not an indexed alias."""
         position = self.alias_position(text)
         if position is None or self.neighbour_ids[position, 0] < 0:
             return None

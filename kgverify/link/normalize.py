@@ -138,9 +138,10 @@ def american(text: str) -> str:
     return _BRITISH.sub(lambda m: _AMERICAN[m.group()], text)
 
 
+@lru_cache(maxsize=1 << 16)
 def normalized_key(text: str) -> str:
     """Content words in order, uninverted, singular, American spelling, roman numerals mapped
-    (may be empty)."""
+    (may be empty). Cached: the linker asks for one mention's key in several stages."""
     words: list[str] = []
     for token in _TOKEN.findall(_POSSESSIVE.sub("", american(_uninverted(exact_key(text))))):
         if token in _STOP:
