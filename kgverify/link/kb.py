@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import cast
@@ -69,6 +69,15 @@ CREATE TABLE concepts (
 CREATE TABLE names (key TEXT NOT NULL, stage INTEGER NOT NULL, idx INTEGER NOT NULL);
 """
 EXACT, NORMALIZED, REORDERED, COMPACT, SPELLING = 0, 1, 2, 3, 4
+STAGE_KEYS: dict[int, Callable[[str], str]] = {
+    EXACT: exact_key,
+    NORMALIZED: normalized_key,
+    REORDERED: bag_key,
+    COMPACT: compact_key,
+    SPELLING: spelling_key,
+}
+"""The key function of each store stage: the names are stored under each, and a mention's
+key of one is looked up among that stage's keys."""
 
 
 class KbStore:
@@ -100,11 +109,8 @@ class KbStore:
                     json.dumps(entry.equivalents),
                 )
             )
-            keys = {(exact_key(a), EXACT) for a in entry.aliases()}
-            keys |= {(normalized_key(a), NORMALIZED) for a in entry.aliases()}
-            keys |= {(bag_key(a), REORDERED) for a in entry.aliases()}
-            keys |= {(compact_key(a), COMPACT) for a in entry.aliases()}
-            keys |= {(spelling_key(a), SPELLING) for a in entry.aliases()}
+            aliases = entry.aliases()
+            keys = {(key_of(a), stage) for stage, key_of in STAGE_KEYS.items() for a in aliases}
             names.extend((key, stage, count) for key, stage in keys if key)
             count += 1
             if len(concepts) >= batch:

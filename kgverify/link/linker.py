@@ -18,7 +18,7 @@ it contains never compete with each other.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -30,17 +30,22 @@ from kgverify.graph.driver import Graph
 from kgverify.graph.model import Kind, concept_id
 from kgverify.link.abbreviations import AbbreviationExpander
 from kgverify.link.index import IndexSettings, LinkerIndex, ensure_index
-from kgverify.link.kb import COMPACT, EXACT, NORMALIZED, REORDERED, SPELLING, KbEntry
+from kgverify.link.kb import (
+    COMPACT,
+    EXACT,
+    NORMALIZED,
+    REORDERED,
+    SPELLING,
+    STAGE_KEYS,
+    KbEntry,
+)
 from kgverify.link.model import LinkCandidate, LinkStatus, MentionLink, Method
 from kgverify.link.normalize import (
     OWN_KEYS,
     VARIANTS,
-    bag_key,
-    compact_key,
     discriminators,
     exact_key,
     normalized_key,
-    spelling_key,
 )
 from kgverify.link.rerank import Candidate, features, normalized_alias
 from kgverify.link.slots import fits
@@ -247,8 +252,8 @@ class Linker:
                     w.add(_Hit(rows[target], 1.0, Method.CODE, code_id))
 
     def _by_name(self, work: list[_Work], stage: Method) -> None:
-        key_of, score, kind = _NAME_STAGES[stage]
-        self._look_up([(w, key_of(w.text)) for w in work], kind, score, stage)
+        score, kind = _NAME_STAGES[stage]
+        self._look_up([(w, STAGE_KEYS[kind](w.text)) for w in work], kind, score, stage)
 
     def _look_up(
         self, pairs: list[tuple[_Work, str]], kind: int, score: float, method: Method
@@ -536,16 +541,17 @@ def _alternatives_after(w: _Work, ranked: list[_Hit], entries: dict[int, KbEntry
 SWITCHABLE = ("slot_order", *VARIANTS, "mined", "numbers", "preferred")
 """Stages ``LinkParams.disabled`` can switch off (the benchmark's ablation)."""
 
-_NAME_STAGES: dict[Method, tuple[Callable[[str], str], float, int]] = {
-    Method.EXACT: (exact_key, 1.0, EXACT),
-    Method.NORMALIZED: (normalized_key, NORMALIZED_SCORE, NORMALIZED),
-    Method.REORDERED: (bag_key, REORDERED_SCORE, REORDERED),
+_NAME_STAGES: dict[Method, tuple[float, int]] = {
+    Method.EXACT: (1.0, EXACT),
+    Method.NORMALIZED: (NORMALIZED_SCORE, NORMALIZED),
+    Method.REORDERED: (REORDERED_SCORE, REORDERED),
 }
+"""Score and store stage of each name stage (its key function: ``STAGE_KEYS``)."""
 
 
 _NAME_METHODS = frozenset({Method.EXACT, Method.NORMALIZED, Method.REORDERED})
 
-_OWN_KEY_STAGES: dict[Callable[[str], str], int] = {compact_key: COMPACT, spelling_key: SPELLING}
+_OWN_KEY_STAGES = {key_of: stage for stage, key_of in STAGE_KEYS.items()}
 """The store stage holding the names' keys of each ``OWN_KEYS`` function."""
 
 
