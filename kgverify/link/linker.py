@@ -267,10 +267,10 @@ class Linker:
                 w.add(_Hit(row, score, method, key))
 
     def _by_variant(self, work: list[_Work]) -> None:
-        """Fallback keys (``VARIANTS``: salt, stereo, Greek, inverted, letter-plural, locant,
-        role, spacing and spelling forms) looked up among the normalized names (among the
-        names' own keys for ``OWN_KEYS``), one store query per kind of key; only for
-        mentions no name matched."""
+        """Fallback keys (``VARIANTS``: qualifier, salt, stereo, Greek, inverted,
+        letter-plural, locant, role, spacing and spelling forms) looked up among the
+        normalized names (among the names' own keys for ``OWN_KEYS``), one store query per
+        kind of key; only for mentions no name matched."""
         wanted: dict[int, list[tuple[_Work, str]]] = {NORMALIZED: [], COMPACT: [], SPELLING: []}
         for name, keys_of in VARIANTS.items():
             if name not in self.params.disabled:

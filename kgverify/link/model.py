@@ -33,7 +33,7 @@ class Method(StrEnum):
     EXACT = "exact"  # a name equal to the mention up to case and spacing
     NORMALIZED = "normalized"  # equal after inversion, punctuation and plurals are undone
     REORDERED = "reordered"  # the same words in another order (when order cannot matter)
-    VARIANT = "variant"  # a fallback key (normalize.VARIANTS): salt, stereo, locant, role, ...
+    VARIANT = "variant"  # a fallback key (normalize.VARIANTS): qualifier, salt, locant, role, ...
     MINED = "mined"  # a name after substitutions mined from the vocabularies (mined.py)
     EDIT = "edit"  # a TF-IDF neighbour one typo (edit) away from the mention
     TFIDF = "tfidf"  # scispaCy char-3-gram TF-IDF nearest neighbours

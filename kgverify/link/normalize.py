@@ -293,6 +293,57 @@ def discriminators(text: str) -> tuple[str, ...]:
 # is a named stage (``VARIANTS``) the linker can switch off, so the benchmark measures what
 # each adds and breaks (docs/linking.md, "Fallback keys").
 
+# What a vocabulary writes after a name to say which hierarchy or record it is in, not what
+# it names: SNOMED CT's semantic tags ("Gastric ulcer (disorder)"), MONDO's "(disease)",
+# "(formerly)" and "[dup]". Not "(type)", "(subtype)" or "(histologic variant)": those say
+# the name is a kind of something, so the bare name is another concept.
+QUALIFIERS = frozenset(
+    {
+        "disease",
+        "disorder",
+        "finding",
+        "morphologic abnormality",
+        "situation",
+        "event",
+        "procedure",
+        "regime/therapy",
+        "observable entity",
+        "body structure",
+        "substance",
+        "product",
+        "medicinal product",
+        "medicinal product form",
+        "clinical drug",
+        "organism",
+        "physical object",
+        "qualifier value",
+        "disposition",
+        "formerly",
+        "former name",
+        "dup",
+    }
+)
+_QUALIFIER = re.compile(
+    r"\s*[(\[](?:" + "|".join(re.escape(q) for q in sorted(QUALIFIERS)) + r")[)\]]\s*$",
+    re.IGNORECASE,
+)
+
+
+def qualifier_keys(text: str) -> list[str]:
+    """The name without the vocabulary's trailing qualifiers: "ventricular fibrillation
+    (disease)", "Gastric ulcer (disorder)", "malignant peripheral nerve sheath tumor [dup]
+    (morphologic abnormality)" -> the name itself. Any other bracket stays ("hemophilia A
+    (type)", "carvone, (+--)-")."""
+    name = text.strip()
+    stripped = name
+    while match := _QUALIFIER.search(stripped):
+        stripped = stripped[: match.start()]
+    if stripped == name:
+        return []
+    key = normalized_key(stripped.rstrip(" -,;"))
+    return [key] if key else []
+
+
 # Counter-ions, ester groups and hydrate words that name a form of a parent substance
 # ("saccharin sodium", "dequalinium dichloride", "metformin hydrochloride", "cortisone
 # acetate", "... monohydrate"). A fixed list: anything not on it is kept.
@@ -582,6 +633,7 @@ def role_keys(text: str) -> list[str]:
 
 
 VARIANTS: dict[str, Callable[[str], list[str]]] = {
+    "qualifier": qualifier_keys,
     "salt": salt_keys,
     "stereo": stereo_keys,
     "greek": greek_keys,

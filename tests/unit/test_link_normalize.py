@@ -1,7 +1,7 @@
-"""The fallback keys of linking (salt, stereo, Greek, inverted, letter-plural, locant, role,
-spacing and spelling forms), each on its own and through a real linker (scispaCy TF-IDF,
-nmslib HNSW, SQLite store) over a small hand-made knowledge base; and the substitutions that
-must never fire."""
+"""The fallback keys of linking (qualifier, salt, stereo, Greek, inverted, letter-plural,
+locant, role, spacing and spelling forms), each on its own and through a real linker
+(scispaCy TF-IDF, nmslib HNSW, SQLite store) over a small hand-made knowledge base; and the
+substitutions that must never fire."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from kgverify.link.normalize import (
     letter_plural_keys,
     locant_keys,
     normalized_key,
+    qualifier_keys,
     role_keys,
     salt_keys,
     singular,
@@ -91,6 +92,35 @@ def link(index: LinkerIndex, text: str, *disabled: str, **kw: Any) -> Any:
 
 
 # -- each key on its own --------------------------------------------------------------------
+
+
+def test_qualifier_keys_drop_the_vocabularies_tags_and_nothing_else() -> None:
+    for text, key in [
+        ("ventricular fibrillation (disease)", "ventricular fibrillation"),
+        ("Gastric ulcer (disorder)", "gastric ulcer"),
+        ("Dysgammaglobulinemia (finding)", "dysgammaglobulinemia"),
+        ("nodular melanoma (Morphologic Abnormality)", "nodular melanoma"),
+        ("giant cell tumour of bone NOS (morphologic abnormality)", "giant cell tumor bone"),
+        (
+            "malignant peripheral nerve sheath tumor [dup] (morphologic abnormality)",
+            "malignant peripheral nerve sheath tumor",
+        ),
+        ("Wagner disease (formerly)", "wagner disease"),
+    ]:
+        assert qualifier_keys(text) == [key], text
+    # Tags that make the name a kind of something, brackets that are part of the name, and a
+    # tag with no name before it give no key.
+    for text in [
+        "mixed spasmodic dysphonia (type)",
+        "papillary renal cell carcinoma, familial - (subtype)",
+        "clear cell ependymoma (histologic variant)",
+        "carvone, (+--)-",
+        "Hepatitis (A)",
+        "disease",
+        "(disorder)",
+        "ventricular fibrillation",
+    ]:
+        assert qualifier_keys(text) == [], text
 
 
 def test_salt_keys_strip_counter_ions_esters_and_hydrates() -> None:
@@ -252,6 +282,7 @@ def test_substances_of_ions_are_not_stripped_to_an_ion(index: LinkerIndex) -> No
 
 def test_each_fallback_stage_links_its_case_and_can_be_switched_off(index: LinkerIndex) -> None:
     cases = {
+        "qualifier": ("Hemophilia A (disorder)", "MONDO:1", CONDITION),
         "salt": ("saccharin sodium", "CHEBI:1", DRUG),
         "stereo": ("(S)-ibuprofen", "CHEBI:5", DRUG),
         "greek": (f"{BETA}-blocker", "UMLS:C1", DRUG),
