@@ -76,9 +76,11 @@ def exact_key(text: str) -> str:
     return _SPACE.sub(" ", text).strip(_EDGES).casefold()
 
 
+@lru_cache(maxsize=1 << 16)
 def singular(word: str) -> str:
-    """A conservative English singular: enough for vocabulary names, never a stemmer."""
-    if len(word) <= 3 or not word.isalpha() or word in _NOT_PLURAL:
+    """A conservative English singular: enough for vocabulary names, never a stemmer.
+    Cached: building a store asks for every word of every name, and few words recur more."""
+    if not word.endswith("s") or len(word) <= 3 or not word.isalpha() or word in _NOT_PLURAL:
         return word
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
@@ -241,6 +243,7 @@ def spelling_key(text: str) -> str:
     )
 
 
+@lru_cache(maxsize=1 << 16)
 def _respelled(word: str) -> str:
     if not word.isalpha():
         return word
