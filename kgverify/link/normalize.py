@@ -79,7 +79,7 @@ def exact_key(text: str) -> str:
 @lru_cache(maxsize=1 << 16)
 def singular(word: str) -> str:
     """A conservative English singular: enough for vocabulary names, never a stemmer.
-    Cached: building a store asks for every word of every name, and few words recur more."""
+    Cached: a store's build asks for every word of every name, and words recur."""
     if not word.endswith("s") or len(word) <= 3 or not word.isalpha() or word in _NOT_PLURAL:
         return word
     if word.endswith("ies") and len(word) > 4:
