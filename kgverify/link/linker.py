@@ -31,11 +31,9 @@ from kgverify.graph.model import Kind, concept_id
 from kgverify.link.abbreviations import AbbreviationExpander
 from kgverify.link.index import IndexSettings, LinkerIndex, ensure_index
 from kgverify.link.kb import (
-    COMPACT,
     EXACT,
     NORMALIZED,
     REORDERED,
-    SPELLING,
     STAGE_KEYS,
     KbEntry,
 )
@@ -271,7 +269,8 @@ class Linker:
         letter-plural, locant, role, spacing and spelling forms) looked up among the
         normalized names (among the names' own keys for ``OWN_KEYS``), one store query per
         kind of key; only for mentions no name matched."""
-        wanted: dict[int, list[tuple[_Work, str]]] = {NORMALIZED: [], COMPACT: [], SPELLING: []}
+        wanted: dict[int, list[tuple[_Work, str]]] = {NORMALIZED: []}
+        wanted.update({_OWN_KEY_STAGES[key_of]: [] for key_of in OWN_KEYS.values()})
         for name, keys_of in VARIANTS.items():
             if name not in self.params.disabled:
                 kind = _OWN_KEY_STAGES[OWN_KEYS[name]] if name in OWN_KEYS else NORMALIZED
@@ -549,7 +548,7 @@ _NAME_STAGES: dict[Method, tuple[float, int]] = {
 """Score and store stage of each name stage (its key function: ``STAGE_KEYS``)."""
 
 
-_NAME_METHODS = frozenset({Method.EXACT, Method.NORMALIZED, Method.REORDERED})
+_NAME_METHODS = frozenset(_NAME_STAGES)
 
 _OWN_KEY_STAGES = {key_of: stage for stage, key_of in STAGE_KEYS.items()}
 """The store stage holding the names' keys of each ``OWN_KEYS`` function."""
