@@ -1357,6 +1357,14 @@ out_dir_option = click.option(
     cls=SettingOption,
     setting="derive_options",
 )
+@click.option(
+    "--split-by",
+    type=click.Choice(["topic_answer", "topic", "content", "patient"]),
+    help="The unit kept in one split: topic_answer (default: no test or validation pair of "
+    "task, topic and answer occurs in train), topic, content or patient.",
+    cls=SettingOption,
+    setting="derive_split_by",
+)
 @click.option("--no-write", is_flag=True, help="Write files only, no (:Item) nodes.")
 @policy_options
 @engine_option("local")
@@ -1366,6 +1374,7 @@ def derive_qa_command(
     tasks: tuple[str, ...],
     seed: int | None,
     options: int | None,
+    split_by: str | None,
     no_write: bool,
     accept: str | None,
     min_score: str | None,
@@ -1387,7 +1396,7 @@ def derive_qa_command(
     """
     from kgverify.api import derive_qa
 
-    given = {"derive_seed": seed, "derive_options": options}
+    given = {"derive_seed": seed, "derive_options": options, "derive_split_by": split_by}
     overrides: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
     settings = Settings(**overrides)  # over the environment, validated like it
     settings = with_policy(settings, accept, min_score, min_confidence)
@@ -1455,10 +1464,27 @@ def print_derive_report(result: dict[str, Any]) -> None:
     console.print(
         _counts("Chosen distractors per distance to the topic", result["difficulty"], "is-a steps")
     )
+    lures = [
+        {"task": task, "lure": kind, "distractors": n}
+        for task, kinds in result["lures"].items()
+        for kind, n in kinds.items()
+    ]
+    console.print(table("Chosen distractors per lure kind", lures))
+    necessary = result["context_necessary"]
+    console.print(
+        "Context-necessary items (a distractor is wrong only for this patient): "
+        + (", ".join(f"{t} {n}" for t, n in necessary.items()) or "none")
+    )
+    funnel = result["funnel"]
+    console.print(
+        f"Yield: {funnel.get('candidates', 0)} candidates -> {funnel.get('content_groups', 0)} "
+        f"content groups -> {funnel.get('items', 0)} items; limiting cause: "
+        f"{funnel.get('limiting') or 'none'}"
+    )
     console.print(
         f"Releases: {', '.join(result['releases']) or 'none'}; "
         f"{result['patients_in_several_splits']} patients have items in several splits "
-        "(splits are by clinical content)"
+        f"(splits by {result['split_by']})"
     )
     values = result.get("policy_values")
     if values is None:

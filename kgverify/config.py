@@ -302,6 +302,19 @@ class Settings(BaseSettings):
         description="items kept per clinical content (task, stem, answer), each with another "
         "justified option set",
     )
+    derive_split_by: Literal["topic_answer", "topic", "content", "patient"] = Field(
+        default="topic_answer",
+        description="the unit kept in one split: topic_answer (task, topic, answer: no test "
+        "or validation pair of question topic and answer occurs in train), topic (task, "
+        "topic), content (task, stem, answer) or patient",
+    )
+    derive_fit_min_patients: int = Field(
+        default=1,
+        ge=1,
+        le=1_000_000,
+        description="a distractor must occur in at least this many patients of the cohort "
+        "with the item patient's sex and life stage (docs/derivation.md, age and sex fit)",
+    )
     facts_allergy_roots: Annotated[list[str], NoDecode] = Field(
         default_factory=lambda: ["SNOMEDCT:609328004", "SNOMEDCT:473011001"],
         description="concepts whose is-a descendants are allergies (allergic disposition, "

@@ -5,6 +5,7 @@ and renamed when complete, so an interrupted run leaves the previous output whol
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from collections.abc import Iterable, Iterator
@@ -52,16 +53,45 @@ class CardFacts:
     justify_version: str
 
 
-def dataset_card(files: dict[str, list[str]], report: DeriveReport, facts: CardFacts) -> str:
-    """README.md: the YAML ``configs`` block that ``datasets.load_dataset`` reads (one config
-    per task and ``all``, the default, over every task), then what the dataset is: counts
-    per task and split, releases, filter policy, kgverify version and settings hash, review
-    state, how distractors are justified, licence caveats and known limits."""
-    lines = ["---", "configs:"]
+def _size_category(n: int) -> str:
+    """The Hugging Face ``size_categories`` tag of ``n`` items."""
+    for bound, name in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K")):
+        if n < bound:
+            return name
+    return "100K<n<1M" if n < 1_000_000 else "n>1M"
+
+
+def dataset_card(
+    files: dict[str, list[str]], report: DeriveReport, facts: CardFacts, run_config: str = ""
+) -> str:
+    """README.md: the Hub metadata (licence, language, task categories, size) and the YAML
+    ``configs`` block that ``datasets.load_dataset`` reads (the default config named for
+    this run's items, so a cache never serves an earlier derivation's rows; ``all`` over
+    every task; one config per task), then what the dataset is: counts per task and split,
+    the yield funnel, lure kinds, releases, filter policy, kgverify version and settings
+    hash, review state, how distractors are justified, licence caveats and known limits."""
+    total = sum(sum(per.values()) for per in report.items.values())
+    lines = [
+        "---",
+        "license: other",
+        "license_name: source-vocabulary-and-ehr-terms",
+        "language:",
+        "- en",
+        "task_categories:",
+        "- question-answering",
+        "- multiple-choice",
+        "size_categories:",
+        f"- {_size_category(total)}",
+        "pretty_name: kgverify QA items",
+        "configs:",
+    ]
     present = [s for s in SPLITS if any(s in splits for splits in files.values())]
-    lines += ["- config_name: all", "  default: true", "  data_files:"]
-    for split in present:
-        lines += [f"  - split: {split}", f'    path: "*/{split}.jsonl"']
+    for name in dict.fromkeys([run_config or "all", "all"]):
+        lines += [f"- config_name: {name}"]
+        lines += ["  default: true"] if name == (run_config or "all") else []
+        lines += ["  data_files:"]
+        for split in present:
+            lines += [f"  - split: {split}", f'    path: "*/{split}.jsonl"']
     for task, splits in sorted(files.items()):
         lines += [f"- config_name: {task}", "  data_files:"]
         for split in (s for s in SPLITS if s in splits):
@@ -87,6 +117,10 @@ def dataset_card(files: dict[str, list[str]], report: DeriveReport, facts: CardF
     rejected = sum(report.distractors_rejected.values())
     lines += [
         "",
+        "## Yield and lures",
+        "",
+        *_funnel_lines(report),
+        "",
         "## How it was built",
         "",
         f"- kgverify {__version__}; settings hash `{facts.settings}` (derive_* and verify_*).",
@@ -100,13 +134,17 @@ def dataset_card(files: dict[str, list[str]], report: DeriveReport, facts: CardF
         f"  neighbourhood depth {facts.near_depth}; per rule: "
         + (", ".join(f"{k} {v}" for k, v in report.justifications.items()) or "none")
         + f"; {rejected} candidates refused (reasons in the run report).",
-        "- One item per clinical content (task, stem without demographics and history,",
-        "  answer): `content_key` and `content_group` on every item. Splits are by content",
-        "  group, so no test or validation content occurs in train; a patient may appear in",
-        f"  more than one split ({report.patients_in_several_splits} do).",
-        "- Difficulty: `why_wrong[].distance` is the is-a distance of each distractor (a drug:",
-        "  its nearest known indication) to the item's topic; `difficulty` is the mean.",
-        "  Chosen distractors per distance: "
+        "- One item per clinical content (task, topic, the other stem concepts, answer):",
+        f"  `content_key` and `content_group` on every item. Splits are by `{report.split_by}`",
+        "  (`split_group` on every item): "
+        + SPLIT_MEANING.get(report.split_by, "")
+        + f"; a patient may appear in more than one split ({report.patients_in_several_splits}"
+        " do).",
+        "- Difficulty: `why_wrong[].lure` says what kind of lure each distractor is;",
+        "  `difficulty` is the share of hard lures (specific to this patient, or in the",
+        "  answer's therapeutic area or body system) and `context_necessary` marks items",
+        "  that need the patient's record. `why_wrong[].distance` is the is-a distance to",
+        "  the topic; chosen distractors per distance: "
         + (", ".join(f"{k}: {v}" for k, v in report.difficulty.items()) or "none")
         + ".",
         "- Review state: "
@@ -120,12 +158,38 @@ def dataset_card(files: dict[str, list[str]], report: DeriveReport, facts: CardF
         "  Affiliate Licence). The items are derived from patient records: share them only",
         "  under the data-use agreement of the source EHR.",
         "- Known limits: vocabularies are incomplete, so a justification says what the",
-        "  vocabularies state, not every clinical truth; sex- and age-specific fit of",
-        "  distractors is not checked; questions name the recorded condition, not always the",
-        "  most specific one. A clinician review (kgverify review) is the check of record.",
+        "  vocabularies state, not every clinical truth; the age and sex fit of distractors",
+        "  is read from this cohort (an option occurs in patients of the same sex and life",
+        "  stage), not from the vocabularies; questions name the recorded condition, not",
+        "  always the most specific one. A clinician review (kgverify review) is the check",
+        "  of record.",
         "",
     ]
     return "\n".join(lines)
+
+
+SPLIT_MEANING = {
+    "topic_answer": "no test or validation pair of task, topic and answer occurs in train",
+    "topic": "no test or validation topic occurs in train",
+    "content": "no test or validation clinical content occurs in train",
+    "patient": "every patient's items are in one split",
+}
+
+
+def _funnel_lines(report: DeriveReport) -> list[str]:
+    funnel = report.funnel
+    lines = [
+        f"- Yield: {funnel.get('candidates', 0)} item candidates -> "
+        f"{funnel.get('content_groups', 0)} content groups -> {funnel.get('items', 0)} items; "
+        f"the limiting cause: {funnel.get('limiting') or 'none'}.",
+    ]
+    for task, kinds in report.lures.items():
+        shown = ", ".join(f"{k} {v}" for k, v in kinds.items())
+        necessary = report.context_necessary.get(task, 0)
+        lines.append(
+            f"- {task}: distractors by lure kind: {shown}; context-necessary items: {necessary}."
+        )
+    return lines
 
 
 def _policy_line(key: str, values: dict[str, Any] | None) -> str:
@@ -179,10 +243,12 @@ class QAWriter:
         self._files: dict[tuple[str, str], IO[str]] = {}
 
     def write(self, items: Iterable[QAItem]) -> None:
+        ids = hashlib.sha256()
         try:
             for chunk in batched(items, self.batch):
                 for item in chunk:
                     self._line(item)
+                    ids.update(item.item_id.encode())
                 if self.graph is not None:
                     self._write_back(self.graph, chunk)
         finally:
@@ -191,7 +257,10 @@ class QAWriter:
         files: dict[str, list[str]] = {}
         for task, split in self._files:
             files.setdefault(task, []).append(split)
-        (self.folder / "README.md").write_text(dataset_card(files, self.report, self.card))
+        run_config = f"run_{ids.hexdigest()[:12]}"
+        (self.folder / "README.md").write_text(
+            dataset_card(files, self.report, self.card, run_config)
+        )
         write_schema(QAItem, self.folder / "schema.json")
         record = policy_record(self.report.policy, self.card.policy)
         (self.folder / "policy.json").write_text(

@@ -9,6 +9,10 @@ way (diagnosis, prognosis); the code here names no task. The reasons (docs/deriv
   condition, and it shares no class with a drug known to treat the condition;
 * ``treatment.contraindicated``: the drug (or a class of it) is contraindicated for the
   condition or an ancestor of it;
+* ``treatment.contraindicated_for_patient``: the drug may well treat the condition (an
+  indication near it, or a class shared with a known treatment), but it (or a class of it) is
+  contraindicated for a condition the question shows the patient has: wrong for *this*
+  patient, and only the record tells (a context-necessary distractor);
 * ``diagnosis.clues_elsewhere``: every condition that the clues (the drugs started, the
   findings seen) are known to point at lies outside the distractor's neighbourhood;
 * ``prognosis.outcomes_elsewhere``: every outcome the shown conditions are known to lead to
@@ -18,8 +22,15 @@ The **neighbourhood** of a concept is everything below its non-hub is-a ancestor
 ``derive_near_depth`` steps (across MAPS_TO): two concepts are *near* when they share such an
 ancestor. A candidate that something refutes (an indication near the condition, a class
 shared with a known treatment, a clue pointing near it) is refused with the reason; one that
-nothing justifies is refused too. The graph reads are the four ``queries/derive`` files named
-in ``QUERIES``; results are cached per run in bounded maps.
+nothing justifies is refused too.
+
+Every admitted candidate also says what kind of lure it is (``model.LURES``): specific to
+this patient, in the answer's therapeutic area (a shared WHO ATC level-2 group) or body system
+(a shared top non-hub is-a ancestor, e.g. "Disorder of respiratory system"), or farther. A
+class shared with a known treatment refuses a drug only below ATC level 2: a therapeutic
+subgroup (J01, antibacterials for systemic use) is the area, not a reason. The graph reads
+are the four ``queries/derive`` files named in ``QUERIES``; results are cached per run in
+bounded maps.
 
 Every justification records ``RULES_VERSION``, which is declared: the lock test
 tests/unit/test_justify_version.py fails whenever the rules' inputs change.
@@ -36,8 +47,10 @@ from typing import Any, Generic, TypeVar
 from kgverify.derive.model import (
     CitedEdge,
     ConceptSet,
+    ContextFact,
     DistractorCheck,
     Justification,
+    Lure,
     Task,
 )
 from kgverify.graph.driver import Graph, batched
@@ -51,7 +64,7 @@ K = TypeVar("K")
 V = TypeVar("V")
 
 
-RULES_VERSION = "2e05bcc29d2f"
+RULES_VERSION = "5d1c0a7e93b4"
 """The justification rules' version, recorded in every justification, so a changed rule shows
 in every item it justifies. Declared, not computed: bump it when what the rules decide or say
 changes (``QUERIES``, this module, ``model.TASK_RULES``). tests/unit/test_justify_version.py
@@ -103,6 +116,13 @@ class DrugProfile:
     classes: dict[str, str | None]  # class id -> name
     indications: tuple[CitedEdge, ...]
     contraindications: tuple[CitedEdge, ...]
+    areas: frozenset[str] = frozenset()  # WHO ATC level-2 codes (therapeutic subgroups)
+    broad: frozenset[str] = frozenset()  # its classes that are ATC level-1 or -2 groups
+
+    @property
+    def close_classes(self) -> set[str]:
+        """Classes a shared membership with a known treatment refuses on."""
+        return set(self.classes) - self.broad
 
 
 @dataclass
@@ -115,6 +135,9 @@ class Request:
     clues: list[tuple[str, str]]  # (concept, "treats" | "indicates" | "leads_to")
     conditions: list[str]  # concepts of the patient's recorded conditions
     candidates: list[str]
+    # The patient's conditions the question shows: what may rule a drug out for this
+    # patient (treatment), with the record fact a reason cites.
+    shown: list[ContextFact] = field(default_factory=list)
 
 
 @dataclass
@@ -128,6 +151,7 @@ class Outcome:
     # The same through a shared non-hub ancestor only: what "near in the graph" means for
     # choosing (two disorders that meet only at "Disease" are not near); None when none.
     closeness: int | None = None
+    lure: Lure = "other_area"
     build: Callable[[], list[Justification]] | None = None
     _built: list[Justification] | None = field(default=None, repr=False)
 
@@ -180,6 +204,7 @@ class Justifier:
             found = set()
             for row in self.graph.read("derive/drug_profiles", ids=chunk, hubs=self.hubs):
                 found.add(row["id"])
+                codes = [*row["atc"], *(c for k in row["classes"] for c in k["atc"])]
                 self._drugs.put(
                     row["id"],
                     DrugProfile(
@@ -189,6 +214,12 @@ class Justifier:
                         classes={k["id"]: k["name"] for k in row["classes"]},
                         indications=tuple(CitedEdge(**e) for e in row["indications"]),
                         contraindications=tuple(CitedEdge(**e) for e in row["contraindications"]),
+                        areas=frozenset(_atc_area(c) for c in codes if _atc_level(c) >= 2),
+                        broad=frozenset(
+                            k["id"]
+                            for k in row["classes"]
+                            if k["atc"] and all(_atc_level(c) <= 2 for c in k["atc"])
+                        ),
                     ),
                 )
             for missing in set(chunk) - found:
@@ -222,6 +253,12 @@ class Justifier:
             for missing in set(chunk) - found:
                 self._treaters.put(missing, ())
 
+    def treaters(self, topics: Iterable[str]) -> dict[str, tuple[str, ...]]:
+        """The drugs known to treat each condition (derive/treaters), read once per run."""
+        wanted = list(dict.fromkeys(topics))
+        self._load_treaters(wanted)
+        return {t: self._treaters[t] for t in wanted}
+
     # -- geometry ------------------------------------------------------------------------------
 
     def near(self, topic: str, other: str) -> str | None:
@@ -249,13 +286,16 @@ class Justifier:
         target_keys: set[tuple[str, str]] = set()
         concepts: set[str] = set()
         treat_topics: set[str] = set()
+        pointer_options: set[str] = set()
         for r in requests:
             concepts.update([r.topic, r.answer, *r.conditions])
+            concepts.update(f.concept_id for f in r.shown if f.concept_id)
             if r.task.rules.way == "drugs":
                 drug_ids.update([r.answer, *r.candidates])
                 treat_topics.add(r.topic)
             else:
                 concepts.update(r.candidates)
+                pointer_options.update([r.answer, *r.candidates])
                 for clue, predicate in r.clues:
                     if predicate == "treats":
                         drug_ids.add(clue)
@@ -273,7 +313,37 @@ class Justifier:
         for key in target_keys:
             concepts.update(t for t, _ in self._targets[key])
         self._load_ups(concepts)
+        # Body systems need the ancestors' own ancestors (which of them are tops).
+        self._load_ups({a for c in pointer_options for a in self._ups[c].clean})
         return [self._judge_one(r) for r in requests]
+
+    def systems(self, concept: str) -> frozenset[str]:
+        """The body systems of a concept: its top non-hub is-a ancestors (no non-hub
+        ancestor above them, e.g. "Disorder of respiratory system"), or the concept itself
+        when it has none (ancestors' up-sets must have been read: :meth:`judge`)."""
+        up = self._ups[concept]
+        return self._tops(concept) or frozenset(a for a in up.clean if up.depth.get(a, 99) == 0)
+
+    def _tops(self, concept: str) -> frozenset[str]:
+        up = self._ups[concept]
+        return frozenset(a for a in up.clean if up.depth.get(a, 99) > 0 and self._is_top(a))
+
+    def _is_top(self, concept: str) -> bool:
+        up = self._ups.data.get(concept)
+        return up is not None and all(up.depth.get(a, 99) == 0 for a in up.clean)
+
+    def contraindicated_by(self, drug: str, concepts: Iterable[str]) -> list[tuple[CitedEdge, str]]:
+        """(contraindication edge, condition) for each of ``concepts`` (the patient's) that
+        the drug or a class of it is contraindicated for: the condition or a non-hub
+        ancestor of it is the edge's end (profiles and up-sets read by :meth:`judge`)."""
+        out: list[tuple[CitedEdge, str]] = []
+        for concept in dict.fromkeys(concepts):
+            up = self._ups.data.get(concept)
+            if up is None:
+                continue
+            edges = self._drugs[drug].contraindications
+            out.extend((e, concept) for e in edges if e.end in up.clean)
+        return out
 
     def _near_set(self, topic: str) -> frozenset[str]:
         """The non-hub ancestors within ``near_depth`` of ``topic`` (and itself): a concept
@@ -297,18 +367,19 @@ class Justifier:
                 treater_classes.setdefault(k, t)
         elsewhere = f"{r.task.value}.{r.task.rules.elsewhere}"
         out = {}
+        close_treater_classes = {k for t in treaters for k in self._drugs[t].close_classes}
         for candidate in r.candidates:
             drug = self._drugs[candidate]
             if drug.side & answer.side:
                 out[candidate] = Outcome(refused="the same ingredient as the answer")
-            elif any(hood & self._ups[e.end].clean for e in drug.indications):
-                out[candidate] = Outcome(
+                continue
+            treating = [e for e in drug.indications if hood & self._ups[e.end].clean]
+            shared = drug.close_classes & close_treater_classes
+            if treating or shared:
+                out[candidate] = self._for_patient(r, drug, treating, shared) or Outcome(
                     refused=f"it may treat a condition near the item's ({elsewhere})"
-                )
-            elif set(drug.classes) & set(treater_classes):
-                out[candidate] = Outcome(
-                    refused="it shares a class with a drug known to treat the condition "
-                    f"({elsewhere})"
+                    if treating
+                    else f"it shares a class with a drug known to treat the condition ({elsewhere})"
                 )
             else:
                 ci = [e for e in drug.contraindications if e.end in hood]
@@ -322,11 +393,63 @@ class Justifier:
                     closeness=_least(
                         self.distance(e.end, condition, clean=True) for e in drug.indications
                     ),
+                    lure="same_area" if drug.areas & answer.areas else "other_area",
                     build=partial(
                         self._treatment_reasons, r.task, drug, ci, hood, treaters, treater_classes
                     ),
                 )
         return out
+
+    def _for_patient(
+        self, r: Request, drug: DrugProfile, treating: list[CitedEdge], shared: set[str]
+    ) -> Outcome | None:
+        """A drug for the condition that a condition the question shows rules out for this
+        patient: admissible as a patient-specific lure, else None."""
+        shown = {f.concept_id: f for f in r.shown if f.concept_id}
+        hits = self.contraindicated_by(drug.id, shown)
+        if not hits:
+            return None
+        facts = [(edge, shown[concept]) for edge, concept in hits]
+        return Outcome(
+            distance=_least(self.distance(e.end, r.topic) for e in treating),
+            closeness=_least(self.distance(e.end, r.topic, clean=True) for e in treating),
+            lure="patient_specific",
+            build=partial(self._patient_reasons, r.task, drug, treating, shared, facts),
+        )
+
+    def _patient_reasons(
+        self,
+        task: Task,
+        drug: DrugProfile,
+        treating: list[CitedEdge],
+        shared: set[str],
+        facts: list[tuple[CitedEdge, ContextFact]],
+    ) -> list[Justification]:
+        edge, fact = facts[0]
+        why = (
+            f"it may treat {_names_of(treating)}"
+            if treating
+            else f"it shares a class ({', '.join(drug.classes[k] or k for k in sorted(shared))}) "
+            "with a drug known to treat the condition"
+        )
+        when = f" (recorded {fact.start[:10]})" if fact.start else ""
+        source = ", ".join(x for x in (edge.source, edge.release) if x)
+        return [
+            Justification(
+                rule=f"{task.value}.{task.rules.for_patient}",
+                version=self.version,
+                reason=f"{_name(drug)}: {why}, but it is contraindicated for "
+                f"{edge.end_name or edge.end} [{source}], and the question shows the patient "
+                f"has {fact.text}{when}: wrong for this patient",
+                edges=[e for e, _ in facts][:MAX_CITED] + treating[: MAX_CITED // 2],
+                sets=_sets(
+                    contraindicated_for=sorted({e.end for e, _ in facts}),
+                    patient_conditions=sorted({str(f.concept_id) for _, f in facts}),
+                    record_facts=sorted({f.fact_id for _, f in facts}),
+                    classes=sorted(shared),
+                ),
+            )
+        ]
 
     def _treatment_reasons(
         self,
@@ -381,7 +504,9 @@ class Justifier:
         target_ups = [self._ups[t].clean for t in dict.fromkeys(t for t, _ in pointed)]
         out = {}
         for candidate in r.candidates:
-            hood = self._near_set(candidate)
+            # A body system alone ("Disorder of respiratory system") is not nearness: two
+            # conditions of one system are told apart by what lies below it.
+            hood = self._near_set(candidate) - self._tops(candidate)
             cand_up = self._ups[candidate]
             if any(hood & up for up in target_ups):
                 out[candidate] = Outcome(
@@ -394,9 +519,11 @@ class Justifier:
                     refused="the clues point nowhere known (silence proves nothing)"
                 )
             else:
+                same = self.systems(candidate) & self.systems(r.answer)
                 out[candidate] = Outcome(
                     distance=self.distance(candidate, r.answer),
                     closeness=self.distance(candidate, r.answer, clean=True),
+                    lure="same_system" if same else "other_system",
                     build=partial(self._pointer_reasons, r, pointed, hood),
                 )
         return out
@@ -418,6 +545,17 @@ class Justifier:
                 ),
             )
         ]
+
+
+def _atc_level(code: str) -> int:
+    """The WHO ATC level of an ``ATC:`` code id: 1 (J), 2 (J01), 3 (J01C), 4 (J01CA),
+    5 (J01CA04); 0 for anything else."""
+    return {1: 1, 3: 2, 4: 3, 5: 4, 7: 5}.get(len(code) - 4, 0) if code.startswith("ATC:") else 0
+
+
+def _atc_area(code: str) -> str:
+    """The level-2 group (therapeutic subgroup) of an ``ATC:`` code id."""
+    return code[4:7]
 
 
 def _least(values: Iterable[int | None]) -> int | None:
@@ -450,9 +588,10 @@ def _names(pointed: list[tuple[str, CitedEdge]]) -> str:
 
 def recheck_items(justifier: Justifier, items: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
     """Re-judge the distractors of stored items (rows of ``reverify/items_page``: task,
-    topic, answer, checks JSON, distractors): item id -> distractor -> why it is no longer
-    justified. The clues are the fixed places of the item's distractor checks; the patient's
-    conditions are not re-read (they do not change with a release)."""
+    topic, answer, checks JSON, distractors, shown conditions): item id -> distractor -> why
+    it is no longer justified. The clues are the fixed places of the item's distractor
+    checks; the conditions the question shows are its FROM_FACT conditions (what a
+    patient-specific lure rests on); the patient's other conditions are not re-read."""
     requests = []
     for item in items:
         checks = [DistractorCheck.model_validate(c) for c in json.loads(item["checks"])]
@@ -465,6 +604,7 @@ def recheck_items(justifier: Justifier, items: list[dict[str, Any]]) -> dict[str
                 clues=clues,
                 conditions=[],
                 candidates=list(item["distractors"]),
+                shown=[ContextFact(role="condition", **fact) for fact in item.get("shown") or []],
             )
         )
     out: dict[str, dict[str, str]] = {}

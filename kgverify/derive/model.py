@@ -51,17 +51,39 @@ class TaskRules:
     elsewhere: str
     contraindicated: str = ""
     clues: str = ""
+    for_patient: str = ""  # the drug way's rule that a shown condition rules the drug out
 
 
 TASK_RULES: dict[Task, TaskRules] = {
     Task.DIAGNOSIS: TaskRules(
         "pointers", "clues_elsewhere", clues="clues (drugs started, findings seen)"
     ),
-    Task.TREATMENT: TaskRules("drugs", "indications_elsewhere", contraindicated="contraindicated"),
+    Task.TREATMENT: TaskRules(
+        "drugs",
+        "indications_elsewhere",
+        contraindicated="contraindicated",
+        for_patient="contraindicated_for_patient",
+    ),
     Task.PROGNOSIS: TaskRules("pointers", "outcomes_elsewhere", clues="conditions"),
 }
 """Each task's justification rules (docs/derivation.md); changing one is changing the
 rules: see ``justify.RULES_VERSION``."""
+
+
+Lure = Literal["patient_specific", "same_area", "other_area", "same_system", "other_system"]
+LURES: dict[str, str] = {
+    "patient_specific": "treats the condition, but a condition the question shows rules it out "
+    "for this patient (context-necessary)",
+    "same_area": "a drug of the answer's therapeutic area (a shared WHO ATC level-2 group) "
+    "whose indications lie elsewhere",
+    "other_area": "a drug of another therapeutic area, whose indications lie elsewhere",
+    "same_system": "a condition of the answer's body system (a shared top is-a ancestor) that "
+    "the clues do not point near",
+    "other_system": "a condition of another body system that the clues do not point near",
+}
+"""What kind of lure a distractor is (``DistractorWhy.lure``); an item's ``difficulty`` is
+the share of its distractors of the ``HARD_LURES`` kinds."""
+HARD_LURES = frozenset({"patient_specific", "same_area", "same_system"})
 
 
 class ContextFact(_Frozen):
@@ -134,6 +156,7 @@ class DistractorWhy(_Frozen):
         description="is-a steps between the distractor (a drug: its nearest known indication) "
         "and the item's topic concept; smaller is harder; None beyond the search depth",
     )
+    lure: Lure = Field(default="other_area", description="what kind of lure it is (LURES)")
     justifications: list[Justification] = Field(min_length=1)
 
 
@@ -166,14 +189,26 @@ class QAItem(_Frozen):
         "option set): one item per key"
     )
     content_group: str = Field(
-        description="hash of (task, clinical stem, answer): the unit of the split, so no "
-        "test or validation content occurs in train"
+        description="hash of (task, topic, the other stem concepts, answer): one item per "
+        "group and variant"
+    )
+    split_group: str = Field(
+        default="",
+        description="hash of the unit kept in one split (derive_split_by; by default task, "
+        "topic and answer, so no test or validation topic-answer pair occurs in train)",
     )
     why_wrong: list[DistractorWhy] = Field(
         description="for every distractor, the positive reasons it is wrong"
     )
     difficulty: float | None = Field(
-        default=None, description="mean distractor distance (smaller is harder)"
+        default=None,
+        description="share of distractors that are hard lures: specific to this patient, or "
+        "in the answer's therapeutic area or body system (higher is harder)",
+    )
+    context_necessary: bool = Field(
+        default=False,
+        description="a distractor is wrong only because of this patient's record (a "
+        "patient_specific lure): the item cannot be solved without the context",
     )
     releases: list[str] = Field(description="vocabulary releases current when it was derived")
     policy: str = Field(
@@ -264,6 +299,19 @@ class DeriveReport(BaseModel):
         default_factory=dict,
         description="chosen distractors per distance to the item's topic (is-a steps; 'none': "
         "beyond the search depth)",
+    )
+    lures: dict[str, dict[str, int]] = Field(
+        default_factory=dict, description="task -> lure kind -> chosen distractors"
+    )
+    context_necessary: dict[str, int] = Field(
+        default_factory=dict,
+        description="task -> items with a patient-specific lure (need the record to solve)",
+    )
+    split_by: str = Field(default="", description="the unit kept in one split")
+    funnel: dict[str, Any] = Field(
+        default_factory=dict,
+        description="yield: candidates, content groups, items, drops per reason, and the "
+        "limiting cause",
     )
     splits: dict[str, dict[str, int]] = Field(
         default_factory=dict, description="task -> split -> content groups"

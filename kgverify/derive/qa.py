@@ -23,8 +23,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from kgverify.config import Settings
+from kgverify.derive.fit import CohortFit
 from kgverify.derive.justify import Justifier, Outcome, Request
 from kgverify.derive.model import (
+    HARD_LURES,
     ContextFact,
     DeriveReport,
     DistractorCheck,
@@ -33,7 +35,7 @@ from kgverify.derive.model import (
     QAItem,
     Task,
 )
-from kgverify.derive.records import PatientRecord, RecordAssertion, RecordFact
+from kgverify.derive.records import PatientRecord, RecordAssertion, RecordFact, life_stage
 from kgverify.derive.templates import describe_context, describe_patient, template
 from kgverify.extract.relation import Predicate
 from kgverify.graph.driver import Graph, batched
@@ -82,6 +84,18 @@ class Candidate:
     conditions: list[str]  # the patient's recorded conditions up to the episode
     pool: list[str] = field(default_factory=list)
     reviewed: list[str] = field(default_factory=list)  # reviews its basis passed by
+    age: str | None = None  # the patient's age band at the episode ("40-49", "90+")
+
+    @property
+    def stage(self) -> str | None:
+        """The patient's life stage at the episode (the age and sex fit compares it)."""
+        return life_stage(self.age)
+
+    @property
+    def shown_conditions(self) -> list[ContextFact]:
+        """The patient's conditions the question shows (this visit's and earlier ones): what
+        a patient-specific distractor may be ruled out by, so the reader can see it."""
+        return [f for f in self.context if f.role in ("condition", "history") and f.concept_id]
 
     @property
     def key(self) -> str:
@@ -89,8 +103,22 @@ class Candidate:
 
     @property
     def content_group(self) -> str:
-        """The clinical content: task, stem and answer (the unit of the split)."""
-        return _digest([self.task.value, sorted(self.stem), self.answer])
+        """The clinical content: task, topic, the other stem concepts and answer (one item
+        per group and variant). The topic stays apart: "asthma, with rhinitis" and
+        "rhinitis, with asthma" are two contents."""
+        rest = sorted(set(self.stem) - {self.topic})
+        return _digest([self.task.value, self.topic, rest, self.answer])
+
+    def split_group(self, split_by: str) -> str:
+        """The unit kept in one split (``derive_split_by``): by default (task, topic,
+        answer), so no test or validation pair of topic and answer occurs in train."""
+        if split_by == "content":
+            return self.content_group
+        if split_by == "patient":
+            return _digest(["patient", self.patient.patient_id])
+        if split_by == "topic":
+            return _digest([self.task.value, self.topic])
+        return _digest([self.task.value, self.topic, self.answer])
 
 
 def _digest(value: object) -> str:
@@ -284,6 +312,7 @@ def _diagnosis(
         rules=sorted({a.rule_key for a in basis if a.rule_key}),
         checks=checks,
         values=_values(record, at),
+        age=record.age_at(at),
         dedupe=f"diagnosis|{record.patient_id}|{answer}",
         topic=answer,
         stem=_stem(context),
@@ -314,6 +343,7 @@ def _treatment(
         rules=[a.rule_key] if a.rule_key else [],
         checks=[DistractorCheck.of(None, condition, "treats")],
         values={**_values(record, at), "condition": a.object_name or condition},
+        age=record.age_at(at),
         dedupe=f"treatment|{record.patient_id}|{condition}|{drug}",
         topic=condition,
         stem=_stem(context, condition),
@@ -360,6 +390,7 @@ def _prognosis(
         rules=[a.rule_key] if a.rule_key else [],
         checks=[DistractorCheck.of(cause, None, "leads_to") for cause in dict.fromkeys(causes)],
         values={**_values(record, at), "condition": a.subject_name or cause},
+        age=record.age_at(at),
         dedupe=f"prognosis|{record.patient_id}|{a.subject_id}|{outcome}",
         topic=cause,
         stem=_stem(context, cause),
@@ -436,6 +467,9 @@ class Screened:
     names: dict[str, str] = field(default_factory=dict)
     outcomes: dict[str, Outcome] = field(default_factory=dict)
     answer_name: str = ""
+    # Why the answer itself is wrong for this patient (a recorded condition contraindicates
+    # it): the item is not made, whatever its distractors.
+    conflict: str | None = None
 
 
 REACH_CACHE = 50_000
@@ -463,6 +497,7 @@ class DistractorScreen:
         self.rejected: Counter[str] = Counter()
         self._known: dict[tuple[str, str], list[str]] = {}
         self._reach: dict[str, frozenset[str]] = {}  # coded concept -> derive/concept_reach
+        self.fit = CohortFit(graph, self.reach, settings.derive_fit_min_patients)
 
     def known_pool(self, task: Task, namespace: str) -> list[str]:
         """Well-described drugs or conditions of one vocabulary, read once per run."""
@@ -479,6 +514,7 @@ class DistractorScreen:
 
     def screen(self, candidates: list[Candidate]) -> list[Screened]:
         self._pools(candidates)
+        self._treater_pools(candidates)
         out = [Screened() for _ in candidates]
         pools: list[list[str]] = []
         for c in candidates:
@@ -526,6 +562,8 @@ class DistractorScreen:
                 reason = next((k for k in GUARD_REASONS if found[k]), None)
                 if reason:
                     self.rejected[GUARD_REASONS[reason]] += 1
+                elif not self.fit.fits(d, c.patient.sex, c.stage):
+                    self.rejected[UNFIT] += 1
                 else:
                     guarded[(n, d)] = check["name"] or d
         vetoed = {
@@ -547,11 +585,16 @@ class DistractorScreen:
                 clues=c.clues,
                 conditions=c.conditions,
                 candidates=by_candidate.get(n, []),
+                shown=c.shown_conditions,
             )
             for n, c in enumerate(candidates)
         ]
         pending: dict[int, list[tuple[str, Outcome]]] = {}
-        for n, outcomes in enumerate(self.justifier.judge(requests)):
+        judged = self.justifier.judge(requests)
+        for n, c in enumerate(candidates):
+            if c.task.rules.way == "drugs":
+                out[n].conflict = self._answer_conflict(c)
+        for n, outcomes in enumerate(judged):
             for d, outcome in outcomes.items():
                 if outcome.admissible:
                     pending.setdefault(n, []).append((d, outcome))
@@ -569,7 +612,9 @@ class DistractorScreen:
             supported = self._supported(candidates, batch)
             for n, tried in batch.items():
                 for d, outcome in tried:
-                    if (n, d) in supported:
+                    # A patient-specific lure treats the condition (a rule may well support
+                    # it): what rules it out is this patient's record, cited in its reason.
+                    if (n, d) in supported and outcome.lure != "patient_specific":
                         self.rejected[f"a rule supports it ({supported[(n, d)]})"] += 1
                     else:
                         out[n].names[d] = guarded[(n, d)]
@@ -581,22 +626,47 @@ class DistractorScreen:
             }
         return out
 
-    def _patients_have(self, candidates: list[Candidate]) -> dict[str, set[str]]:
-        """Per patient of the page: every concept the patient has a fact of, through the
-        reach of each coded concept (derive/concept_reach), read once per concept."""
-        patients = {c.patient.patient_id: c.patient for c in candidates}
-        coded = {cid for p in patients.values() for cid in p.concepts}
+    def reach(self, ids: Iterable[str]) -> dict[str, frozenset[str]]:
+        """Every concept each coded concept reaches (derive/concept_reach), read once per
+        concept and kept while the cache has room."""
+        coded = set(ids)
         if len(self._reach) + len(coded) > REACH_CACHE:
             self._reach.clear()
         missing = sorted(coded - self._reach.keys())
         for chunk in batched(missing, 2_000):
             for row in self.graph.read("derive/concept_reach", ids=chunk):
                 self._reach[row["id"]] = frozenset(row["reach"])
+        return {c: self._reach[c] for c in coded if c in self._reach}
+
+    def _patients_have(self, candidates: list[Candidate]) -> dict[str, set[str]]:
+        """Per patient of the page: every concept the patient has a fact of, through the
+        reach of each coded concept."""
+        patients = {c.patient.patient_id: c.patient for c in candidates}
+        reached = self.reach({cid for p in patients.values() for cid in p.concepts})
         empty: frozenset[str] = frozenset()
         return {
-            pid: set().union(*(self._reach.get(c, empty) for c in p.concepts))
+            pid: set().union(*(reached.get(c, empty) for c in p.concepts))
             for pid, p in patients.items()
         }
+
+    def _answer_conflict(self, candidate: Candidate) -> str | None:
+        """The answer drug is contraindicated for a condition the patient has on record up
+        to the episode: such an item has no defensible answer."""
+        shown = [f.concept_id for f in candidate.shown_conditions if f.concept_id]
+        hits = self.justifier.contraindicated_by(candidate.answer, [*candidate.conditions, *shown])
+        if not hits:
+            return None
+        edge, _ = hits[0]
+        return f"contraindicated for {edge.end_name or edge.end}, which the patient has"
+
+    def _treater_pools(self, candidates: list[Candidate]) -> None:
+        """Drug items also pool the condition's known treatments: the lures a clinician
+        weighs, admissible only where the record rules them out for this patient."""
+        topics = {c.topic for c in candidates if c.task.rules.way == "drugs"}
+        treaters = self.justifier.treaters(topics)
+        for c in candidates:
+            if c.task.rules.way == "drugs":
+                c.pool = list(dict.fromkeys([*c.pool, *treaters.get(c.topic, ())]))
 
     def _supported(
         self, candidates: list[Candidate], batch: dict[int, list[tuple[str, Outcome]]]
@@ -659,6 +729,7 @@ def display(name: str) -> str:
     return name[:1].upper() + name[1:]
 
 
+UNFIT = "not seen in the cohort's patients of this sex and life stage"
 GUARD_REASONS = {
     "same": "the answer or a synonym of it",
     "ancestor": "an ancestor of the answer",
@@ -672,14 +743,23 @@ def _rank(seed: int, key: str, concept: str) -> str:
     return hashlib.sha256(f"{seed}:{key}:{concept}".encode()).hexdigest()
 
 
+LURE_ORDER = {"patient_specific": 0, "same_area": 1, "same_system": 1}
+
+
 def choice_order(
     seed: int, candidate: Candidate, concept: str, outcome: Outcome
-) -> tuple[int, str]:
-    """Nearest to the answer first (hard but unambiguous): the fewest is-a steps through a
-    shared non-hub ancestor; candidates that meet the topic only at general concepts, and
-    ties, in a seeded order (so no one far-away concept serves every item)."""
+) -> tuple[int, int, str]:
+    """Hardest lures first: specific to this patient, then in the answer's therapeutic area
+    or body system, then the rest; within a kind, nearest to the answer (the fewest is-a
+    steps through a shared non-hub ancestor); candidates that meet the topic only at
+    general concepts, and ties, in a seeded order (so no one far-away concept serves every
+    item)."""
     closeness = 99 if outcome.closeness is None else outcome.closeness
-    return (closeness, _rank(seed, candidate.content_group, concept))
+    return (
+        LURE_ORDER.get(outcome.lure, 2),
+        closeness,
+        _rank(seed, candidate.content_group, concept),
+    )
 
 
 def choose(
@@ -692,7 +772,7 @@ def choose(
     taken = {exact_key(screened.answer_name or candidate.answer_text)}
     chosen: list[tuple[str, str]] = []
 
-    def order(concept: str) -> tuple[int, str]:
+    def order(concept: str) -> tuple[int, int, str]:
         return choice_order(seed, candidate, concept, screened.outcomes[concept])
 
     for concept in sorted(screened.names, key=order)[skip:]:
@@ -729,6 +809,7 @@ def draft(
     distractors: list[tuple[str, str]],
     seed: int,
     run: RunContext,
+    split_by: str = "topic_answer",
 ) -> dict[str, Any]:
     """The item without split or answer position (those need the whole run)."""
     qt = template(candidate.task)
@@ -749,13 +830,12 @@ def draft(
     why = {
         d: {
             "distance": screened.outcomes[d].distance,
+            "lure": screened.outcomes[d].lure,
             "justifications": [j.model_dump() for j in screened.outcomes[d].justifications],
         }
         for d, _ in distractors
     }
-    distances = [
-        o.distance for d, _ in distractors if (o := screened.outcomes[d]).distance is not None
-    ]
+    lures = [screened.outcomes[d].lure for d, _ in distractors]
     return {
         "item_id": hashlib.sha256(content.encode()).hexdigest()[:20],
         "task": candidate.task.value,
@@ -775,7 +855,9 @@ def draft(
         "topic": candidate.topic,
         "content_key": content_key(candidate, (c for c, _ in options)),
         "content_group": candidate.content_group,
-        "difficulty": round(sum(distances) / len(distances), 2) if distances else None,
+        "split_group": candidate.split_group(split_by),
+        "difficulty": round(sum(k in HARD_LURES for k in lures) / len(lures), 2),
+        "context_necessary": "patient_specific" in lures,
         "releases": run.releases,
         "policy": run.policy,
         "reviewed": candidate.reviewed,
@@ -796,6 +878,7 @@ def finish(drafted: dict[str, Any], split: str, position: int) -> QAItem:
             concept_id=o.concept_id,
             text=o.text,
             distance=drafted["why"][o.concept_id]["distance"],
+            lure=drafted["why"][o.concept_id]["lure"],
             justifications=drafted["why"][o.concept_id]["justifications"],
         )
         for o in options
@@ -869,6 +952,11 @@ class ItemStore:
         ).fetchone()
         return int(row[0])
 
+    def counts(self) -> tuple[int, int]:
+        """Items stored, and their distinct content groups."""
+        row = self.db.execute("SELECT count(*), count(DISTINCT grp) FROM items").fetchone()
+        return int(row[0]), int(row[1])
+
     def groups(self) -> list[tuple[str, str]]:
         return self.db.execute(
             "SELECT DISTINCT task, split FROM items ORDER BY task, split"
@@ -920,6 +1008,9 @@ def derive_items(
     rejected: Counter[str] = Counter(report.distractors_rejected)
     justified: Counter[str] = Counter(report.justifications)
     distances: Counter[str] = Counter(report.difficulty)
+    lures = {t: Counter(v) for t, v in report.lures.items()}
+    necessary: Counter[str] = Counter(report.context_necessary)
+    fresh = int(report.funnel.get("content_groups", 0))
     for page in pages:
         report.patients += page.patients
         verdicts.update(page.verdicts)
@@ -929,19 +1020,23 @@ def derive_items(
         rejected.update(page.rejected)
         for candidate, screened in zip(page.candidates, page.screened, strict=True):
             task = candidate.task.value
+            if screened.conflict:
+                skipped[f"{task}: the answer is {screened.conflict}"] += 1
+                continue
             variants = store.variants_of(candidate.content_group)
             if variants >= settings.derive_variants:
                 skipped[f"{task}: duplicate: the same clinical content (stem and answer)"] += 1
                 continue
+            fresh += 1
             distractors = choose(candidate, screened, seed, n_options, skip=variants)
             if distractors is None:
                 skipped[f"{task}: fewer than {n_options - 1} justified distractors"] += 1
                 continue
-            drafted = draft(candidate, screened, distractors, seed, run)
+            drafted = draft(candidate, screened, distractors, seed, run, settings.derive_split_by)
             if reviews.rejected(drafted["content_key"]):
                 skipped[f"{task}: rejected by a reviewer"] += 1
                 continue
-            split = split_of(candidate.content_group, seed, settings.derive_splits)
+            split = split_of(drafted["split_group"], seed, settings.derive_splits)
             duplicate = store.add(drafted, split, candidate.dedupe)
             if duplicate:
                 skipped[f"{task}: {duplicate}"] += 1
@@ -951,6 +1046,8 @@ def derive_items(
                 for j in outcome.justifications:
                     justified[j.rule] += 1
                 distances["none" if outcome.distance is None else str(outcome.distance)] += 1
+                lures.setdefault(task, Counter())[outcome.lure] += 1
+            necessary[task] += drafted["context_necessary"]
         if on_patient is not None:
             on_patient(report.patients)
     report.assertions = dict(sorted(verdicts.items()))
@@ -960,6 +1057,18 @@ def derive_items(
     report.distractors_rejected = dict(sorted(rejected.items()))
     report.justifications = dict(sorted(justified.items()))
     report.difficulty = dict(sorted(distances.items(), key=lambda kv: (len(kv[0]), kv[0])))
+    report.lures = {t: dict(sorted(c.items())) for t, c in sorted(lures.items())}
+    report.context_necessary = dict(sorted(necessary.items()))
+    report.split_by = settings.derive_split_by
+    # Candidates -> those of a content not yet served (each reaches distractor choice) ->
+    # items; every drop on the way is in ``skipped``, the largest is the limiting cause.
+    report.funnel = {
+        "candidates": sum(found.values()),
+        "content_groups": fresh,
+        "items": store.counts()[0],
+        "dropped": report.skipped,
+        "limiting": max(report.skipped, key=lambda k: report.skipped[k], default=None),
+    }
 
 
 def finished_items(store: ItemStore, n_options: int) -> Iterator[QAItem]:

@@ -165,13 +165,9 @@ class PatientRecord:
         encounters = [e.start for e in self.episodes if e.kind is not None and e.start]
         first = min(encounters) if encounters else self.episodes[0].start
         now = self.episodes[at].start
-        if self.age_band.endswith("+") or not first or not now:
+        if not first or not now:
             return self.age_band
-        low, high = (int(x) for x in self.age_band.split("-"))
-        years = int(now[:4]) - int(first[:4])
-        if high + years < 0:
-            return None  # before birth: a record error, not an age
-        return f"{max(0, low + years)}-{high + years}"
+        return moved_band(self.age_band, int(now[:4]) - int(first[:4]))
 
     def episode_of(self, assertion: RecordAssertion, side: str) -> str | None:
         """The episode of the facts on one side of an assertion, else its encounter."""
@@ -183,6 +179,38 @@ class PatientRecord:
         if assertion.encounter_id and self.episode_index(assertion.encounter_id) is not None:
             return assertion.encounter_id
         return None
+
+
+def moved_band(band: str, years: int) -> str | None:
+    """An age band ``years`` after the year it was stated for. Ages over 89 are never
+    shown (HIPAA Safe Harbor): a band reaching past 89 becomes "90+", or "<low>+" while its
+    low end is under 90; "90+" stays."""
+    if band.endswith("+"):
+        return band
+    low, high = (int(x) for x in band.split("-"))
+    if high + years < 0:
+        return None  # before birth: a record error, not an age
+    low, high = max(0, low + years), high + years
+    if high > 89:
+        return "90+" if low >= 90 else f"{low}+"
+    return f"{low}-{high}"
+
+
+LIFE_STAGES = (("child", 18), ("young adult", 40), ("middle-aged adult", 65), ("older adult", 999))
+"""Life stages by the upper bound (exclusive) of the age they cover: what the age and sex
+fit of distractors compares (a band is placed by its midpoint)."""
+
+
+def life_stage(band: str | None) -> str | None:
+    """The life stage of an age band ("40-49", "90+"), by its midpoint; None when unknown."""
+    if not band:
+        return None
+    if band.endswith("+"):
+        middle = float(band[:-1])
+    else:
+        low, high = (int(x) for x in band.split("-"))
+        middle = (low + high) / 2
+    return next(name for name, upper in LIFE_STAGES if middle < upper)
 
 
 CONCEPT_CACHE = 100_000

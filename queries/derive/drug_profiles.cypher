@@ -6,11 +6,12 @@
 // ingredients and substances on the drug side, e.g. an ATC group or a SNOMED CT substance
 // class); the conditions the drug side or a class may treat or prevent (MAY_TREAT,
 // MAY_PREVENT) and those it is contraindicated for (CONTRAINDICATED_FOR), each as the
-// cited edge with its source vocabulary (sab) and release. Only active concepts and edges.
-// Read-only.
+// cited edge with its source vocabulary (sab) and release; the WHO ATC codes (ATC:...) of
+// the drug side and of each class, one MAPS_TO step away (the therapeutic area, a class's
+// level). Only active concepts and edges. Read-only.
 // @param ids: list of drug concept ids
 // @param hubs: map from the id of every general concept (hub) to true
-// @returns id, name, side, classes, indications, contraindications
+// @returns id, name, side, atc, classes, indications, contraindications
 UNWIND $ids AS did
 MATCH (d:Concept {id: did})
 CALL (d) {
@@ -48,4 +49,9 @@ CALL (side, classes) {
          AS contraindications
 }
 RETURN d.id AS id, d.name AS name, [i IN side | i.id] AS side,
-       [k IN classes | {id: k.id, name: k.name}] AS classes, indications, contraindications
+       reduce(codes = [], i IN side |
+              codes + [(i)-[:MAPS_TO]-(a:Concept) WHERE a.id STARTS WITH "ATC:" | a.id]) AS atc,
+       [k IN classes | {id: k.id, name: k.name,
+                        atc: [(k)-[:MAPS_TO]-(a:Concept) WHERE a.id STARTS WITH "ATC:" | a.id]}]
+         AS classes,
+       indications, contraindications

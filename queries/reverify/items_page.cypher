@@ -1,10 +1,12 @@
 // One page of current items in id order, with what decides whether they still stand: the
 // standing verdicts of the assertions they rest on, which of their answer and distractor
 // concepts are retired, their distractors and distractor checks (JSON), and their flags;
-// task, topic and answer concept, for re-judging the distractors' justifications.
+// task, topic and answer concept, and the conditions the question shows (the facts it
+// rests on that are conditions, with their concepts), for re-judging the distractors'
+// justifications.
 // @param after: the last id of the previous page ("" for the first)
 // @param limit: page size
-// @returns id, task, topic, answer, basis (list of {id, passed, verdict}), retired (list of {id, release}: inactive answer or distractor concepts), distractors (concept ids), checks, standing, flags
+// @returns id, task, topic, answer, basis (list of {id, passed, verdict}), retired (list of {id, release}: inactive answer or distractor concepts), distractors (concept ids), checks, standing, flags, shown (list of {fact_id, concept_id, start, text})
 MATCH (i:Item)
 WHERE i.current AND i.id > $after
 WITH i ORDER BY i.id LIMIT $limit
@@ -16,4 +18,6 @@ RETURN i.id AS id, i.task AS task, i.topic AS topic, i.answer_concept AS answer,
         {id: c.id, release: c.retired_in}] AS retired,
        [(i)-[:DISTRACTOR]->(d:Concept) | d.id] AS distractors,
        coalesce(i.checks, "[]") AS checks, coalesce(i.standing, true) AS standing,
-       coalesce(i.flags, []) AS flags
+       coalesce(i.flags, []) AS flags,
+       [(i)-[:FROM_FACT]->(f:Fact)-[:CODED_AS]->(c:Concept) WHERE f.kind = "condition" |
+        {fact_id: f.id, concept_id: c.id, start: f.start, text: coalesce(c.name, c.id)}] AS shown

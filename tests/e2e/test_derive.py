@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import pickle
+import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,8 +29,8 @@ from kgverify.config import Settings
 from kgverify.derive import FactSheet, QAItem, Task, read_items
 from kgverify.derive.justify import Justifier, Outcome, Request
 from kgverify.derive.pages import QAJob, QAPage, QAPageWorker
-from kgverify.derive.qa import Candidate, DistractorScreen, candidates_for
-from kgverify.derive.records import PatientRecord, patient_pages, read_records
+from kgverify.derive.qa import UNFIT, Candidate, DistractorScreen, candidates_for
+from kgverify.derive.records import PatientRecord, life_stage, patient_pages, read_records
 from kgverify.graph import Graph
 from kgverify.review.state import ReviewState
 from kgverify.verify.verifier import Verifier
@@ -117,7 +118,10 @@ def test_every_answer_is_supported_and_every_distractor_wrong(
         if item.task is Task.TREATMENT:
             condition = basis[0]["o"]
             against = [(answer, condition, "treats")]
-            triples = [(d, condition, "treats") for d in distractors]
+            # A patient-specific lure may treat the condition in general: what rules it out
+            # is a condition the question shows (test_patient_specific_lures_cite_the_record).
+            general = {w.concept_id for w in item.why_wrong if w.lure != "patient_specific"}
+            triples = [(d, condition, "treats") for d in distractors if d in general]
         elif item.task is Task.PROGNOSIS:
             cause = basis[0]["s"]
             against = [(cause, answer, "leads_to")]
@@ -128,7 +132,7 @@ def test_every_answer_is_supported_and_every_distractor_wrong(
             against = [(str(c), answer, p) for c, p in clues]
             triples = [(str(c), d, p) for c, p in clues for d in distractors]
         assert any(supported(verifier, against).values()), item.item_id
-        wrong = supported(verifier, triples)
+        wrong = supported(verifier, triples) if triples else {}
         assert not any(wrong.values()), (item.item_id, [t for t, s in wrong.items() if s])
         checked += len(distractors)
     assert checked >= 3 * len(derived.items)
@@ -246,6 +250,88 @@ def test_every_distractor_has_a_stored_positive_reason(derived: Derived) -> None
     assert sum(derived.report["difficulty"].values()) == sum(
         len(i.why_wrong) for i in derived.items
     )
+
+
+def test_patient_specific_lures_cite_the_record(derived: Derived) -> None:
+    """A patient-specific lure treats the condition but is contraindicated for a condition
+    the question shows: its reason cites the CONTRAINDICATED_FOR edge and a record fact of
+    the item's context whose concept is that condition or lies below it; the answer itself
+    is never contraindicated for a condition the question shows."""
+    lures = [
+        (item, why)
+        for item in derived.items
+        for why in item.why_wrong
+        if why.lure == "patient_specific"
+    ]
+    assert lures, derived.report["lures"]
+    for item, why in lures:
+        (just,) = why.justifications
+        assert just.rule == "treatment.contraindicated_for_patient"
+        shown = {c.fact_id: c for c in item.context}
+        facts = just.set_of("record_facts")
+        assert facts and set(facts) <= set(shown)
+        ends = {e.end for e in just.edges if e.type == "CONTRAINDICATED_FOR"}
+        below = rows(
+            derived.graph,
+            "UNWIND $facts AS f MATCH (:Fact {id: f})-[:CODED_AS]->(c:Concept) "
+            "MATCH (c)-[:MAPS_TO*0..1]-()-[:IS_A*0..6]->()-[:MAPS_TO*0..1]-(x:Concept) "
+            "WHERE x.id IN $ends RETURN DISTINCT x.id AS id",
+            facts=facts,
+            ends=sorted(ends),
+        )
+        assert below, (item.item_id, ends)
+        assert item.context_necessary and item.task is Task.TREATMENT
+    answers = rows(
+        derived.graph,
+        "UNWIND $items AS it MATCH (d:Concept {id: it.answer})-[r:CONTRAINDICATED_FOR]->(x) "
+        "UNWIND it.facts AS f MATCH (:Fact {id: f})-[:CODED_AS]->(c:Concept) "
+        "WHERE (c)-[:MAPS_TO*0..1]-()-[:IS_A*0..6]->()-[:MAPS_TO*0..1]-(x) "
+        "RETURN it.id AS id",
+        items=[
+            {"id": i.item_id, "answer": i.answer_concept, "facts": [c.fact_id for c in i.context]}
+            for i in derived.items
+            if i.task is Task.TREATMENT
+        ],
+    )
+    assert answers == []
+
+
+def test_every_option_fits_the_patients_sex_and_life_stage(derived: Derived) -> None:
+    """Each distractor occurs in a cohort patient of the item patient's sex at the same life
+    stage: read here from every record's episodes (age at the episode, facts coded there)
+    and the concepts each coded concept reaches, not from the derivation's profile."""
+    records = list(read_records(derived.graph, allergy_roots=derived.settings.facts_allergy_roots))
+    coded = sorted({c for r in records for c in r.concepts})
+    reach = {
+        row["id"]: set(row["reach"])
+        for row in derived.graph.read("derive/concept_reach", ids=coded)
+    }
+    seen: set[tuple[str | None, str | None, str]] = set()
+    for record in records:
+        for at, episode in enumerate(record.episodes):
+            stage = life_stage(record.age_at(at))
+            for fact in episode.facts:
+                for concept in reach.get(str(fact.concept), ()):
+                    seen.add((record.sex, stage, concept))
+    sexes = {r.patient_id: r.sex for r in records}
+    checked = 0
+    for item in derived.items:
+        band = re.search(r"aged (\d+(?:-\d+|\+))", item.question)
+        stage = life_stage(band.group(1) if band else None)
+        for why in item.why_wrong:
+            assert (sexes[item.patient_id], stage, why.concept_id) in seen, (item.item_id, why)
+            checked += 1
+    assert checked == sum(len(i.why_wrong) for i in derived.items) > 0
+    assert derived.report["distractors_rejected"][UNFIT] > 0
+
+
+def test_splits_keep_each_topic_and_answer_in_one_split(derived: Derived) -> None:
+    """By default no (task, topic, answer) of test or validation occurs in train."""
+    assert derived.report["split_by"] == "topic_answer"
+    where: dict[tuple[str, str, str], set[str]] = {}
+    for item in derived.items:
+        where.setdefault((item.task.value, item.topic, item.answer_concept), set()).add(item.split)
+    assert where and all(len(splits) == 1 for splits in where.values())
 
 
 def test_a_different_seed_changes_choices_not_validity(derived: Derived, tmp_path: Path) -> None:
@@ -369,7 +455,11 @@ def test_planted_bad_distractors_are_refused_with_their_reason(
         id=diag.answer,
     )
     treat.pool, diag.pool = [also, taken, treat.answer], [parent]
+    # Shown conditions could make ``also`` a patient-specific lure: none are shown here
+    # (test_patient_specific_lures_cite_the_record covers those).
+    treat.context = [c for c in treat.context if c.role not in ("condition", "history")]
     screen._pools = lambda candidates: None  # type: ignore[method-assign]  # planted pools only
+    screen._treater_pools = lambda candidates: None  # type: ignore[method-assign]
     treated, diagnosed = screen.screen([treat, diag])
     assert treated.names == {} and diagnosed.names == {}
     assert screen.rejected == Counter(
@@ -470,18 +560,26 @@ def test_justification_rules_refuse_planted_ambiguous_distractors(
     )
     assert unknown.refused == "no known indication or contraindication (silence proves nothing)"
 
-    # Diagnosis: celecoxib started points at osteoarthritis and rheumatoid arthritis, so
-    # osteoporosis (another musculoskeletal disorder) is not a defensible wrong answer.
+    # Diagnosis: celecoxib started points at osteoarthritis and rheumatoid arthritis. What
+    # it points at, or lies near it below the body system, is refused; osteoporosis shares
+    # only the body system (musculoskeletal) and celecoxib and its classes do not treat it:
+    # a same-system lure. Cystitis lies in another system.
     def as_osteoarthritis_distractor(candidate: str) -> Outcome:
         oa = "SNOMEDCT:396275006"
         request = Request(Task.DIAGNOSIS, oa, oa, [(CELECOXIB, "treats")], [], [candidate])
         return _judge(derived, verifier, request)
 
-    near = as_osteoarthritis_distractor(OSTEOPOROSIS)
-    assert near.refused == "a clue points near it (diagnosis.clues_elsewhere)"
+    rheumatoid = value(
+        graph, "MATCH (c:SNOMEDCT {name: 'Rheumatoid arthritis'}) RETURN c.id LIMIT 1"
+    )
+    pointed = as_osteoarthritis_distractor(rheumatoid)
+    assert pointed.refused == "a clue points near it (diagnosis.clues_elsewhere)"
+    system = as_osteoarthritis_distractor(OSTEOPOROSIS)
+    assert system.admissible and system.lure == "same_system"
+    assert system.justifications[0].rule == "diagnosis.clues_elsewhere"
     far = as_osteoarthritis_distractor("SNOMEDCT:38822007")  # cystitis
     assert far.admissible and far.justifications[0].rule == "diagnosis.clues_elsewhere"
-    assert far.justifications[0].set_of("clue_targets")
+    assert far.lure == "other_system" and far.justifications[0].set_of("clue_targets")
 
 
 # -- fact sheets ---------------------------------------------------------------------------

@@ -1,0 +1,73 @@
+"""Age and sex fit of distractors: an option must be plausible for the patient shown. The
+vocabularies rarely say who a concept is for (SNOMED CT has few age- or sex-restricted
+concepts, RxNorm none), so the cohort says it: a distractor fits a patient when at least
+``derive_fit_min_patients`` patients of the same sex and life stage (child, young adult,
+middle-aged adult, older adult, at the date of the fact) have a fact that reaches it (the
+concept itself, its MAPS_TO group, its is-a ancestors, a drug's ingredients:
+``derive/concept_reach``). A concept no such patient has is refused, whatever else the graph
+says: galantamine is not offered to a child when the cohort's children never receive it.
+
+The profile is read once per run (``derive/cohort_ages``, a page of patients at a time) and
+kept as counts per (sex, stage, concept): bounded by the vocabularies, not the patients.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+
+from kgverify.derive.records import life_stage, moved_band, patient_pages
+from kgverify.graph.driver import Graph
+
+Reach = Callable[[Iterable[str]], Mapping[str, frozenset[str]]]
+"""Coded concept ids -> every concept each reaches (``DistractorScreen.reach``)."""
+
+
+class CohortFit:
+    """Which concepts occur in the cohort's patients of each sex and life stage."""
+
+    def __init__(self, graph: Graph, reach: Reach, min_patients: int = 1) -> None:
+        self.graph = graph
+        self.reach = reach
+        self.min_patients = min_patients
+        self.patients = 0
+        self._seen: dict[str, Counter[tuple[str, str]]] | None = None
+
+    def _build(self) -> dict[str, Counter[tuple[str, str]]]:
+        seen: dict[str, Counter[tuple[str, str]]] = {}
+        for ids in patient_pages(self.graph):
+            rows = self.graph.read("derive/cohort_ages", patients=ids)
+            reached = self.reach({cid for row in rows for cid, _ in row["coded"]})
+            for row in rows:
+                self.patients += 1
+                sex = row["sex"] or "unknown"
+                mine: set[tuple[str, str]] = set()  # (stage, concept), once per patient
+                for cid, year in row["coded"]:
+                    stage = _stage_then(row["age_band"], row["first"], year)
+                    mine.update((stage, c) for c in reached.get(cid, frozenset((cid,))))
+                for stage, concept in mine:
+                    seen.setdefault(concept, Counter())[(sex, stage)] += 1
+        return seen
+
+    def fits(self, concept: str, sex: str | None, stage: str | None) -> bool:
+        """At least ``min_patients`` patients of ``sex`` and ``stage`` (None: any) have it."""
+        if self._seen is None:
+            self._seen = self._build()
+        groups = self._seen.get(concept)
+        if not groups:
+            return False
+        n = sum(
+            count
+            for (s, st), count in groups.items()
+            if (sex is None or s == sex) and (stage is None or st == stage)
+        )
+        return n >= self.min_patients
+
+
+def _stage_then(band: str | None, first: str | None, year: str | None) -> str:
+    """The life stage in ``year`` of a patient whose ``band`` was stated for ``first``."""
+    if not band:
+        return "unknown"
+    if first and year and year.isdigit():
+        band = moved_band(band, int(year) - int(first[:4])) or band
+    return life_stage(band) or "unknown"
