@@ -30,6 +30,7 @@ from kgverify.rows import RejectedRow, RejectSink, open_private, private_dir
 if TYPE_CHECKING:
     from kgverify.audit import Audit, Lineage
     from kgverify.derive import DeriveReport, FactsReport
+    from kgverify.derive.calibrate import CalibrationReport
     from kgverify.ehr.model import Trajectory
     from kgverify.ehr.report import SourceIngestReport, TrajectoriesReport
     from kgverify.extract.relation import CandidateRelation
@@ -733,6 +734,88 @@ def derive_facts(
     pages = ENGINES.pick(engine).sheet_pages
     with _graph(settings, graph) as g:
         return run_facts(g, settings, out, progress=progress, gzip=gzip, sheet_pages=pages)
+
+
+def calibrate_items(
+    qa_dir: Path,
+    *,
+    models: Sequence[str],
+    base_url: str | None = None,
+    out: Path | None = None,
+    backend: str = "openai",
+    tasks: Iterable[str] | None = None,
+    splits: Iterable[str] | None = None,
+    limit: int | None = None,
+    api_key: str | None = None,
+    concurrency: int = 4,
+    timeout_s: float = 120.0,
+    seed: int = 0,
+    max_tokens: int = 16,
+    cache: bool = True,
+    engine_kwargs: dict[str, Any] | None = None,
+    settings: Settings | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> CalibrationReport:
+    """Ask every QA item of ``qa_dir`` of each model of a panel; how hard is each item?
+
+    ``qa_dir`` is a folder of ``derive_qa`` (``<task>/<split>.jsonl``), narrowed to
+    ``tasks``, ``splits`` and the first ``limit`` items of each task. ``backend``: "openai"
+    (any OpenAI-compatible server such as ``vllm serve`` at ``base_url``, ``concurrency``
+    requests at a time) or "vllm" (the offline engine, each model loaded in turn in this
+    process; ``engine_kwargs`` go to ``vllm.LLM``). Each item is asked once per model with
+    the calibration prompt (the letter only), temperature 0, ``seed``, ``max_tokens``; only
+    ``B``, ``B.``, ``(B)`` and ``Answer: B`` are read as a label, anything else is counted
+    unparsed. Answers are cached in ``<cache_dir>/llm-cache.sqlite`` (``cache=False``: not
+    read, not written). Written, owner-only, to ``out`` (default: ``<qa_dir>-calibration``
+    beside it): ``calibration.jsonl`` (item, model, parsed label, correct; no answer text)
+    and ``report.json``. ``progress(done, total)`` over every answer (items x models).
+
+    Raises:
+        ConfigError: a missing or empty ``qa_dir``, an unknown task, split or backend, no
+            ``base_url`` for "openai" or one that is not http(s).
+        LLMUnavailableError: the server cannot be reached, or vllm is not installed.
+        LLMRequestError: the server refuses the requests (unknown model, credentials).
+
+    >>> report = calibrate_items(Path("qa"), models=["Qwen/Qwen2.5-7B-Instruct"],
+    ...                          base_url="http://127.0.0.1:8000/v1", splits=["test"])
+    >>> report.totals[0].accuracy, len(report.solved_by_all), report.unparsed
+    """
+    from kgverify.derive.calibrate import calibrate, open_panel, read_qa_items
+    from kgverify.extract.cache import CACHE_FILE, ResponseCache
+
+    settings = settings or Settings()
+    qa_dir = Path(qa_dir)
+    items = read_qa_items(
+        qa_dir, list(tasks) if tasks else None, list(splits) if splits else None, limit
+    )
+    if max_tokens < 1:
+        raise ConfigError(f"max_tokens must be at least 1, not {max_tokens}")
+    params: dict[str, Any] = {"temperature": 0.0, "max_tokens": max_tokens, "seed": seed}
+    panel = open_panel(
+        backend,
+        base_url=base_url,
+        api_key=api_key,
+        concurrency=concurrency,
+        timeout_s=timeout_s,
+        params=params,
+        engine_kwargs=engine_kwargs,
+    )
+    folder = Path(out) if out is not None else qa_dir.with_name(qa_dir.name + "-calibration")
+    responses = ResponseCache(settings.cache_dir / CACHE_FILE) if cache else None
+    try:
+        return calibrate(
+            items,
+            [models] if isinstance(models, str) else list(models),
+            panel,
+            folder,
+            qa_dir=qa_dir,
+            params=params,
+            cache=responses,
+            progress=progress,
+        )
+    finally:
+        if responses is not None:
+            responses.close()
 
 
 # -- dialogues (docs/dialogue.md) -------------------------------------------------------------

@@ -62,6 +62,7 @@ WORKFLOW: dict[str, str] = {
     "forget-dialogues": "Remove checked dialogues from the graph.",
     "patient": "A guarded simulated patient on an OpenAI-compatible server.",
     "derive": "Derive QA items and fact sheets from what passed.",
+    "calibrate": "Ask a panel of LLMs every QA item; flag the too easy ones.",
     "audit": "Run an audit query: lineage, flags, filter rates.",
     "prov": "An item's lineage as W3C PROV-O (Turtle or JSON-LD).",
     "reverify": "Re-check what a newer release changed; flag items.",
@@ -368,13 +369,15 @@ def rich_progress(label: str, total: int) -> Iterator[Callable[[int], None]]:
 
 
 @contextmanager
-def model_calls_progress(*, enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
+def model_calls_progress(
+    *, enabled: bool, label: str = "LLM calls"
+) -> Iterator[Callable[[int, int], None] | None]:
     """A bar of LLM calls answered out of those sent so far (the total grows as it reads)."""
     if not enabled:
         yield None
         return
     with Progress(
-        TextColumn("LLM calls"),
+        TextColumn(label),
         BarColumn(),
         TextColumn("{task.completed}/{task.total}"),
         console=(console := _console("stderr")),
@@ -1550,6 +1553,171 @@ def print_source_rows(result: dict[str, Any]) -> None:
     console.print(table("Source rows", rows))
     if result.get("rejects"):
         console.print(f"rejected rows: {result['rejects']}")
+
+
+# -- calibrate --------------------------------------------------------------------------------
+@cli.command("calibrate")
+@click.argument("qa_dir", type=click.Path(path_type=Path))
+@click.option(
+    "--model",
+    "models",
+    multiple=True,
+    required=True,
+    help="A model of the panel (repeatable): the name the server serves, or for vllm a "
+    "name or local path.",
+)
+@click.option(
+    "--base-url",
+    envvar="OPENAI_BASE_URL",
+    help="openai: the server's API root, e.g. http://127.0.0.1:8000/v1.",
+)
+@click.option(
+    "--backend",
+    type=click.Choice(["openai", "vllm"]),
+    default="openai",
+    show_default=True,
+    help="openai: an OpenAI-compatible server (vllm serve); vllm: the offline engine in "
+    "this process, one model after another.",
+)
+@click.option(
+    "-o",
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Output folder: calibration.jsonl and report.json (default: QA_DIR-calibration).",
+)
+@click.option(
+    "--task",
+    "tasks",
+    multiple=True,
+    type=RegistryChoice(_qa_tasks),
+    help="Ask only this task's items (repeatable); default: every task.",
+)
+@click.option(
+    "--split",
+    "splits",
+    multiple=True,
+    type=click.Choice(["train", "validation", "test"]),
+    help="Ask only this split's items (repeatable); default: every split.",
+)
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Ask at most N items of each task (the first, in file order).",
+)
+@click.option("--api-key", envvar="OPENAI_API_KEY", help="openai: bearer token, if any.")
+@click.option(
+    "--concurrency",
+    type=click.IntRange(1, 256),
+    default=4,
+    show_default=True,
+    help="openai: requests in flight at once.",
+)
+@click.option(
+    "--timeout",
+    "timeout_s",
+    type=click.FloatRange(min=0, min_open=True),
+    default=120.0,
+    show_default=True,
+    help="openai: seconds to wait for one answer.",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Sampling seed.")
+@click.option(
+    "--max-tokens",
+    type=click.IntRange(1, 4096),
+    default=16,
+    show_default=True,
+    help="Tokens per answer (a letter needs a few).",
+)
+@click.option("--no-cache", is_flag=True, help="Neither read nor store cached answers.")
+@json_option
+def calibrate_command(
+    qa_dir: Path,
+    models: tuple[str, ...],
+    base_url: str | None,
+    backend: str,
+    out: Path | None,
+    tasks: tuple[str, ...],
+    splits: tuple[str, ...],
+    limit: int | None,
+    api_key: str | None,
+    concurrency: int,
+    timeout_s: float,
+    seed: int,
+    max_tokens: int,
+    no_cache: bool,
+    as_json: bool,
+) -> None:
+    """Ask each model of a panel every QA item of QA_DIR (a `kgverify derive qa` folder).
+
+    Each item is asked once per model for the letter of its answer (temperature 0, the
+    seed); only "B", "B.", "(B)" or "Answer: B" count as an answer, anything else is
+    counted unparsed. Writes OUT/calibration.jsonl (per item and model: the label chosen
+    and whether it is correct; no answer text) and OUT/report.json, owner-only, and shows
+    each model's accuracy per task and split, the items every model solved (too easy) and
+    those none did. Answers are cached like the extractor's.
+    """
+    from kgverify.api import calibrate_items
+
+    with model_calls_progress(enabled=not as_json, label="Answers") as progress:
+        report = calibrate_items(
+            qa_dir,
+            models=models,
+            base_url=base_url,
+            out=out,
+            backend=backend,
+            tasks=tasks or None,
+            splits=splits or None,
+            limit=limit,
+            api_key=api_key,
+            concurrency=concurrency,
+            timeout_s=timeout_s,
+            seed=seed,
+            max_tokens=max_tokens,
+            cache=not no_cache,
+            settings=Settings(),
+            progress=progress,
+        )
+    result = report.model_dump()
+    emit(result, as_json, lambda: print_calibration_report(result))
+
+
+def print_calibration_report(result: dict[str, Any], shown: int = 5) -> None:
+    console = _console("stdout")
+    items = sum(sum(splits.values()) for splits in result["items"].values())
+    console.print(
+        f"{items} items x {len(result['models'])} models ({result['backend']}, "
+        f"{result['prompt']}) -> {result['rows']}; {result['cached']} answers from the "
+        f"cache, {result['model_calls']} model calls",
+        highlight=False,
+        markup=False,
+    )
+    console.print(
+        "Accuracy per task and split (unparsed and failed answers count as not solved):",
+        highlight=False,
+    )
+    for total in result["totals"]:
+        model = total["model"]
+        rows = [
+            {
+                "task": f"{s['task']}/{s['split']}" if s["task"] != "all" else "all",
+                "items": s["items"],
+                "correct": s["correct"],
+                "unparsed": s["unparsed"],
+                "failed": s["failed"],
+                "accuracy": f"{s['accuracy']:.3f}",
+            }
+            for s in [*(s for s in result["scores"] if s["model"] == model), total]
+        ]
+        console.print(table(model, rows))
+    for key, what in (
+        ("solved_by_all", "solved by every model (too easy)"),
+        ("solved_by_none", "solved by no model"),
+    ):
+        ids = result[key]
+        more = f", ... ({len(ids) - shown} more in --json)" if len(ids) > shown else ""
+        listed = f": {', '.join(ids[:shown])}{more}" if ids else ""
+        console.print(f"{len(ids)} items {what}{listed}", highlight=False, markup=False)
 
 
 # -- audit ------------------------------------------------------------------------------------

@@ -6,6 +6,9 @@
 - ``VLLMBackend``: the offline engine ``vllm.LLM``, batched, structured output through
   ``SamplingParams``; ``vllm`` is imported only when one is constructed.
 
+Either sends free text instead with ``structured=False`` (item calibration asks for a
+letter, ``kgverify.derive.calibrate``); its ``schema`` is then ``{}``, in the cache key too.
+
 A prompt the backend cannot answer comes back as a ``CompletionError`` in its place, so the
 extractor retries it and finally records an ``ExtractionFailure``; a backend that cannot work
 at all (server unreachable, wrong URL or model, bad credentials, vllm missing) raises an
@@ -87,6 +90,14 @@ def _merge_params(params: Mapping[str, Any] | None) -> dict[str, Any]:
     return {**DEFAULT_PARAMS, **(params or {})}
 
 
+def _schema(schema: Mapping[str, Any] | None, structured: bool) -> dict[str, Any]:
+    """The answers' JSON schema: the given one, the relations' by default, ``{}`` for free
+    text (``structured=False``)."""
+    if not structured:
+        return {}
+    return dict(schema) if schema is not None else response_schema()
+
+
 def _cut(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= MAX_REASON_CHARS else text[:MAX_REASON_CHARS] + "..."
@@ -98,6 +109,7 @@ class OpenAIBackend:
     ``base_url`` is the API root, e.g. ``http://127.0.0.1:8000/v1``. ``params`` are merged
     into each request body (defaults: temperature 0, max_tokens 2048), so vLLM's extra
     sampling fields (``top_k``, ``repetition_penalty``, ``seed``, ...) go there too.
+    ``structured=False``: no ``response_format`` (the answer is free text).
     """
 
     kind = "openai"
@@ -112,6 +124,7 @@ class OpenAIBackend:
         timeout_s: float = 120.0,
         params: Mapping[str, Any] | None = None,
         schema: Mapping[str, Any] | None = None,
+        structured: bool = True,
     ) -> None:
         if urllib.parse.urlsplit(base_url).scheme not in ("http", "https"):
             raise ConfigError(f"LLM server URL must be http(s)://...: {base_url!r}")
@@ -124,22 +137,25 @@ class OpenAIBackend:
         self.concurrency = concurrency
         self.timeout_s = timeout_s
         self.params: dict[str, Any] = _merge_params(params)
-        self.schema: dict[str, Any] = dict(schema) if schema is not None else response_schema()
+        self.structured = structured
+        self.schema: dict[str, Any] = _schema(schema, structured)
         self._headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if api_key:
             self._headers["Authorization"] = f"Bearer {api_key}"
 
     def request_body(self, prompt: str) -> dict[str, Any]:
         """The chat-completion request for one prompt."""
-        return {
+        body: dict[str, Any] = {
             **self.params,
             "model": self.model,
             "messages": [{"role": "user", "content": prompt}],
-            "response_format": {
+        }
+        if self.structured:
+            body["response_format"] = {
                 "type": "json_schema",
                 "json_schema": {"name": SCHEMA_NAME, "schema": self.schema},
-            },
-        }
+            }
+        return body
 
     def complete(
         self, prompts: Sequence[str], progress: Progress | None = None
@@ -222,6 +238,7 @@ class VLLMBackend:
     ``chat=True`` applies the model's chat template (what instruct models expect);
     ``chat=False`` sends the raw prompts through ``LLM.generate``. ``engine_kwargs`` go to
     ``vllm.LLM`` (``max_model_len``, ``gpu_memory_utilization``, ``dtype``, ...).
+    ``structured=False``: no structured-output constraint (the answer is free text).
     Written against vLLM 0.10 (``GuidedDecodingParams``) and >= 0.11
     (``StructuredOutputsParams``); which one is used is detected at run time.
     """
@@ -235,12 +252,13 @@ class VLLMBackend:
         params: Mapping[str, Any] | None = None,
         schema: Mapping[str, Any] | None = None,
         chat: bool = True,
+        structured: bool = True,
         **engine_kwargs: Any,
     ) -> None:
         vllm = _import_vllm()
         self.model = model
         self.chat = chat
-        self.schema: dict[str, Any] = dict(schema) if schema is not None else response_schema()
+        self.schema: dict[str, Any] = _schema(schema, structured)
         self._sampling_params = _merge_params(params)
         self._sampling = _sampling_params(vllm, self._sampling_params, self.schema)
         self._llm = vllm.LLM(model=model, **engine_kwargs)
@@ -288,7 +306,10 @@ def _import_vllm() -> Any:
 
 
 def _sampling_params(vllm: Any, params: Mapping[str, Any], schema: Mapping[str, Any]) -> Any:
-    """``SamplingParams`` with the JSON schema as a structured-output constraint."""
+    """``SamplingParams`` with the JSON schema as a structured-output constraint (none for
+    an empty schema: free text)."""
+    if not schema:
+        return vllm.SamplingParams(**params)
     module = importlib.import_module("vllm.sampling_params")
     structured = getattr(module, "StructuredOutputsParams", None)
     if structured is not None:  # vLLM >= 0.11; the guided_* names are gone in 0.12

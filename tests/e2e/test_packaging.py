@@ -44,6 +44,7 @@ def test_wheel_contents(wheel: Path) -> None:
         "kgverify/server/neo4j-local/pom.xml",
         "kgverify/extract/prompts/relations_v2.txt",
         "kgverify/extract/prompts/repair_v1.txt",
+        "kgverify/derive/prompts/calibrate_v1.txt",
         "kgverify/sample/omop/eunomia_sample/person.csv",
         "kgverify/server/neo4j-local/LICENSE",
         "kgverify/server/neo4j-local/src/main/java/org/kgverify/neo4jlocal/LocalServer.java",

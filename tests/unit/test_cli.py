@@ -176,6 +176,7 @@ def test_every_command_takes_json() -> None:
         ("prov", "--json"),  # no item given
         ("load", "umls", ".", "--batch-size", "0", "--json"),
         ("extract", "--extractor", "openai", "omop", OMOP, "-o", "x.jsonl", "--json"),
+        ("calibrate", "no-such-folder", "--model", "m", "--base-url", "http://x/v1", "--json"),
     ],
 )
 def test_errors_under_json_are_one_plain_line(args: tuple[str, ...]) -> None:

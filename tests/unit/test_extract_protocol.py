@@ -60,6 +60,11 @@ class FixtureServer:
         self.delay_s = delay_s
         return self
 
+    def exchange(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The exchange that answers a request: by its prompt (a stand-in serving several
+        models overrides this to answer by ``body["model"]`` too)."""
+        return self.match(body["messages"][-1]["content"])
+
     def match(self, prompt: str) -> dict[str, Any]:
         for exchange in self.exchanges:
             if all(part in prompt for part in exchange["match"]):
@@ -84,7 +89,7 @@ class _Handler(BaseHTTPRequestHandler):
             fixture.active += 1
             fixture.max_active = max(fixture.max_active, fixture.active)
         try:
-            exchange = fixture.match(body["messages"][-1]["content"])
+            exchange = fixture.exchange(body)
             time.sleep(fixture.delay_s + exchange.get("delay_s", 0.0))
         finally:
             # Before the answer is written: the client cannot send its next request

@@ -92,6 +92,7 @@ def test_every_registry_is_nonempty_and_described() -> None:
         (EXTRACTORS, "extractor", ("extract",)),
         (TASKS, "tasks", ("derive", "qa")),
         (TASKS, "tasks", ("review", "export")),
+        (TASKS, "tasks", ("calibrate",)),
         (ENGINES, "engine", ("link",)),
         (ENGINES, "engine", ("verify",)),
         (ENGINES, "engine", ("run",)),
@@ -119,6 +120,7 @@ def test_ingest_help_names_every_source_with_its_path() -> None:
         (["ingest", "nope", "."], "omop"),
         (["extract", "--extractor", "nope", "omop", "."], "template"),
         (["derive", "qa", "--task", "nope", "-o", "out"], "diagnosis"),
+        (["calibrate", "qa", "--model", "m", "--task", "nope"], "diagnosis"),
         (["run", "run.toml", "--engine", "nope"], "'local', 'ray'"),
     ],
 )
