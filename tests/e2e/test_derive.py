@@ -28,6 +28,7 @@ from kgverify.cli import cli
 from kgverify.config import Settings
 from kgverify.derive import FactSheet, QAItem, Task, read_items
 from kgverify.derive.justify import Justifier, Outcome, Request
+from kgverify.derive.model import ContextFact
 from kgverify.derive.pages import QAJob, QAPage, QAPageWorker
 from kgverify.derive.qa import UNFIT, Candidate, DistractorScreen, candidates_for
 from kgverify.derive.records import PatientRecord, life_stage, patient_pages, read_records
@@ -838,3 +839,70 @@ def test_pages_of_any_size_screen_the_same_and_survive_transport(derived: Derive
     assert outcomes and all(o.admissible and o.build is None for o in outcomes)
     refused = Outcome(refused="a kind of a condition the patient has")
     assert not pickle.loads(pickle.dumps(refused)).admissible  # noqa: S301
+
+
+PEPTIC_ULCER = "UMLS:C0030920"
+OSTEOARTHRITIS = "SNOMEDCT:396275006"
+
+
+def test_planted_lure_kinds_and_their_counter_cases(derived: Derived, verifier: Verifier) -> None:
+    """On the real sample graph: a drug for the condition that a shown condition
+    contraindicates is a patient-specific lure, and the same drug is refused when the
+    question shows no such condition; a class's indication refuses a diagnosis distractor
+    (planted on the drug's class, not the drug); a condition seen in the cohort only at
+    another life stage is no option for this one."""
+    graph = derived.graph
+    ulcer = ContextFact(
+        fact_id="planted-fact", role="history", text="Peptic ulcer", concept_id=PEPTIC_ULCER
+    )
+    request = Request(
+        Task.TREATMENT, OSTEOARTHRITIS, CELECOXIB, [(OSTEOARTHRITIS, "treats")], [], [NAPROXEN]
+    )
+    refused = _judge(derived, verifier, request)
+    assert refused.refused and "near the item's" in refused.refused
+    request.shown = [ulcer]
+    lure = _judge(derived, verifier, request)
+    assert lure.admissible and lure.lure == "patient_specific"
+    (just,) = lure.justifications
+    assert just.rule == "treatment.contraindicated_for_patient"
+    assert just.set_of("record_facts") == ["planted-fact"]
+    assert any(e.type == "CONTRAINDICATED_FOR" and e.source for e in just.edges)
+    assert "Peptic ulcer" in just.reason and "wrong for this patient" in just.reason
+
+    # Diagnosis: celecoxib started; cystitis is admissible until celecoxib's class is said
+    # to treat it (the class, not the drug: a drug's own list is never complete).
+    klass = value(
+        graph,
+        "MATCH (:Concept {id: $d})-[:IS_A]->(k:Concept) RETURN k.id ORDER BY k.id LIMIT 1",
+        d=CELECOXIB,
+    )
+    cystitis = "SNOMEDCT:38822007"
+    diagnosis = Request(
+        Task.DIAGNOSIS, OSTEOARTHRITIS, OSTEOARTHRITIS, [(CELECOXIB, "treats")], [], [cystitis]
+    )
+    assert _judge(derived, verifier, diagnosis).admissible
+    try:
+        _plant(graph, klass, cystitis)
+        assert _judge(derived, verifier, diagnosis).refused == (
+            "a clue points near it (diagnosis.clues_elsewhere)"
+        )
+    finally:
+        _unplant(graph)
+
+    # Age fit: a concept the cohort has only at one life stage fits that stage alone.
+    screen = DistractorScreen(graph, verifier, derived.settings)
+    stages = ("child", "young adult", "middle-aged adult", "older adult")
+    concepts = [
+        row["id"]
+        for row in graph.run_adhoc(
+            "MATCH (:Patient)-[:HAS_FACT]->(:Fact {kind: 'condition'})-[:CODED_AS]->(c) "
+            "RETURN DISTINCT c.id AS id ORDER BY id",
+            {},
+        ).rows
+    ]
+    only = [(c, [s for s in stages if screen.fit.fits(c, None, s)]) for c in concepts]
+    confined = [(c, fit) for c, fit in only if len(fit) == 1]
+    assert confined, "some condition occurs at one life stage only in the sample"
+    for concept, (stage,) in confined:
+        assert all(not screen.fit.fits(concept, None, s) for s in stages if s != stage)
+    assert not screen.fit.fits("UMLS:C0000000-not-a-concept", None, None)
