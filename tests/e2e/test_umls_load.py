@@ -12,7 +12,7 @@ from kgverify.errors import LoadError
 from kgverify.graph import Graph
 from kgverify.graph.model import CODE_NAMESPACES
 from tests.conftest import SAMPLE
-from tests.e2e.helpers import edge, value
+from tests.e2e.helpers import edge, rows, value
 from tests.e2e.vocabulary_load import SampleRelease, loaded_fixture, loading_twice_changes_nothing
 
 pytestmark = pytest.mark.neo4j
@@ -60,6 +60,39 @@ def test_rel_direction_on_known_pairs(loaded: Graph) -> None:
     assert edge(loaded, "UMLS:C0020740", "CONTRAINDICATED_FOR", "UMLS:C0030920") is not None
     assert edge(loaded, "UMLS:C0011860", "HAS_MANIFESTATION", "UMLS:C0032617") is not None
     assert edge(loaded, "UMLS:C0032285", "FINDING_SITE", "UMLS:C0024109") is not None
+
+
+def test_atc_classes_carry_their_codes_on_every_level(loaded: Graph) -> None:
+    # Amoxicillin climbs IS_A through the ATC classes J01CA -> J01C -> J01 -> J; each class
+    # concept's ATC code is the code of the ATC concept its ATC atom maps to (the length of the
+    # code gives the level: 1, 3, 4, 5 characters = levels 1 to 4; 7 = level 5, the ingredient).
+    chain = rows(
+        loaded,
+        "MATCH p = (:Concept {id: 'UMLS:C0002645'})-[:IS_A*4]->(top:UMLS) "
+        "WHERE all(n IN tail(nodes(p)) "
+        "          WHERE (n)-[:MAPS_TO {sab: 'ATC'}]->(:Concept {vocab: 'ATC'})) "
+        "UNWIND tail(nodes(p)) AS c "
+        "MATCH (c)-[:MAPS_TO {sab: 'ATC'}]->(atc:Concept {vocab: 'ATC'}) "
+        "RETURN atc.id AS id, atc.code AS code, c.name AS name",
+    )
+    assert [r["code"] for r in chain] == ["J01CA", "J01C", "J01", "J"]
+    assert [r["id"] for r in chain] == ["ATC:J01CA", "ATC:J01C", "ATC:J01", "ATC:J"]
+    assert chain[2]["name"] == "ANTIBACTERIALS FOR SYSTEMIC USE"
+    assert chain[3]["name"] == "ANTIINFECTIVES FOR SYSTEMIC USE"
+    level5 = value(
+        loaded,
+        "MATCH (:Concept {id: 'UMLS:C0002645'})-[:MAPS_TO {sab: 'ATC'}]->(a) RETURN a.code",
+    )
+    assert level5 == "J01CA04"
+    # a documented cause (MTH due_to) and a label contraindication added for derivation
+    assert edge(loaded, "UMLS:C0027051", "DUE_TO", "UMLS:C0010054") is not None
+    assert edge(loaded, "UMLS:C0070166", "CONTRAINDICATED_FOR", "UMLS:C0030920") is not None
+    # an Eunomia ingredient placed in UMLS for derivation: diazepam, by its RxNorm code
+    diazepam = value(
+        loaded,
+        "MATCH (c:UMLS)-[:MAPS_TO {sab: 'RXNORM'}]->(:Concept {id: 'RXNORM:3322'}) RETURN c.id",
+    )
+    assert edge(loaded, diazepam, "MAY_TREAT", "UMLS:C0014544") is not None
 
 
 def test_names_types_and_mappings(loaded: Graph) -> None:

@@ -193,6 +193,12 @@ def build(out: Path) -> dict[str, Any]:
         for c, n in q("""select c.concept_code, count(*) from condition_occurrence o join concept c
         on c.concept_id=o.condition_concept_id group by 1""")
     }
+    eun_ingredients = {
+        c
+        for (c,) in q("""select distinct i.concept_code from drug_exposure e join concept_ancestor a
+        on a.descendant_concept_id = e.drug_concept_id join concept i on i.concept_id = a.ancestor_concept_id
+        where i.concept_class_id = 'Ingredient'""")
+    }
     eun_drug_freq = {
         c: n
         for c, n in q("""select c.concept_code, count(*) from drug_exposure o join concept c
@@ -1559,6 +1565,158 @@ def build(out: Path) -> dict[str, Any]:
     }
     assert set(drug_in) - _indicated == set(dd.NO_INDICATION), set(drug_in) - _indicated
 
+    # ================================================================= added for derivation (issue 33, part 5)
+    # A third wave, created after the drug classes: finalise() numbers its LUIs/SUIs and reserve_ids() its ATUIs/RUIs
+    # after theirs, so that every earlier identifier stays as it was.
+    late2_aui0 = aui_seq.n
+    late2_mrrel0 = len(umls_rels)
+
+    # Eunomia ingredients placed in UMLS for derivation: (rxcui, TUIs, ATC level-5 code, ATC atom string)
+    in_new: list[tuple[str, list[str], str, str]] = []
+    for line in dd.IN_UMLS_DERIVE.strip().splitlines():
+        rxcui, tuis, code, s_atc = (x.strip() for x in line.split("|"))
+        assert rxcui in rx_concepts and rx_concepts[rxcui].tty == "IN" and rxcui not in drug_in, (
+            rxcui
+        )
+        assert "RX:" + rxcui not in key2cui and rxcui in eun_ingredients, rxcui
+        assert re.fullmatch(r"[A-Z]\d\d[A-Z][A-Z]\d\d", code), code
+        in_new.append((rxcui, tuis.split(","), code, s_atc))
+    # ATC classes: levels 2 and 1 above every level-3 class, and levels 4 to 1 of the new ingredients' codes that
+    # the sample lacked; one synthetic CUI each, level 4 first, then 3, 2, 1, by code
+    all_l5 = [c for _, codes, _ in atc_in for c in codes] + [c for _, _, c, _ in in_new]
+    atc_new = sorted(
+        {c[:n] for c in all_l5 for n in (5, 4, 3, 1)} - set(atc_class_cui),
+        key=lambda c: (-len(c), c),
+    )
+    atc_names = dd.ATC_CLASS_UPPER | dd.ATC_CLASS_DERIVE
+    assert sorted(atc_new) == sorted(atc_names), set(atc_new) ^ set(atc_names)
+    assert not set(atc_names) & set(dd.ATC_CLASS)
+    for code in atc_new:
+        u = ucon("ATC:" + code, "", "SYN", ["T121"])
+        atom(u, "ATC", "PT", code, atc_names[code], scui=code)
+        atc_class_cui[code] = u.cui
+    late2_cuis = {atc_class_cui[c] for c in atc_new}
+    # the new ingredients: RXNORM IN atom and ATC atom (their MED-RT atoms come with their rows, below)
+    for rxcui, tuis, code, s_atc in in_new:
+        u = ucon("RX:" + rxcui, "", "SYN", tuis)
+        c = rx_concepts[rxcui]
+        atom(u, "RXNORM", "IN", rxcui, c.name, saui=c.atoms[0][0], scui=rxcui)
+        atc_atom[(rxcui, code)] = atom(u, "ATC", "RXN_PT", code, s_atc, scui=code)
+        late2_cuis.add(u.cui)
+    # hierarchy, as the levels below (row CUI1=child, REL=PAR, CUI2=parent, and the inverse): new ingredient ->
+    # level 4, new level 4 -> level 3, every level 3 -> level 2, every level 2 -> level 1
+    for rxcui, _, code, _ in in_new:
+        cu = key2cui["RX:" + rxcui]
+        a1, a2 = atc_atom[(rxcui, code)], atc_class_atom(code[:5])
+        mrrel(cu, a1, "PAR", atc_class_cui[code[:5]], a2, "", "ATC")
+        mrrel(atc_class_cui[code[:5]], a2, "CHD", cu, a1, "", "ATC")
+    every = sorted({c[:n] for c in all_l5 for n in (4, 3)})
+    for code in (
+        [c for c in atc_new if len(c) == 5]
+        + [c for c in every if len(c) == 4]
+        + [c for c in every if len(c) == 3]
+    ):
+        parent = code[: {5: 4, 4: 3, 3: 1}[len(code)]]
+        a1, a2 = atc_class_atom(code), atc_class_atom(parent)
+        mrrel(atc_class_cui[code], a1, "PAR", atc_class_cui[parent], a2, "", "ATC")
+        mrrel(atc_class_cui[parent], a2, "CHD", atc_class_cui[code], a1, "", "ATC")
+    drug_all = set(drug_in) | {r for r, _, _, _ in in_new}
+
+    # indications and contraindications for derivation (MED-RT), documented causes (MTH due_to)
+    _earlier_treat = set(dd.MAY_TREAT) | {(d, dis) for d, dis, _ in dd.MAY_TREAT_ADDED} | _ab_pairs
+    _treat_new = [(d, dis) for d, dis, _ in dd.MAY_TREAT_DERIVE]
+    assert len(set(_treat_new)) == len(_treat_new) and not set(_treat_new) & _earlier_treat
+    _prevent_new = [(d, dis) for d, dis, _ in dd.MAY_PREVENT_DERIVE]
+    _earlier_prevent = set(dd.MAY_PREVENT) | {(d, dis) for d, dis, _ in dd.MAY_PREVENT_ADDED}
+    assert len(set(_prevent_new)) == len(_prevent_new) and not set(_prevent_new) & _earlier_prevent
+    assert not set(_treat_new) & {(d, dis) for d, dis, _ in dd.NOT_MAY_TREAT}
+    _ci_all = set(dd.CONTRAINDICATED) | {(d, dis) for d, dis, _ in dd.CONTRAINDICATED_DERIVE}
+    assert len(_ci_all) == len(dd.CONTRAINDICATED) + len(dd.CONTRAINDICATED_DERIVE)
+    assert not _ci_all & (_earlier_treat | set(_treat_new)), _ci_all & (
+        _earlier_treat | set(_treat_new)
+    )
+    for d, dis in _treat_new + _prevent_new + [(d, dis) for d, dis, _ in dd.CONTRAINDICATED_DERIVE]:
+        assert d in drug_all and dis in key2cui, (d, dis)
+        assert key2cui[dis] != key2cui[ud.DIFF_AB["retire_key"]], (d, dis)
+    for d in sorted(
+        {d for d, _, _ in dd.MAY_TREAT_DERIVE + dd.MAY_PREVENT_DERIVE + dd.CONTRAINDICATED_DERIVE}
+        - set(medrt_nui),
+        key=int,
+    ):
+        nui = nui_seq()
+        medrt_nui[d] = nui
+        atom(umls_concepts[key2cui["RX:" + d]], "MED-RT", "PT", nui, rx_concepts[d].name, scui=nui)
+    for rel_f, rel_i, lst in [
+        ("may_treat", "may_be_treated_by", dd.MAY_TREAT_DERIVE),
+        ("may_prevent", "may_be_prevented_by", dd.MAY_PREVENT_DERIVE),
+    ]:
+        for d, dis, _ in lst:
+            du, su = umls_concepts[key2cui["RX:" + d]], umls_concepts[key2cui[dis]]
+            pair(du.cui, rel_f, su.cui, rel_i, "MED-RT", medrt_atom(du), disease_atom(su))
+    for d, dis, _ in dd.CONTRAINDICATED_DERIVE:
+        du, su = umls_concepts[key2cui["RX:" + d]], umls_concepts[key2cui[dis]]
+        pair(
+            su.cui,
+            "has_contraindicated_drug",
+            du.cui,
+            "contraindicated_with_disease",
+            "MED-RT",
+            disease_atom(su),
+            medrt_atom(du),
+        )
+    _due = [(o, c) for o, c, _ in dd.DUE_TO_DERIVE]
+    assert len(set(_due)) == len(_due) and not {(c, o) for o, c in _due} & set(_due)
+    for outcome, cause in _due:
+        assert outcome in sct_concepts and cause in sct_concepts, (outcome, cause)
+        pair(key2cui[outcome], "due_to", key2cui[cause], "cause_of", "MTH")
+
+    # Eunomia persons each added row bears on (README): a condition counts with the SNOMED concepts of its CUI and
+    # their descendants in the sample's SNOMED is-a; a drug by its RxNorm ingredient (Eunomia's CONCEPT_ANCESTOR)
+    def sct_below(key: str) -> list[str]:
+        found = {k for k in sct_concepts if key2cui.get(k) == key2cui[key]}
+        todo = sorted(found)
+        while todo:
+            k = todo.pop()
+            for c in sct_concepts.values():
+                if k in c.parents and c.id not in found:
+                    found.add(c.id)
+                    todo.append(c.id)
+        return sorted(found)
+
+    con = duckdb.connect(EUNOMIA_DB, read_only=True)
+    con.execute("""create temp table cond as select o.person_id, c.concept_code code, o.condition_start_date d
+        from condition_occurrence o join concept c on c.concept_id = o.condition_concept_id""")
+    con.execute("""create temp table expo as select e.person_id, i.concept_code ing, e.drug_exposure_start_date d
+        from drug_exposure e join concept_ancestor a on a.descendant_concept_id = e.drug_concept_id
+        join concept i on i.concept_id = a.ancestor_concept_id and i.concept_class_id = 'Ingredient'""")
+
+    def persons(sql: str, *params: Any) -> int:
+        found = con.execute(sql, list(params)).fetchone()
+        return int(found[0]) if found else 0
+
+    # may_treat: the drug started within 30 days of the condition's start; contraindication: the drug started on
+    # or after the condition's start (a patient with the condition given the drug); due_to: the cause first
+    # (or the same day), then the outcome
+    treated = """select count(distinct c.person_id) from cond c join expo e on e.person_id = c.person_id
+        and e.d between c.d and c.d + 30 where list_contains(?, c.code) and e.ing = ?"""
+    given = """select count(distinct c.person_id) from cond c join expo e on e.person_id = c.person_id
+        and e.d >= c.d where list_contains(?, c.code) and e.ing = ?"""
+    followed = """select count(distinct a.person_id) from cond a join cond b on b.person_id = a.person_id
+        and b.d >= a.d where list_contains(?, a.code) and list_contains(?, b.code)"""
+    eun_derive = {
+        "may_treat": [persons(treated, sct_below(dis), d) for d, dis, _ in dd.MAY_TREAT_DERIVE],
+        "may_prevent": [persons(treated, sct_below(dis), d) for d, dis, _ in dd.MAY_PREVENT_DERIVE],
+        "contraindicated": [
+            persons(given, sct_below(dis), d)
+            for d, dis in dd.CONTRAINDICATED + [(d, dis) for d, dis, _ in dd.CONTRAINDICATED_DERIVE]
+        ],
+        "due_to": [
+            persons(followed, sct_below(cause), sct_below(outcome))
+            for outcome, cause, _ in dd.DUE_TO_DERIVE
+        ],
+    }
+    con.close()
+
     # --- finalise MRCONSO: LUI/SUI/TS/STT/ISPREF
     lui_of: dict[str, str] = {}
     sui_of: dict[str, str] = {}
@@ -1588,17 +1746,20 @@ def build(out: Path) -> dict[str, Any]:
     ]
     # concept-specific preferred-name overrides (sab, tty, str)
 
-    def is_late(a: Row) -> bool:
-        return int(a["aui"][2:]) > late_aui0  # AUIs are 'A9' + the sequence number
+    def wave(a: Row) -> int:
+        """0: the earlier sample, 1: added with the drug classes, 2: added for derivation."""
+        n = int(a["aui"][2:])  # AUIs are 'A9' + the sequence number
+        return 0 if n <= late_aui0 else 1 if n <= late2_aui0 else 2
 
     def finalise(
         ucon_map: dict[str, UmlsConcept], override: dict[str, tuple[str, str, str]]
     ) -> None:
-        # LUIs/SUIs in atom order, those of the atoms added with the drug classes after all others
-        for late in (False, True):
+        # LUIs/SUIs in atom order, those of the atoms added with the drug classes after all others, and those added
+        # for derivation after them
+        for w in (0, 1, 2):
             for u in ucon_map.values():
                 for a in u.atoms:
-                    if is_late(a) == late:
+                    if wave(a) == w:
                         a["lui"] = lui_of.setdefault(norm(a["str"]), lui_seq())
                         a["sui"] = sui_of.setdefault(a["str"], sui_seq())
         for u in ucon_map.values():
@@ -1872,9 +2033,10 @@ def build(out: Path) -> dict[str, Any]:
     ]
     mrcui = [rrf([retired, "2025AB", "DEL", "", "", "", "N"])]
     # ids numbered on first use: those of the earlier sample (2025AA, then the 2025AB additions) first, then the drug classes'
-    reserve_ids(umls_concepts, umls_rels[:late_mrrel0], set(umls_concepts) - late_cuis)
+    reserve_ids(umls_concepts, umls_rels[:late_mrrel0], set(umls_concepts) - late_cuis - late2_cuis)
     reserve_ids(ucon2, ab_added_rows, set(), defs=False)
-    reserve_ids(umls_concepts, umls_rels[late_mrrel0:], late_cuis, defs=False)
+    reserve_ids(umls_concepts, umls_rels[late_mrrel0:late2_mrrel0], late_cuis, defs=False)
+    reserve_ids(umls_concepts, umls_rels[late2_mrrel0:], late2_cuis, defs=False)
     write_umls(
         os.path.join(out, "umls"), "2025AA", umls_concepts, umls_rels, {"release.dat": release_aa}
     )
@@ -1918,6 +2080,7 @@ def build(out: Path) -> dict[str, Any]:
         obsolete_rx=dd.OBSOLETE_RX,
         retired_sct=[r[0] for r in sd.RETIRED],
         inactive_rels_base=[r["id"] for r in sct_rels if not r["active"]],
+        eun_derive=eun_derive,
     )
     # Through JSON, as the README writer has always read it (tuples as lists, sorted keys).
     loaded: dict[str, Any] = json.loads(json.dumps(manifest, sort_keys=True))

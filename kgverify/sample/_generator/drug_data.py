@@ -665,3 +665,303 @@ NO_INDICATION = {
     "48203": "clavulanate: a beta-lactamase inhibitor with no indication of its own; it is given only with amoxicillin, "
     "whose indications carry the combination",
 }
+
+# ---------------- added for derivation (issue 33, part 5) ----------------
+# Emitted after everything above (a third wave: its CUIs, AUIs, LUIs, SUIs, RUIs, ATUIs and NUIs are numbered after
+# every earlier one), so that the identifiers of the earlier sample stay as they were.
+#
+# ATC levels 1 and 2: the WHO names of the anatomical main groups (level 1, one letter) and therapeutic subgroups
+# (level 2, three characters) above the level-3 classes of ATC_CLASS (WHO ATC/DDD index, stated from knowledge).
+# Several level-2 names equal their only level-3 child's name, as in ATC itself (B01/B01A, A09/A09A, C07/C07A,
+# G04/G04B, L04/L04A, N03/N03A, R06/R06A).
+ATC_CLASS_UPPER = {
+    "A": "ALIMENTARY TRACT AND METABOLISM",
+    "A02": "DRUGS FOR ACID RELATED DISORDERS",
+    "A09": "DIGESTIVES, INCL. ENZYMES",
+    "A10": "DRUGS USED IN DIABETES",
+    "B": "BLOOD AND BLOOD FORMING ORGANS",
+    "B01": "ANTITHROMBOTIC AGENTS",
+    "B03": "ANTIANEMIC PREPARATIONS",
+    "C": "CARDIOVASCULAR SYSTEM",
+    "C01": "CARDIAC THERAPY",
+    "C03": "DIURETICS",
+    "C07": "BETA BLOCKING AGENTS",
+    "C08": "CALCIUM CHANNEL BLOCKERS",
+    "C09": "AGENTS ACTING ON THE RENIN-ANGIOTENSIN SYSTEM",
+    "C10": "LIPID MODIFYING AGENTS",
+    "D": "DERMATOLOGICALS",
+    "D07": "CORTICOSTEROIDS, DERMATOLOGICAL PREPARATIONS",
+    "G": "GENITO URINARY SYSTEM AND SEX HORMONES",
+    "G04": "UROLOGICALS",
+    "H": "SYSTEMIC HORMONAL PREPARATIONS, EXCL. SEX HORMONES AND INSULINS",
+    "H02": "CORTICOSTEROIDS FOR SYSTEMIC USE",
+    "H03": "THYROID THERAPY",
+    "J": "ANTIINFECTIVES FOR SYSTEMIC USE",
+    "J01": "ANTIBACTERIALS FOR SYSTEMIC USE",
+    "L": "ANTINEOPLASTIC AND IMMUNOMODULATING AGENTS",
+    "L04": "IMMUNOSUPPRESSANTS",
+    "M": "MUSCULO-SKELETAL SYSTEM",
+    "M01": "ANTIINFLAMMATORY AND ANTIRHEUMATIC PRODUCTS",
+    "M05": "DRUGS FOR TREATMENT OF BONE DISEASES",
+    "N": "NERVOUS SYSTEM",
+    "N02": "ANALGESICS",
+    "N03": "ANTIEPILEPTICS",
+    "N06": "PSYCHOANALEPTICS",
+    "R": "RESPIRATORY SYSTEM",
+    "R01": "NASAL PREPARATIONS",
+    "R03": "DRUGS FOR OBSTRUCTIVE AIRWAY DISEASES",
+    "R05": "COUGH AND COLD PREPARATIONS",
+    "R06": "ANTIHISTAMINES FOR SYSTEMIC USE",
+}
+
+# Labelled indications (US prescribing information, stated from knowledge) of the sample's ingredients for the
+# sample's diseases that Eunomia patients have, missing so far (and of the ingredients of IN_UMLS_DERIVE, below).  MED-RT may_treat rows like the others, at ingredient
+# level (no class-level indication: MED-RT attaches indications to ingredients).  Never on a parent of a deliberate
+# false pair's disease (Sinusitis, Pharyngitis, Bronchitis ...): the `ancestor` rule would carry it down to the false
+# pair.  (ingredient rxcui, SNOMED key, why)
+MAY_TREAT_DERIVE = [
+    (
+        "7980",
+        "65363002",
+        "penicillin G: pneumococcal infections of the respiratory tract including otitis media (penicillin G "
+        "benzathine/procaine label)",
+    ),
+    (
+        "7980",
+        "233604007",
+        "penicillin G: pneumonia due to susceptible streptococci and pneumococci (label)",
+    ),
+    (
+        "723",
+        "68566005",
+        "amoxicillin: infections of the genitourinary tract due to E. coli, P. mirabilis, E. faecalis (label)",
+    ),
+    ("2194", "68566005", "cefuroxime: uncomplicated urinary tract infections (label)"),
+    (
+        "2194",
+        "233604007",
+        "cefuroxime: lower respiratory tract infections including pneumonia (label)",
+    ),
+    (
+        "2176",
+        "68566005",
+        "cefaclor: urinary tract infections, including pyelonephritis and cystitis (label)",
+    ),
+    ("2176", "38822007", "cefaclor: urinary tract infections, including cystitis (label)"),
+    ("2176", "45816000", "cefaclor: urinary tract infections, including pyelonephritis (label)"),
+    (
+        "2176",
+        "233604007",
+        "cefaclor: lower respiratory tract infections, including pneumonia (label)",
+    ),
+    (
+        "2176",
+        "43878008",
+        "cefaclor: pharyngitis and tonsillitis caused by Streptococcus pyogenes (label)",
+    ),
+    (
+        "36567",
+        "53741008",
+        "simvastatin: reduces CHD death, non-fatal MI and revascularization in adults with established coronary heart "
+        "disease (label)",
+    ),
+    (
+        "83367",
+        "53741008",
+        "atorvastatin: reduces MI, stroke, revascularization and angina in adults with clinically evident coronary "
+        "heart disease (label)",
+    ),
+    (
+        "5492",
+        "241929008",
+        "hydrocortisone: severe allergic states, drug hypersensitivity reactions, anaphylaxis adjunct (systemic, label)",
+    ),
+    ("5492", "195967001", "hydrocortisone: bronchial asthma (allergic states, systemic, label)"),
+    (
+        "8640",
+        "61582004",
+        "prednisone: seasonal or perennial allergic rhinitis (allergic states, label)",
+    ),
+    ("20610", "61582004", "cetirizine: seasonal and perennial allergic rhinitis (label)"),
+    (
+        "36117",
+        "87433001",
+        "salmeterol: bronchospasm of COPD, including emphysema and chronic bronchitis (label)",
+    ),
+    # ingredients placed in UMLS for derivation (IN_UMLS_DERIVE)
+    (
+        "3322",
+        "84757009",
+        "diazepam: adjunctively in convulsive disorders (tablets); status epilepticus and bouts of increased seizure "
+        "activity in epilepsy (injection, rectal gel) (label)",
+    ),
+    (
+        "1223",
+        "410429000",
+        "atropine: bradyasystolic cardiac arrest (injection label; no longer recommended routinely by the AHA ACLS "
+        "guidelines since 2010)",
+    ),
+    (
+        "2400",
+        "61582004",
+        "chlorpheniramine: hay fever and other upper respiratory allergies (OTC label)",
+    ),
+    (
+        "3008",
+        "69896004",
+        "cyclosporine: severe active rheumatoid arthritis not adequately responsive to methotrexate (modified, label)",
+    ),
+    (
+        "10318",
+        "26929004",
+        "tacrine: mild to moderate dementia of the Alzheimer's type (label; withdrawn from the US market in 2013)",
+    ),
+]
+
+# Preventive indications (label), as MED-RT may_prevent rows; for ingredients placed in UMLS for derivation
+MAY_PREVENT_DERIVE = [
+    (
+        "26225",
+        "422587007",
+        "ondansetron: prevention of postoperative and chemotherapy-induced nausea (label)",
+    ),
+    (
+        "26225",
+        "422400008",
+        "ondansetron: prevention of postoperative and chemotherapy-induced vomiting (label)",
+    ),
+]
+
+# Contraindications (disease has_contraindicated_drug drug): (ingredient rxcui, SNOMED key, why).  Renal ones whose
+# label names severe or significant renal impairment sit on Chronic kidney disease stage 5 (which CKD stage 1 is not:
+# the `ancestor` rule would carry a row on Chronic kidney disease down to stage 1); cyclosporine's label names any
+# abnormal renal function.
+CONTRAINDICATED_DERIVE = [
+    (
+        "140587",
+        "13200003",
+        "celecoxib: active peptic ulceration (EU SmPC contraindication; US boxed warning, GI ulceration and bleeding)",
+    ),
+    (
+        "140587",
+        "74474003",
+        "celecoxib: active gastrointestinal bleeding (EU SmPC contraindication; US boxed warning)",
+    ),
+    (
+        "5640",
+        "74474003",
+        "ibuprofen: active gastrointestinal bleeding (EU SmPC contraindication; US boxed warning)",
+    ),
+    (
+        "7258",
+        "74474003",
+        "naproxen: active gastrointestinal bleeding (EU SmPC contraindication; US boxed warning)",
+    ),
+    (
+        "3355",
+        "74474003",
+        "diclofenac: active gastrointestinal bleeding (EU SmPC contraindication; US boxed warning)",
+    ),
+    (
+        "3355",
+        "433146000",
+        "diclofenac: severe renal failure (EU SmPC contraindication; US: not recommended in advanced renal disease)",
+    ),
+    (
+        "140587",
+        "433146000",
+        "celecoxib: severe renal impairment (EU SmPC contraindication; US: not recommended in severe renal "
+        "insufficiency)",
+    ),
+    ("5224", "74474003", "heparin: uncontrolled active bleeding (label contraindication)"),
+    ("8410", "74474003", "alteplase: active internal bleeding (label contraindication)"),
+    (
+        "11289",
+        "13200003",
+        "warfarin: bleeding tendencies associated with active ulceration of the gastrointestinal tract (label "
+        "contraindication)",
+    ),
+    (
+        "32968",
+        "13200003",
+        "clopidogrel: active pathological bleeding such as peptic ulcer (label contraindication)",
+    ),
+    (
+        "7454",
+        "433146000",
+        "nitrofurantoin: anuria, oliguria or significant impairment of renal function, creatinine clearance under "
+        "60 mL/min (label contraindication)",
+    ),
+    ("8120", "433146000", "phenazopyridine: renal insufficiency (label contraindication)"),
+    # ingredients placed in UMLS for derivation (IN_UMLS_DERIVE)
+    (
+        "3008",
+        "709044004",
+        "cyclosporine: rheumatoid arthritis or psoriasis patients with abnormal renal function (modified, label)",
+    ),
+]
+
+# Documented causes among the sample's diseases, for prognosis (`leads_to`): the outcome is due to the cause.  MRREL
+# rows SAB=MTH, RELA due_to / cause_of, both directions, STYPE CUI and no AUIs, like the has_manifestation rows: a
+# sample assertion (real UMLS carries due_to from SNOMED CT, whose concepts state a cause only when it defines them).
+# A row names a documented cause, not the only one.  Each pair occurs in this order in Eunomia (same person, the cause
+# first or the same day).  (outcome SNOMED key, cause SNOMED key, why)
+DUE_TO_DERIVE = [
+    (
+        "22298006",
+        "53741008",
+        "myocardial infarction: atherosclerotic plaque rupture in a coronary artery",
+    ),
+    (
+        "410429000",
+        "53741008",
+        "cardiac arrest: coronary artery disease, the commonest cause of sudden cardiac arrest",
+    ),
+    ("230690007", "49436004", "stroke: cardioembolism from atrial fibrillation"),
+    (
+        "65275009",
+        "235919008",
+        "acute cholecystitis: gallstones obstructing the cystic duct (calculous cholecystitis)",
+    ),
+    (
+        "698754002",
+        "1734006",
+        "chronic paralysis due to lesion of spinal cord: spinal cord injury with vertebral fracture",
+    ),
+    ("74474003", "13200003", "gastrointestinal hemorrhage: bleeding peptic ulcer"),
+    ("74474003", "16761005", "gastrointestinal hemorrhage: erosive esophagitis"),
+    ("74474003", "424802006", "gastrointestinal hemorrhage: bleeding angiodysplasia"),
+    ("74474003", "397881000", "gastrointestinal hemorrhage: diverticular bleeding"),
+    (
+        "74474003",
+        "64766004",
+        "gastrointestinal hemorrhage: ulcerative colitis (bloody diarrhoea, rectal bleeding)",
+    ),
+    ("359817006", "64859006", "hip fracture: osteoporotic fragility fracture"),
+]
+
+# Eunomia ingredients that were only in the RxNorm sample and have a labelled indication for a disease of the sample:
+# placed in UMLS here (synthetic CUIs, an RXNORM IN atom, a MED-RT atom, an ATC atom and class chain like the others;
+# no MeSH atom).  rxcui | TUIs | ATC level-5 code | string of the ATC atom
+IN_UMLS_DERIVE = r"""
+3322 | T109,T121 | N05BA01 | diazepam
+1223 | T109,T121 | A03BA01 | atropine
+2400 | T109,T121 | R06AB04 | chlorpheniramine
+26225 | T109,T121 | A04AA01 | ondansetron
+3008 | T109,T121 | L04AD01 | cyclosporine
+10318 | T109,T121 | N06DA01 | tacrine
+"""
+# WHO names of the ATC classes (levels 2 to 4) that only these ingredients use
+ATC_CLASS_DERIVE = {
+    "A03": "DRUGS FOR FUNCTIONAL GASTROINTESTINAL DISORDERS",
+    "A03B": "BELLADONNA AND DERIVATIVES, PLAIN",
+    "A03BA": "Belladonna alkaloids, tertiary amines",
+    "A04": "ANTIEMETICS AND ANTINAUSEANTS",
+    "A04A": "ANTIEMETICS AND ANTINAUSEANTS",
+    "A04AA": "Serotonin (5HT3) antagonists",
+    "L04AD": "Calcineurin inhibitors",
+    "N05": "PSYCHOLEPTICS",
+    "N05B": "ANXIOLYTICS",
+    "N05BA": "Benzodiazepine derivatives",
+    "R06AB": "Substituted alkylamines",
+}

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import collections
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -244,10 +245,13 @@ def write_readme(out: Path, manifest: dict[str, Any]) -> None:
         "Sources of the UMLS relations: SNOMEDCT_US (is-a and attributes, SRUI = the RF2 relationship id, RG = role group, "
         "STYPE SCUI), RXNORM (STYPE SCUI, SRUI = the RXNREL RUI), MED-RT (may_treat, may_prevent, has_contraindicated_drug; drug "
         "side = the MED-RT atom, disease side = the MSH atom or, where the concept has none, the SNOMEDCT_US atom), MTH "
-        "(has_manifestation and a few RO rows without RELA linking lab findings to LOINC tests; STYPE CUI, no AUIs), MSH "
+        "(has_manifestation, due_to / cause_of between a disease and a documented cause of it, and a few RO rows without RELA "
+        "linking lab findings to LOINC tests; STYPE CUI, no AUIs), MSH "
         "(RB/RN without RELA), MSHSPA/MSHFRE (SY translation_of / has_translation), ATC (PAR/CHD without RELA: ingredient -> "
-        'level-4 class -> level-3 class, STYPE SCUI, the ATC atoms on both sides; see "Drug classes (ATC)"). In real UMLS has_manifestation comes mostly '
-        "from OMIM, whose atoms are not in this sample, so the sample asserts it with SAB=MTH. RxNorm uses STYPE CUI with empty "
+        'level-4 class -> level-3 class -> level-2 class -> level-1 class, STYPE SCUI, the ATC atoms on both sides; see "Drug classes (ATC)"). '
+        "In real UMLS has_manifestation comes mostly "
+        "from OMIM, whose atoms are not in this sample, so the sample asserts it with SAB=MTH (and the due_to rows added for "
+        'derivation likewise, see "Indications, contraindications and ATC levels added for derivation"). RxNorm uses STYPE CUI with empty '
         "RXAUIs, as the real RXNREL does for RXNORM rows."
     )
     w("")
@@ -477,13 +481,19 @@ def write_readme(out: Path, manifest: dict[str, Any]) -> None:
     w("| ingredient | disease / finding |")
     w("|---|---|")
     by_drug: dict[str, list[str]] = collections.defaultdict(list)
-    for d, dis in dd.MAY_TREAT + [(d, dis) for d, dis, _ in dd.MAY_TREAT_ADDED]:
+    for d, dis in (
+        dd.MAY_TREAT
+        + [(d, dis) for d, dis, _ in dd.MAY_TREAT_ADDED]
+        + [(d, dis) for d, dis, _ in dd.MAY_TREAT_DERIVE]
+    ):
         by_drug[d].append(dis)
     added = {(d, dis) for d, dis, _ in dd.MAY_TREAT_ADDED + dd.MAY_PREVENT_ADDED}
+    derived = {(d, dis) for d, dis, _ in dd.MAY_TREAT_DERIVE + dd.CONTRAINDICATED_DERIVE}
     for d in sorted(by_drug, key=lambda x: rxn[x][1].lower()):
         names: list[str] = []
         for dis in by_drug[d]:
             label = cui_name(dis) + (" +" if (d, dis) in added else "")
+            label += " (d)" if (d, dis) in derived else ""
             if ("RX:" + d, dis) == ud.DIFF_AB["remove_may_treat"]:
                 label += " **(removed in 2025AB)**"
             names.append(label)
@@ -491,21 +501,34 @@ def write_readme(out: Path, manifest: dict[str, Any]) -> None:
     ad, adis = ud.DIFF_AB["add_may_treat"]
     w(f"| {rxn[ad[3:]][1]} ({ad[3:]}) | **2025AB only:** {cui_name(adis)} |")
     w("")
-    w('+ = added with the drug classes (see "Indications added with the drug classes").')
+    w(
+        '+ = added with the drug classes (see "Indications added with the drug classes"); (d) = added for derivation (see '
+        '"Indications, contraindications and ATC levels added for derivation").'
+    )
     w("")
     w("### may_prevent")
     w("")
     w("| ingredient | disease |")
     w("|---|---|")
-    for d, dis in dd.MAY_PREVENT + [(d, dis) for d, dis, _ in dd.MAY_PREVENT_ADDED]:
-        w(f"| {rxn[d][1]} ({d}) | {cui_name(dis)}" + (" +" if (d, dis) in added else "") + " |")
+    derived_prevent = {(d, dis) for d, dis, _ in dd.MAY_PREVENT_DERIVE}
+    for d, dis in (
+        dd.MAY_PREVENT
+        + [(d, dis) for d, dis, _ in dd.MAY_PREVENT_ADDED]
+        + [(d, dis) for d, dis, _ in dd.MAY_PREVENT_DERIVE]
+    ):
+        mark = " +" if (d, dis) in added else " (d)" if (d, dis) in derived_prevent else ""
+        w(f"| {rxn[d][1]} ({d}) | {cui_name(dis)}{mark} |")
     w("")
     w("### Contraindications (disease has_contraindicated_drug drug)")
     w("")
     w("| disease | contraindicated ingredient |")
     w("|---|---|")
-    for d, dis in dd.CONTRAINDICATED:
-        w(f"| {cui_name(dis)} | {rxn[d][1]} ({d}) |")
+    for d, dis in dd.CONTRAINDICATED + [(d, dis) for d, dis, _ in dd.CONTRAINDICATED_DERIVE]:
+        w(f"| {cui_name(dis)} | {rxn[d][1]} ({d})" + (" (d)" if (d, dis) in derived else "") + " |")
+    w("")
+    w(
+        '(d) = added for derivation (see "Indications, contraindications and ATC levels added for derivation").'
+    )
     w("")
     w("### Manifestations (disease has_manifestation finding; SAB=MTH)")
     w("")
@@ -604,10 +627,14 @@ def write_readme(out: Path, manifest: dict[str, Any]) -> None:
     w(
         "Every ingredient of the UMLS sample that has a WHO ATC code carries an ATC atom (SAB=ATC, TTY=RXN_PT, CODE = SCUI = the "
         "real level-5 code, STR = the RxNorm-normalized ingredient name, as UMLS ships ATC ingredient atoms) and is a child of its "
-        "level-4 class, itself a child of its level-3 class: MRREL rows SAB=ATC, REL=PAR/CHD, empty RELA, both directions "
-        "(`<ingredient> ... PAR <level 4>` and `<level 4> ... CHD <ingredient>`; `<level 4> ... PAR <level 3>` and inverse), "
-        "which the loader reads as `(ingredient)-[:IS_A]->(level 4)-[:IS_A]->(level 3)`. Both UMLS releases hold the same ATC "
-        "content. Levels 1 and 2 are not included."
+        "level-4 class, itself a child of its level-3 class, a child of its level-2 class (therapeutic subgroup), a child of its "
+        "level-1 class (anatomical main group): MRREL rows SAB=ATC, REL=PAR/CHD, empty RELA, both directions "
+        "(`<ingredient> ... PAR <level 4>` and `<level 4> ... CHD <ingredient>`; `<level 4> ... PAR <level 3>`, "
+        "`<level 3> ... PAR <level 2>`, `<level 2> ... PAR <level 1>` and their inverses), which the loader reads as "
+        "`(ingredient)-[:IS_A]->(level 4)-[:IS_A]->(level 3)-[:IS_A]->(level 2)-[:IS_A]->(level 1)`. Both UMLS releases hold "
+        "the same ATC content. Levels 1 and 2, and the classes of the ingredients placed in UMLS for derivation, were "
+        'added for derivation (their CUIs, atoms and rows are numbered after all others; see "Indications, '
+        'contraindications and ATC levels added for derivation").'
     )
     w("")
     w(
@@ -615,21 +642,37 @@ def write_readme(out: Path, manifest: dict[str, Any]) -> None:
         "ATC classes share a CUI with other sources' class concepts), an ATC atom TTY=PT (CODE = SCUI = the class code), semantic "
         "type T121 Pharmacologic Substance, no definition. Two classes share a name, as in ATC itself: R03BA and H02AB are both "
         '"Glucocorticoids" (and J01A/J01AA "TETRACYCLINES"/"Tetracyclines", C09A/C09AA "ACE INHIBITORS, PLAIN"/"ACE inhibitors, '
-        'plain" differ only in case).'
+        'plain" differ only in case); eight level-2 classes have the name of their only level-3 class (B01/B01A ANTITHROMBOTIC '
+        "AGENTS, A04/A04A, A09/A09A, C07/C07A, G04/G04B, L04/L04A, N03/N03A, R06/R06A), as in ATC itself, so the two atoms share "
+        "their LUI and SUI."
     )
     w("")
-    w("| ingredient | ATC level 5 | level 4 | level 3 |")
-    w("|---|---|---|---|")
+    w(
+        "In the graph, a class concept's ATC code is the `code` of the concept its ATC atom maps to: "
+        "`(c:UMLS)-[:MAPS_TO {sab: 'ATC'}]->(a:Concept {vocab: 'ATC'})`, `a.code` = `'J01'` and `a.id` = `'ATC:J01'` "
+        "(`c.code` is the CUI). The ingredient's own ATC atom maps it to its level-5 code the same way (`'ATC:J01CA04'`). "
+        "The level is the length of the code: 1, 3, 4, 5 and 7 characters are levels 1 to 5."
+    )
+    w("")
+    w("| ingredient | ATC level 5 | level 4 | level 3 | level 2 | level 1 |")
+    w("|---|---|---|---|---|---|")
     atc_rows = []
     for line in dd.ATC_IN.strip().splitlines():
         r, codes, _ = [x.strip() for x in line.split("|")]
         for c in codes.split(","):
             atc_rows.append((c, r))
+    for line in dd.IN_UMLS_DERIVE.strip().splitlines():
+        r, _, c, _ = [x.strip() for x in line.split("|")]
+        atc_rows.append((c, r))
+    atc_names = dd.ATC_CLASS | dd.ATC_CLASS_UPPER | dd.ATC_CLASS_DERIVE
+
+    def atc_cell(code: str) -> str:
+        return f"{code} {atc_names[code]} ({k2c['ATC:' + code]})"
+
     for c, r in sorted(atc_rows):
-        l4, l3 = c[:5], c[:4]
         w(
-            f"| {rxn[r][1]} ({r}, {k2c['RX:' + r]}) | {c} | {l4} {dd.ATC_CLASS[l4]} ({k2c['ATC:' + l4]}) | "
-            f"{l3} {dd.ATC_CLASS[l3]} ({k2c['ATC:' + l3]}) |"
+            f"| {rxn[r][1]} ({r}, {k2c['RX:' + r]}) | {c} | {atc_cell(c[:5])} | {atc_cell(c[:4])} | "
+            f"{atc_cell(c[:3])} | {atc_cell(c[:1])} |"
         )
     w("")
     for r, why in dd.ATC_NONE.items():
@@ -637,18 +680,20 @@ def write_readme(out: Path, manifest: dict[str, Any]) -> None:
     w("")
     members = collections.defaultdict(set)
     for c, r in atc_rows:
-        members[c[:5]].add(r)
-        members[c[:4]].add(r)
+        for n in (5, 4, 3, 1):
+            members[c[:n]].add(r)
     w(
         "Classes with more than one ingredient of the sample (the ingredients that share a class): "
         + "; ".join(
-            f"{k} {dd.ATC_CLASS[k]}: " + ", ".join(sorted(rxn[r][1] for r in v))
+            f"{k} {atc_names[k]}: " + ", ".join(sorted(rxn[r][1] for r in v))
             for k, v in sorted(members.items())
             if len(v) > 1
         )
         + "."
     )
     w("")
+
+    derivation_section(w, m, cui_name, rxn, k2c)
 
     w("## Eunomia coverage")
     w("")
@@ -720,7 +765,7 @@ def write_readme(out: Path, manifest: dict[str, Any]) -> None:
         "* UMLS files MRFILES, MRCOLS, MRRANK, MRSAT, MRHIER, MRXW_* are not included. MRSAB versions and contacts are illustrative."
     )
     w(
-        '* ATC: levels 3 to 5 only, no DDD attributes (MRSAT is not included); the class concepts have synthetic CUIs of their own (see "Drug classes (ATC)").'
+        '* ATC: levels 1 to 5, no DDD attributes (MRSAT is not included); the class concepts have synthetic CUIs of their own (see "Drug classes (ATC)").'
     )
     w("")
     w("## Regenerating")
@@ -753,3 +798,133 @@ def write_readme(out: Path, manifest: dict[str, Any]) -> None:
     w("headers. The main job ingests them and extracts candidate relations from them.")
     with open(os.path.join(root_dir, "README.md"), "w", encoding="utf-8", newline="\n") as readme:
         readme.write("\n".join(doc) + "\n")
+
+
+def derivation_section(
+    w: Callable[[str], None],
+    m: dict[str, Any],
+    cui_name: Callable[[str], str],
+    rxn: dict[str, list[str]],
+    k2c: dict[str, str],
+) -> None:
+    """The section on what was added for derivation (issue 33, part 5)."""
+    levels = collections.Counter(
+        len(k[4:]) for k in k2c if k.startswith("ATC:")
+    )  # class codes of 1, 3, 4, 5 characters
+    treat, contra, due = dd.MAY_TREAT_DERIVE, dd.CONTRAINDICATED_DERIVE, dd.DUE_TO_DERIVE
+    n_ci_old = len(dd.CONTRAINDICATED)
+    eun = m["eun_derive"]
+    w("## Indications, contraindications and ATC levels added for derivation")
+    w("")
+    w(
+        "Added so that QA items derived from the Eunomia patients can rest on labelled knowledge about their drugs and "
+        "conditions. Knowledge source, stated from knowledge (no database was downloaded): US FDA prescribing information "
+        "(indications and contraindications sections; where the US label states a risk as a boxed warning and the EU SmPC "
+        "as a contraindication, both are named), the WHO ATC/DDD index (class codes and names), and textbook causes for "
+        "the outcome links. The pairs were chosen from what Eunomia patients have: (drug ingredient, condition) pairs that "
+        "co-occur in CONDITION_OCCURRENCE and DRUG_EXPOSURE (same person, drug started on the day of the condition or "
+        "within 30 days) and condition -> later condition sequences (same person); only clinically true pairs were kept. "
+        "Everything is in both UMLS releases (2025AA and 2025AB); the SNOMED CT and RxNorm files are unchanged. Every "
+        "deliberate false pair and every release diff above is kept as it was, and no row sits on a parent of a false "
+        "pair's disease (the `ancestor` rule would carry it down). All of it is emitted after every earlier row, so "
+        "earlier identifiers are unchanged."
+    )
+    w("")
+    new_in = [line.split("|")[0].strip() for line in dd.IN_UMLS_DERIVE.strip().splitlines()]
+    added_classes = dd.ATC_CLASS_UPPER | dd.ATC_CLASS_DERIVE
+    new_levels = collections.Counter(len(c) for c in added_classes)
+    cuis = sorted(k2c["ATC:" + c] for c in added_classes)
+    prevent = dd.MAY_PREVENT_DERIVE
+    w(
+        f"* ATC classes, all levels: level 1 (anatomical main group) {levels[1]}, level 2 (therapeutic subgroup) "
+        f"{levels[3]}, level 3 {levels[4]}, level 4 {levels[5]}. New: every level-1 and level-2 class "
+        f"({new_levels[1]} and {new_levels[3]}), and {new_levels[4]} level-3 and {new_levels[5]} level-4 classes of "
+        f"the ingredients below ({len(added_classes)} classes, synthetic CUIs {cuis[0]} to {cuis[-1]}), with their "
+        "PAR/CHD rows (both directions): every level-3 class under its level-2 class, every level-2 class under its "
+        "level-1 class."
+    )
+    w(
+        f"* Ingredients placed in UMLS: {len(new_in)} Eunomia ingredients that were only in the RxNorm sample and have a "
+        "labelled indication for a disease of the sample: "
+        + ", ".join(f"{rxn[r][1]} ({r}, {k2c['RX:' + r]})" for r in new_in)
+        + ". Each has a synthetic CUI, an RXNORM IN atom (so it maps to the RxNorm concept), a MED-RT atom, an ATC "
+        "atom and its class chain; no MeSH atom, no RxNorm relation in MRREL."
+    )
+    w(
+        f"* may_treat (MED-RT): {len(treat)} pairs ({2 * len(treat)} MRREL rows); may_prevent: {len(prevent)} pairs "
+        f"({2 * len(prevent)} rows); all at ingredient level. No class-level indication was added: MED-RT states "
+        "indications on ingredients, and so does the sample."
+    )
+    w(
+        f"* Contraindications (MED-RT has_contraindicated_drug / contraindicated_with_disease): {len(contra)} pairs "
+        f"({2 * len(contra)} MRREL rows), {n_ci_old + len(contra)} in all."
+    )
+    w(
+        f"* Outcome links (MTH due_to / cause_of, read as `DUE_TO`, which supports `leads_to`): {len(due)} pairs "
+        f"({2 * len(due)} MRREL rows)."
+    )
+    w(
+        "* Drug-drug interactions: none. UMLS, SNOMED CT and RxNorm carry no drug-drug interaction relation, and the "
+        "graph model has no relationship type for one; none was added."
+    )
+    w(
+        "* Not covered: the other Eunomia ingredients that are only in the RxNorm sample (no UMLS concept, so no MED-RT "
+        "row): the opioids (hydrocodone, oxycodone, meperidine, morphine, fentanyl ...; their indication, pain, has no "
+        "concept in the sample), doxylamine, the contraceptive hormones, the anaesthetics and muscle relaxants, "
+        "tazobactam (only with piperacillin), lorazepam, ferrous fumarate (only as the inert tablets of a contraceptive "
+        "pack) and sodium chloride; "
+        "pregnancy, angioedema and myasthenia gravis are not in the sample, so the contraindications of ACE inhibitors "
+        "and fluoroquinolones on them are not stated."
+    )
+    w("")
+    w(
+        "Eunomia persons: how many patients the row bears on (a condition counts with its descendants in the sample)."
+    )
+    w("")
+    w("**may_treat** (Eunomia persons: the drug started within 30 days of the condition)")
+    w("")
+    w("| ingredient | disease | label indication | Eunomia persons |")
+    w("|---|---|---|---:|")
+    for (d, dis, why), n in zip(treat, eun["may_treat"], strict=True):
+        w(
+            f"| {rxn[d][1]} ({d}, {k2c['RX:' + d]}) | {cui_name(dis)} | {why.split(': ', 1)[1]} | {n} |"
+        )
+    w("")
+    w("**may_prevent**")
+    w("")
+    w("| ingredient | disease | label indication | Eunomia persons |")
+    w("|---|---|---|---:|")
+    for (d, dis, why), n in zip(prevent, eun["may_prevent"], strict=True):
+        w(
+            f"| {rxn[d][1]} ({d}, {k2c['RX:' + d]}) | {cui_name(dis)} | {why.split(': ', 1)[1]} | {n} |"
+        )
+    w("")
+    w(
+        "**Contraindications** (all of them; Eunomia persons: patients with the condition who were given the drug on or "
+        'after its start, mostly for something else, which is what makes a "wrong for this patient" item possible)'
+    )
+    w("")
+    w("| disease | contraindicated ingredient | label | Eunomia persons |")
+    w("|---|---|---|---:|")
+    why_of = {(d, dis): why.split(": ", 1)[1] for d, dis, why in contra}
+    for (d, dis), n in zip(
+        dd.CONTRAINDICATED + [(d, dis) for d, dis, _ in contra], eun["contraindicated"], strict=True
+    ):
+        note = why_of.get((d, dis), "(earlier sample)")
+        w(f"| {cui_name(dis)} | {rxn[d][1]} ({d}, {k2c['RX:' + d]}) | {note} | {n} |")
+    w("")
+    w(
+        "**Outcome links** (outcome due_to cause; Eunomia persons: the cause first, or the same day, then the outcome)"
+    )
+    w("")
+    w("| outcome | due to | mechanism | Eunomia persons |")
+    w("|---|---|---|---:|")
+    for (outcome, cause, why), n in zip(due, eun["due_to"], strict=True):
+        w(f"| {cui_name(outcome)} | {cui_name(cause)} | {why.split(': ', 1)[1]} | {n} |")
+    w("")
+    w(
+        "Earlier outcome edges that also serve `leads_to`: the SNOMED CT Due to attributes (Pathological fracture due to "
+        "osteoporosis, Diabetes mellitus due to cystic fibrosis, Female infertility due to cystic fibrosis, and Rupture "
+        "of appendix in 20250601) and every has_manifestation row (disease -> finding)."
+    )
+    w("")
