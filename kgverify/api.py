@@ -25,6 +25,7 @@ from kgverify.config import Settings
 from kgverify.errors import ConfigError
 from kgverify.graph.driver import AdhocResult, Graph
 from kgverify.jsonl import partial_path
+from kgverify.outputs import make_dirs
 from kgverify.rows import RejectedRow, RejectSink, open_private, private_dir
 
 if TYPE_CHECKING:
@@ -993,7 +994,7 @@ def sample_dialogues(out: Path | None = None, *, settings: Settings | None = Non
 
     settings = settings or Settings()
     out = out or settings.cache_dir / "sample" / "dialogues.jsonl"
-    out.parent.mkdir(parents=True, exist_ok=True)
+    make_dirs(out.parent)
     shipped = read_sample(sample_path("dialogues", "dialogues.jsonl"))
     write_dialogues(resolve(shipped, settings.salt()), out)
     return out
@@ -1162,7 +1163,7 @@ def _file_run(relations: Path, out: Path, rejects_path: Path | None) -> Iterator
     """
     if not relations.is_file():
         raise ConfigError(f"no such relations file: {relations}")
-    out.parent.mkdir(parents=True, exist_ok=True)
+    make_dirs(out.parent)
     run = _FileRun(relations, out, rejects_path)
     try:
         yield run

@@ -140,6 +140,12 @@ class _Group(click.Group):
         except KgverifyError as exc:
             click.echo(f"error: {exc}", err=True)
             ctx.exit(exc.exit_code)
+        except OSError as exc:
+            if exc.filename is None:
+                raise  # not about a path: a bug, its traceback is wanted
+            # A path the command could not read or write that no check caught first.
+            click.echo(f"error: {exc.filename}: {exc.strerror or exc}", err=True)
+            ctx.exit(2)
         except KeyboardInterrupt:
             click.echo("error: interrupted; rerun the same command to finish", err=True)
             ctx.exit(130)
@@ -1825,14 +1831,22 @@ def print_delimited(rows: list[dict[str, Any]], delimiter: str, header: list[str
         writer.writerow([_flat_cell(v) for v in row.values()])
 
 
+def _spreadsheet_cell(value: Any, text: str) -> str:
+    """``text`` (a value's cell) quoted where a spreadsheet would run it as a formula; a
+    number stays a number (``-1`` is no formula)."""
+    from kgverify.outputs import safe_cell
+
+    return text if isinstance(value, int | float) else safe_cell(text)
+
+
 def _flat_cell(value: Any) -> str:
     if value is None:
         return ""
     if isinstance(value, list) and not any(isinstance(v, dict | list) for v in value):
-        return "; ".join(str(v) for v in value)
+        return _spreadsheet_cell(value, "; ".join(str(v) for v in value))
     if isinstance(value, dict | list):
         return json.dumps(value, default=str)
-    return str(value)
+    return _spreadsheet_cell(value, str(value))
 
 
 def print_lineage(lin: Any) -> None:
@@ -2085,9 +2099,10 @@ def prov_command(item: str, fmt: str, out: Path | None, as_json: bool) -> None:
     if out is None:
         emit({**report, "document": text}, as_json, lambda: click.echo(text))
         return
-    out.parent.mkdir(parents=True, exist_ok=True)
+    from kgverify.outputs import write_private
+
     partial = out.with_name(out.name + ".partial")
-    partial.write_text(text, encoding="utf-8")
+    write_private(partial, text)  # the lineage names patients
     partial.replace(out)
     emit(
         report,
@@ -2333,7 +2348,9 @@ def cypher_command(
         out = csv.writer(sys.stdout, lineterminator="\n")
         out.writerow(result.columns)
         for row in result.rows:
-            out.writerow([_cypher_text(row.get(c)) for c in result.columns])
+            out.writerow(
+                [_spreadsheet_cell(row.get(c), _cypher_text(row.get(c))) for c in result.columns]
+            )
         if more:
             click.echo(f"note: {len(result.rows)} rows{more}", err=True)
     else:

@@ -29,6 +29,10 @@ class TransactionMemoryError(KgverifyError):
     """A statement needed more transaction memory than the Neo4j server allows."""
 
 
+class OutputError(KgverifyError):
+    """An output path that cannot be written (under a regular file, a read-only folder)."""
+
+
 class ServerError(KgverifyError):
     """The local Neo4j server could not be built, started or stopped."""
 

@@ -7,11 +7,14 @@ location. Every line is decoded on its own, so one byte that is not UTF-8 costs 
 from __future__ import annotations
 
 import gzip
+import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO, Literal, NamedTuple, TypeVar, cast
+from typing import IO, Any, Literal, NamedTuple, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
+
+from kgverify.outputs import private_file
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -26,7 +29,10 @@ class BadLine(NamedTuple):
 
 
 def open_text(path: Path, mode: Literal["rt", "wt"]) -> IO[str]:
-    """Open a text file, through gzip for ``.gz``."""
+    """Open a text file, through gzip for ``.gz``; one written is owner-only (0600, its
+    missing folders 0700: :mod:`kgverify.outputs`)."""
+    if mode == "wt":
+        private_file(path)
     if path.suffix == ".gz":
         return gzip.open(path, mode, encoding="utf-8")
     return path.open(mode[0], encoding="utf-8")
@@ -90,6 +96,20 @@ def read_models_or_rejects(path: Path, model: type[M]) -> Iterator[M | BadLine]:
             yield model.model_validate_json(text)
         except ValidationError as exc:
             yield BadLine(number, reason_of(exc), text)
+
+
+def loads_line(text: str | bytes) -> Any:
+    """One line's (or document's) JSON value; a ValueError with a one-line reason when it
+    is not JSON, nested too deeply included: the standard parser recurses once a level and
+    would raise RecursionError, which is no reason to stop a whole run."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"invalid JSON: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"invalid UTF-8: byte {exc.start}") from None
+    except RecursionError:
+        raise ValueError("invalid JSON: nested too deeply") from None
 
 
 def reason_of(exc: ValidationError) -> str:

@@ -10,12 +10,22 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 from collections import Counter
 from pathlib import Path
 from typing import IO
 
 from pydantic import BaseModel, Field
+
+from kgverify.outputs import open_private
+
+__all__ = [
+    "FileReport",
+    "RejectSink",
+    "RejectedRow",
+    "Tally",
+    "open_private",
+    "private_dir",
+]
 
 
 class RejectedRow(BaseModel):
@@ -85,17 +95,6 @@ def private_dir(path: Path) -> Path:
     path.mkdir(mode=0o700, parents=True, exist_ok=True)
     os.chmod(path, 0o700)
     return path
-
-
-def open_private(path: Path) -> IO[str]:
-    """Open ``path`` for writing, owner-only whatever the umask: rejected rows are raw
-    source rows (person ids, birth dates). A folder made here is 0700, the file 0600."""
-    if not path.parent.is_dir():
-        private_dir(path.parent)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    if stat.S_ISREG(os.fstat(fd).st_mode):
-        os.fchmod(fd, 0o600)  # a file left by an earlier run keeps its mode otherwise
-    return os.fdopen(fd, "w", encoding="utf-8")
 
 
 class RejectSink:

@@ -2,7 +2,7 @@
 
 An audit query's header declares each parameter as ``// @param name: type[ = default]:
 meaning`` with type ``str``, ``int``, ``float`` or ``bool``; a parameter with a default is
-optional (``null`` means "no filter"). Two phrases in the meaning are checked too:
+optional (``null`` means "no filter"). Three phrases in the meaning are checked too:
 
 * ``one of a, b, c`` (or ``one of RelType``, ``one of VerdictKind``, ``one of Predicate``:
   the model's list) names the allowed values; a value is matched case-insensitively and
@@ -10,7 +10,9 @@ optional (``null`` means "no filter"). Two phrases in the meaning are checked to
   refused with the list;
 * ``existing item`` (``assertion``, ``concept``, ``rule``, ``run``, ``dialogue``) says the
   value is an id the graph must hold: before the query runs, ``lookup/exists`` asks, and an
-  unknown id is "no such item: X" rather than an empty answer.
+  unknown id is "no such item: X" rather than an empty answer;
+* ``(at least N)`` bounds a number from below (``limit``: a negative one is refused with
+  one line here, not by the server in the middle of a run).
 
 ``kgverify audit NAME --param key=value`` and :func:`run_audit` check and convert values
 against that declaration, so the files stay the one place that documents them.
@@ -40,6 +42,7 @@ _TRUE = {"true", "yes", "1"}
 _FALSE = {"false", "no", "0"}
 _ONE_OF = re.compile(r"\bone of ([^():;]+)")
 _EXISTING = re.compile(r"\bexisting (item|assertion|concept|rule|run|dialogue)\b")
+_AT_LEAST = re.compile(r"\(at least (-?\d+)\)")
 # Lists a header may name instead of spelling them out: the model's own enumerations.
 MODEL_LISTS: dict[str, list[str]] = {
     "RelType": [t.value for t in RelType],
@@ -56,6 +59,7 @@ class AuditParam(BaseModel):
     description: str
     choices: list[str] | None = None
     names: str | None = None  # item, assertion, concept, rule, run, dialogue: must exist
+    minimum: int | None = None  # "(at least N)": the lowest value a number may have
 
 
 class Audit(BaseModel):
@@ -121,6 +125,7 @@ def get_audit(name: str) -> Audit:
             raise QueryError(f"{full}: parameter {pname} has no type (str, int, float, bool)")
         kind, default, description = m.group(1), m.group(2), m.group(3)
         existing = _EXISTING.search(description)
+        at_least = _AT_LEAST.search(description)
         params.append(
             AuditParam(
                 name=pname,
@@ -130,6 +135,7 @@ def get_audit(name: str) -> Audit:
                 description=description.strip(),
                 choices=_choices(description),
                 names=existing.group(1) if existing else None,
+                minimum=int(at_least.group(1)) if at_least else None,
             )
         )
     return Audit(
@@ -165,6 +171,13 @@ def audit_params(audit: Audit, given: dict[str, Any]) -> dict[str, Any]:
         value = given[p.name]
         where = f"audit {audit.name} {p.name}"
         value = _convert(p.type, value, where) if isinstance(value, str) else value
+        if (
+            p.minimum is not None
+            and isinstance(value, int | float)
+            and not isinstance(value, bool)
+            and value < p.minimum
+        ):
+            raise ConfigError(f"{where}: must be at least {p.minimum}, got {value}")
         out[p.name] = _choose(p, value, where)
     return out
 

@@ -22,6 +22,7 @@ from kgverify.audit.catalog import run_audit
 from kgverify.derive.model import DistractorCheck, DistractorWhy, Option
 from kgverify.errors import ConfigError
 from kgverify.graph.driver import Graph
+from kgverify.outputs import private_file
 from kgverify.verify.assertion import LineageAssertion as LineageAssertion
 from kgverify.verify.assertion import LineageConcept as LineageConcept
 from kgverify.verify.assertion import LineageEdge as LineageEdge
@@ -125,8 +126,7 @@ def write_graphml(g: nx.DiGraph[str], path: str | Path) -> None:
     for a, b, attrs in g.edges(data=True):
         safe.add_edge(a, b, **{k: _graphml_value(v) for k, v in attrs.items()})
     out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    partial = out.with_name(out.name + ".partial")
+    partial = private_file(out.with_name(out.name + ".partial"))
     nx.write_graphml(safe, partial)
     partial.replace(out)
 

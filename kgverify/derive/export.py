@@ -20,15 +20,17 @@ from kgverify.__about__ import __version__
 from kgverify.derive.model import DeriveReport, QAItem, Task
 from kgverify.derive.qa import SPLITS
 from kgverify.graph.driver import Graph, batched
+from kgverify.outputs import make_dir, make_dirs, open_private, write_private
 from kgverify.verify.verifier import refusal_kind
 
 
 @contextmanager
 def partial_dir(out: Path) -> Iterator[Path]:
-    """A fresh ``OUT.partial`` folder, renamed to ``out`` (replacing it) on success."""
+    """A fresh, owner-only ``OUT.partial`` folder, renamed to ``out`` (replacing it) on
+    success."""
     partial = out.with_name(out.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
-    partial.mkdir(parents=True)
+    make_dir(partial)
     try:
         yield partial
     except BaseException:
@@ -39,7 +41,7 @@ def partial_dir(out: Path) -> Iterator[Path]:
 
 
 def write_schema(model: type[BaseModel], path: Path) -> None:
-    path.write_text(json.dumps(model.model_json_schema(), indent=2, sort_keys=True) + "\n")
+    write_private(path, json.dumps(model.model_json_schema(), indent=2, sort_keys=True) + "\n")
 
 
 @dataclass(frozen=True)
@@ -258,13 +260,13 @@ class QAWriter:
         for task, split in self._files:
             files.setdefault(task, []).append(split)
         run_config = f"run_{ids.hexdigest()[:12]}"
-        (self.folder / "README.md").write_text(
-            dataset_card(files, self.report, self.card, run_config)
+        write_private(
+            self.folder / "README.md", dataset_card(files, self.report, self.card, run_config)
         )
         write_schema(QAItem, self.folder / "schema.json")
         record = policy_record(self.report.policy, self.card.policy)
-        (self.folder / "policy.json").write_text(
-            json.dumps(record, indent=2, sort_keys=True) + "\n"
+        write_private(
+            self.folder / "policy.json", json.dumps(record, indent=2, sort_keys=True) + "\n"
         )
 
     def _write_back(self, graph: Graph, chunk: list[QAItem]) -> None:
@@ -282,10 +284,8 @@ class QAWriter:
     def _line(self, item: QAItem) -> None:
         key = (item.task.value, item.split)
         if key not in self._files:
-            (self.folder / item.task.value).mkdir(exist_ok=True)
-            self._files[key] = (self.folder / item.task.value / f"{item.split}.jsonl").open(
-                "w", encoding="utf-8"
-            )
+            folder = make_dirs(self.folder / item.task.value)
+            self._files[key] = open_private(folder / f"{item.split}.jsonl")
         self._files[key].write(item.model_dump_json() + "\n")
         per_split = self.report.items.setdefault(item.task.value, {})
         per_split[item.split] = per_split.get(item.split, 0) + 1

@@ -53,6 +53,7 @@ from kgverify.ehr.model import (
     Trajectory,
 )
 from kgverify.ehr.privacy import check_salt
+from kgverify.jsonl import loads_line
 
 log = logging.getLogger(__name__)
 
@@ -181,10 +182,10 @@ class _Stager:
                 self._ndjson(lines, name)
             return
         try:
-            document = json.loads(path.read_bytes())
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            document = loads_line(path.read_bytes())
+        except ValueError as exc:
             tally.read += 1
-            tally.reject(None, f"invalid JSON: {exc}", "(file content withheld)")
+            tally.reject(None, str(exc), "(file content withheld)")
             return
         if isinstance(document, dict) and document.get("resourceType") == "Bundle":
             entries = document.get("entry") or []
@@ -204,10 +205,10 @@ class _Stager:
                 tally.skip("empty line")
                 continue
             try:
-                resource = json.loads(raw)
-            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                resource = loads_line(raw)
+            except ValueError as exc:
                 tally.read += 1
-                tally.reject(number, f"invalid JSON: {exc}", "(line withheld)")
+                tally.reject(number, str(exc), "(line withheld)")
                 continue
             self._entries(name, [(number, {"resource": resource})])
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 from collections.abc import Mapping
 from pathlib import Path
@@ -19,6 +20,7 @@ from types import TracebackType
 from typing import Any
 
 from kgverify.config import Settings
+from kgverify.outputs import make_dirs
 
 CACHE_FILE = "llm-cache.sqlite"
 
@@ -41,8 +43,10 @@ class ResponseCache:
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path if path is not None else Settings().cache_dir / CACHE_FILE
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        make_dirs(self.path.parent)
         self._db = sqlite3.connect(self.path)
+        # Answers quote patients' notes: owner-only (SQLite's journals take the file's mode).
+        os.chmod(self.path, 0o600)
         self._db.execute(
             "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, response TEXT NOT NULL)"
         )

@@ -18,6 +18,7 @@ from kgverify.config import Settings
 from kgverify.ehr.model import Trajectory
 from kgverify.extract.relation import CandidateRelation, ExtractionFailure, write_relations
 from kgverify.extract.template import TemplateExtractor
+from kgverify.outputs import make_dirs
 from kgverify.rows import FileReport, open_private
 
 if TYPE_CHECKING:
@@ -151,7 +152,7 @@ def run_extraction(
             yield trajectory
 
     proposals = iter(extraction.extract(counted(trajectories)))
-    out.parent.mkdir(parents=True, exist_ok=True)
+    make_dirs(out.parent)
 
     def relations(failures: IO[str]) -> Iterator[CandidateRelation]:
         for proposal in proposals:

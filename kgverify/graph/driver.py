@@ -30,6 +30,7 @@ from kgverify.errors import (
     QueryError,
     TransactionMemoryError,
 )
+from kgverify.graph.adhoc import file_access
 from kgverify.graph.connection import resolve_connection
 from kgverify.graph.queries import get_query
 
@@ -339,7 +340,9 @@ class Graph:
         Args:
             text: the Cypher statement.
             params: its ``$parameters``.
-            write: run it in a write transaction; otherwise a write is refused.
+            write: run it in a write transaction; otherwise a write is refused, and so
+                is a statement that reads files or URLs (``LOAD CSV``, ``apoc.load.*``:
+                :mod:`kgverify.graph.adhoc`), before it is sent.
             max_rows: keep at most this many rows when not 0 (the statement still runs to
                 its end).
 
@@ -348,8 +351,14 @@ class Graph:
 
         Raises:
             QueryError: Neo4j refused the statement (syntax, a write in a read
-                transaction, a missing parameter); one line.
+                transaction, a missing parameter), or it reads files or URLs without
+                ``write``; one line.
         """
+        if not write and (reads := file_access(text)) is not None:
+            raise QueryError(
+                f"the statement reads files or URLs ({reads}): refused without --write "
+                "(the local server reads no host files in any case)"
+            )
 
         def work(tx: neo4j.ManagedTransaction) -> AdhocResult:
             result = tx.run(text, params)

@@ -22,6 +22,7 @@ from kgverify.derive.model import QAItem, Task
 from kgverify.errors import ConfigError
 from kgverify.graph.driver import Graph, batched
 from kgverify.graph.model import RelType
+from kgverify.outputs import make_dir, make_dirs, write_private
 from kgverify.review.model import ReviewExportReport
 from kgverify.review.pages import (
     DrawnEdge,
@@ -32,7 +33,7 @@ from kgverify.review.pages import (
     page_concepts,
     page_name,
 )
-from kgverify.review.sheet import COLUMNS, safe_cell, write_sheet
+from kgverify.review.sheet import COLUMNS, write_sheet
 
 log = logging.getLogger(__name__)
 _EDGE_BATCH = 1_000
@@ -132,8 +133,8 @@ def _sheet_row(item: QAItem) -> dict[str, str]:
     row.update(
         item_id=item.item_id,
         task=item.task.value,
-        question=safe_cell(item.question),
-        answer_text=safe_cell(f"{item.answer}. {answer}"),
+        question=item.question,
+        answer_text=f"{item.answer}. {answer}",
     )
     return row
 
@@ -196,23 +197,24 @@ def export_review(
     names = concept_names(graph, (c for item, lin in chosen for c in page_concepts(item, lin)))
     partial = out.with_name(out.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
-    (partial / "items").mkdir(parents=True)
+    make_dir(partial)
+    make_dir(partial / "items")
     try:
         for item, lineage in chosen:
             page = item_page(item, lineage, edges, names)
-            (partial / "items" / page_name(item.item_id)).write_text(page, encoding="utf-8")
+            write_private(partial / "items" / page_name(item.item_id), page)
             report.exported[item.task.value] = report.exported.get(item.task.value, 0) + 1
         report.pages = len(chosen)
         exported = [item for item, _ in chosen]
-        (partial / "index.html").write_text(index_page(exported), encoding="utf-8")
+        write_private(partial / "index.html", index_page(exported))
         write_sheet(partial / "sheet.csv", (_sheet_row(i) for i in exported))
-        (partial / "README.txt").write_text(README, encoding="utf-8")
+        write_private(partial / "README.txt", README)
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
         raise
     if out.exists():
         out.rmdir()  # empty, checked above
-    out.parent.mkdir(parents=True, exist_ok=True)
+    make_dirs(out.parent)
     partial.rename(out)
     report.sheet = str(out / "sheet.csv")
     report.index = str(out / "index.html")

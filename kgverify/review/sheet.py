@@ -19,6 +19,7 @@ from typing import IO
 from pydantic import ValidationError
 
 from kgverify.errors import ConfigError, KgverifyError
+from kgverify.outputs import open_private, plain_cell, safe_cell
 from kgverify.review.model import (
     Decision,
     ItemFacts,
@@ -44,8 +45,6 @@ _LABEL = re.compile(r"^[A-Z]$")
 _SPLIT = re.compile(r"[;,\s]+")
 _TRUE = {"true", "t", "yes", "y", "1"}
 _FALSE = {"false", "f", "no", "n", "0"}
-# A cell a spreadsheet would run as a formula (OWASP "CSV injection").
-_FORMULA = ("=", "+", "-", "@", "\t", "\r")
 
 
 class ReviewSheetError(KgverifyError):
@@ -53,19 +52,16 @@ class ReviewSheetError(KgverifyError):
     that can be imported."""
 
 
-def safe_cell(text: str) -> str:
-    """A text cell a spreadsheet shows as text, never evaluates (a leading ``'``)."""
-    return "'" + text if text.startswith(_FORMULA) else text
-
-
 def write_sheet(path: Path, rows: Iterable[dict[str, str]]) -> int:
-    """Write the sheet (header, then one row per item); return the rows written."""
+    """Write the sheet (header, then one row per item), owner-only, every cell that a
+    spreadsheet would run as a formula quoted (:func:`~kgverify.outputs.safe_cell`; reading
+    takes the quote off again); return the rows written."""
     count = 0
-    with path.open("w", encoding="utf-8", newline="") as out:
+    with open_private(path, newline="") as out:
         writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
         writer.writeheader()
         for row in rows:
-            writer.writerow({c: row.get(c, "") for c in COLUMNS})
+            writer.writerow({c: safe_cell(row.get(c, "")) for c in COLUMNS})
             count += 1
     return count
 
@@ -202,7 +198,9 @@ def _rows(
             )
             continue
         try:
-            yield parse_row(start, dict(zip(names, cells, strict=True)), default_reviewer)
+            # The quote write_sheet put before a formula character is not the reviewer's.
+            plain = [plain_cell(c) for c in cells]
+            yield parse_row(start, dict(zip(names, plain, strict=True)), default_reviewer)
         except ValidationError as exc:
             yield RejectedSheetRow(line=start, reason=f"invalid row ({exc.errors()[0]['msg']})")
 

@@ -239,6 +239,17 @@ class _LogTail:
         return data[:end].decode(errors="replace").splitlines()
 
 
+def _server_env() -> dict[str, str]:
+    """This environment less what could turn APOC's file access back on: APOC reads its
+    settings from the environment before the launcher's (``APOC_IMPORT_FILE_ENABLED``,
+    ``apoc.export.file.enabled``) and looks for an ``apoc.conf`` under ``NEO4J_CONF``."""
+    return {
+        key: value
+        for key, value in os.environ.items()
+        if not key.lower().startswith("apoc") and key != "NEO4J_CONF"
+    }
+
+
 def _size(path: Path) -> int:
     try:
         return path.stat().st_size
@@ -380,6 +391,7 @@ class LocalServer(LocalServerFiles):
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
                 start_new_session=True,
+                env=_server_env(),
             )
         _STARTED.append(proc)
         uri = f"bolt://127.0.0.1:{port}"

@@ -3,7 +3,6 @@ linked relations (both JSONL), line by line, bad lines handed back with their nu
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -12,7 +11,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from kgverify.extract.relation import CandidateRelation
 from kgverify.firstseen import FirstSeen, repeat_of
-from kgverify.jsonl import BadLine, numbered_lines, reason_of
+from kgverify.jsonl import BadLine, loads_line, numbered_lines, reason_of
 from kgverify.link.model import LinkedRelation
 from kgverify.link.relations import LinkReport
 from kgverify.verify.model import Verdict
@@ -80,9 +79,9 @@ def read_relations_any(
             continue
         number, line = item
         try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            yield BadLine(number, f"invalid JSON: {exc.msg}", line)
+            data = loads_line(line)
+        except ValueError as exc:
+            yield BadLine(number, str(exc), line)
             continue
         linked = not candidates_only and isinstance(data, dict) and "relation" in data
         model: type[AnyRelation] = LinkedRelation if linked else CandidateRelation

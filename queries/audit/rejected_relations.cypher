@@ -5,7 +5,7 @@
 // @param predicate: str = null: one of Predicate (treats, contraindicated_for, indicates, leads_to; null: all)
 // @param rule: str = null: deciding rule id or family (null: all)
 // @param extractor: str = null: extractor name or name@version (null: all)
-// @param limit: int = 50: at most this many rows
+// @param limit: int = 50: at most this many rows (at least 0)
 // @returns assertion, predicate, subject_text, object_text, subject, subject_name, object, object_name, verdict, rule, extractor, confidence, reason, evidence
 MATCH (a:Assertion)
 WHERE NOT coalesce(a.standing_passed, a.passed)

@@ -25,6 +25,7 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
         (
             "kgverify.__about__",
             "kgverify.errors",
+            "kgverify.outputs",
             "kgverify.bounds",
             "kgverify.secrets",
             "kgverify.config",

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from kgverify.errors import ConfigError, KgverifyError
+from kgverify.outputs import safe_cell
 from kgverify.review.model import (
     Decision,
     ItemFacts,
@@ -23,7 +24,6 @@ from kgverify.review.sheet import (
     parse_row,
     read_sheet,
     reviews_of,
-    safe_cell,
     write_sheet,
 )
 from kgverify.review.state import ReviewState, StateReview
@@ -234,6 +234,44 @@ def test_a_row_makes_one_review_per_decision_with_stable_ids() -> None:
 def test_formula_cells_stay_text() -> None:
     assert safe_cell("=HYPERLINK(1)") == "'=HYPERLINK(1)"
     assert safe_cell("A 40-49 year old") == "A 40-49 year old"
+
+
+HYPERLINK = '=HYPERLINK("http://x","y")'
+
+
+def test_sheet_round_trips_formula_cells(tmp_path: Path) -> None:
+    """Every cell a spreadsheet would run is written quoted, and read back as it was: a
+    reviewer named =HYPERLINK(...) stays that name, not a link, and not '=HYPERLINK."""
+    cells = {
+        "item_id": "it1",
+        "task": "treatment",
+        "question": "-2 mg: which drug?",
+        "answer_text": "A. @home",
+        "decision": "accept",
+        "veto_labels": "B",
+        "veto_reason": "+ also treats it",
+        "relation_decisions": "as1=true",
+        "reviewer": HYPERLINK,
+        "notes": "\tindented; 'quoted' stays",
+    }
+    path = tmp_path / "out" / "sheet.csv"
+    assert write_sheet(path, [cells]) == 1
+    raw = path.read_text(encoding="utf-8")
+    assert "'=HYPERLINK(" in raw and "'-2 mg" in raw and "'@home" not in raw
+    assert "'+ also" in raw and "'\tindented" in raw
+    [parsed] = read_sheet(path)
+    assert isinstance(parsed, SheetRow)
+    assert parsed.reviewer == HYPERLINK
+    assert parsed.veto_reason == "+ also treats it"
+    assert parsed.notes == "\tindented; 'quoted' stays".strip()
+    assert (parsed.decision, parsed.veto_labels, parsed.relations) == (
+        Decision.ACCEPT,
+        ["B"],
+        {"as1": True},
+    )
+    # Owner-only, whatever the umask: the sheet names patients' items.
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert path.parent.stat().st_mode & 0o777 == 0o700
 
 
 def test_state_keys_and_cautious_conflicts() -> None:

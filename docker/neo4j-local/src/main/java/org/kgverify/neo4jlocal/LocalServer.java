@@ -14,6 +14,7 @@ import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,6 +35,8 @@ import org.neo4j.graphdb.GraphDatabaseService;
 import org.neo4j.graphdb.config.Setting;
 import org.neo4j.server.configuration.ConfigurableServerModules;
 import org.neo4j.server.configuration.ServerSettings;
+
+import inet.ipaddr.IPAddressString;
 
 /**
  * Runs Neo4j Community embedded, with a Bolt connector on 127.0.0.1 only and, with
@@ -153,6 +156,8 @@ public final class LocalServer {
         }
         boolean httpOn = http.startsWith("http://");
         Files.createDirectories(opt.home);
+        Path importDir = privateImportDir(opt.home);
+        denyApocFileAccess();
 
         Map<Setting<?>, Object> cfg = new HashMap<>();
         cfg.put(GraphDatabaseSettings.default_listen_address, new SocketAddress(BIND_HOST));
@@ -184,6 +189,13 @@ public final class LocalServer {
         cfg.put(GraphDatabaseSettings.procedure_unrestricted, List.of("apoc.*"));
         cfg.put(GraphDatabaseSettings.procedure_allowlist, List.of("apoc.*"));
         cfg.put(GraphDatabaseSettings.pagecache_memory, pagecacheBytes);
+        // The JVM runs as the invoking user: a statement must not read that user's files
+        // (LOAD CSV FROM 'file:///...', apoc.load.json of a file) nor fetch URLs. Unset, the
+        // embedded default lets LOAD CSV read any file. APOC follows allow_file_urls too.
+        cfg.put(GraphDatabaseSettings.allow_file_urls, false);
+        cfg.put(GraphDatabaseSettings.load_csv_file_url_root, importDir);
+        cfg.put(GraphDatabaseInternalSettings.cypher_ip_blocklist,
+                List.of(new IPAddressString("0.0.0.0/0"), new IPAddressString("::/0")));
         if (transactionBytes != null) {
             // db.memory.transaction.max: what one transaction may hold (Community cannot change
             // it at run time); unset, only the total over all transactions bounds it.
@@ -310,6 +322,27 @@ public final class LocalServer {
             throw new Failure(EXIT_USAGE, "--password-file " + file + " is empty (first line is the password)");
         }
         return pw;
+    }
+
+    // ------------------------------------------------------------------ file access
+
+    /** HOME/import, empty and owner-only: the only folder LOAD CSV could name (it is off). */
+    static Path privateImportDir(Path home) throws IOException {
+        Path dir = home.resolve("import");
+        Files.createDirectories(dir);
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+        return dir;
+    }
+
+    /**
+     * APOC reads its settings from the environment, then system properties, then apoc.conf
+     * (the first that has a key wins); the Python side starts this JVM without APOC_* variables,
+     * so these properties decide: no file import or export, and Neo4j's file rules apply.
+     */
+    static void denyApocFileAccess() {
+        System.setProperty("apoc.import.file.enabled", "false");
+        System.setProperty("apoc.export.file.enabled", "false");
+        System.setProperty("apoc.import.file.use_neo4j_config", "true");
     }
 
     // ------------------------------------------------------------------ startup checks
