@@ -146,6 +146,7 @@ def analyse(
     near: Counter[str] = Counter()
     total: Counter[str] = Counter()
     unfit = 0
+    examples: list[list[Any]] = []
     for i in items:
         band = re.search(r"aged (\d+(?:-\d+|\+))", i["question"])
         stage = life_stage(band.group(1) if band else None)
@@ -156,7 +157,9 @@ def analyse(
                 continue
             total[i["task"]] += 1
             near[i["task"]] += bool(mine & table.get(o["concept_id"], set()))
-            unfit += (sexes.get(i["patient_id"]), stage, o["concept_id"]) not in seen
+            if (sexes.get(i["patient_id"]), stage, o["concept_id"]) not in seen:
+                unfit += 1
+                examples.append([i["item_id"], o["text"], sexes.get(i["patient_id"]), stage])
     pairs = [
         {
             "item": i["item_id"],
@@ -184,6 +187,7 @@ def analyse(
             "share": round(len(necessary) / treatment, 3) if treatment else None,
         },
         "age_sex_fit_violations": unfit,
+        "age_sex_fit_examples": examples[:10],
     }
 
 

@@ -9,10 +9,12 @@ way (diagnosis, prognosis); the code here names no task. The reasons (docs/deriv
   condition, and it shares no class with a drug known to treat the condition;
 * ``treatment.contraindicated``: the drug (or a class of it) is contraindicated for the
   condition or an ancestor of it;
-* ``treatment.contraindicated_for_patient``: the drug may well treat the condition (an
-  indication near it, or a class shared with a known treatment), but it (or a class of it) is
-  contraindicated for a condition the question shows the patient has: wrong for *this*
-  patient, and only the record tells (a context-necessary distractor);
+* ``treatment.contraindicated_for_patient``: the drug treats the condition (an indication of
+  it or a class of it to the condition, a generalisation of it or a kind of it: is-a
+  related, not merely near), but it (or a class of it) is contraindicated for a condition
+  the question shows the patient has: wrong for *this* patient, and only the record tells
+  (a context-necessary distractor). A drug only near the condition, or sharing a class
+  with a treatment, stays refused: that it would treat this condition is not shown;
 * ``diagnosis.clues_elsewhere``: every condition that the clues (the drugs started, the
   findings seen) are known to point at lies outside the distractor's neighbourhood;
 * ``prognosis.outcomes_elsewhere``: every outcome the shown conditions are known to lead to
@@ -152,6 +154,8 @@ class Outcome:
     # choosing (two disorders that meet only at "Disease" are not near); None when none.
     closeness: int | None = None
     lure: Lure = "other_area"
+    # The patient's conditions that rule a patient-specific lure out (concept ids).
+    ruled_by: tuple[str, ...] = ()
     build: Callable[[], list[Justification]] | None = None
     _built: list[Justification] | None = field(default=None, repr=False)
 
@@ -376,7 +380,12 @@ class Justifier:
             treating = [e for e in drug.indications if hood & self._ups[e.end].clean]
             shared = drug.close_classes & close_treater_classes
             if treating or shared:
-                out[candidate] = self._for_patient(r, drug, treating, shared) or Outcome(
+                # Only a drug the vocabularies say treats this very condition (or a kind or
+                # a generalisation of it) can be wrong *only* for this patient.
+                treats = [e for e in treating if self._is_a_related(e.end, condition)]
+                out[candidate] = (
+                    self._for_patient(r, drug, treats) if treats else None
+                ) or Outcome(
                     refused=f"it may treat a condition near the item's ({elsewhere})"
                     if treating
                     else f"it shares a class with a drug known to treat the condition ({elsewhere})"
@@ -400,11 +409,15 @@ class Justifier:
                 )
         return out
 
+    def _is_a_related(self, a: str, b: str) -> bool:
+        """One is the other, or a non-hub is-a ancestor of it (up-sets read by judge)."""
+        return b in self._ups[a].clean or a in self._ups[b].clean
+
     def _for_patient(
-        self, r: Request, drug: DrugProfile, treating: list[CitedEdge], shared: set[str]
+        self, r: Request, drug: DrugProfile, treating: list[CitedEdge]
     ) -> Outcome | None:
-        """A drug for the condition that a condition the question shows rules out for this
-        patient: admissible as a patient-specific lure, else None."""
+        """A drug that treats the condition, which a condition the question shows rules out
+        for this patient: admissible as a patient-specific lure, else None."""
         shown = {f.concept_id: f for f in r.shown if f.concept_id}
         hits = self.contraindicated_by(drug.id, shown)
         if not hits:
@@ -414,7 +427,8 @@ class Justifier:
             distance=_least(self.distance(e.end, r.topic) for e in treating),
             closeness=_least(self.distance(e.end, r.topic, clean=True) for e in treating),
             lure="patient_specific",
-            build=partial(self._patient_reasons, r.task, drug, treating, shared, facts),
+            ruled_by=tuple(sorted({concept for _, concept in hits})),
+            build=partial(self._patient_reasons, r.task, drug, treating, facts),
         )
 
     def _patient_reasons(
@@ -422,17 +436,12 @@ class Justifier:
         task: Task,
         drug: DrugProfile,
         treating: list[CitedEdge],
-        shared: set[str],
         facts: list[tuple[CitedEdge, ContextFact]],
     ) -> list[Justification]:
         edge, fact = facts[0]
-        why = (
-            f"it may treat {_names_of(treating)}"
-            if treating
-            else f"it shares a class ({', '.join(drug.classes[k] or k for k in sorted(shared))}) "
-            "with a drug known to treat the condition"
-        )
-        when = f" (recorded {fact.start[:10]})" if fact.start else ""
+        why = f"it may treat {_names_of(treating)}"
+        since = f"recorded {fact.start[:10]}" if fact.start else "recorded"
+        when = f" ({since}, ended {fact.end[:10]})" if fact.end else f" ({since}, no end recorded)"
         source = ", ".join(x for x in (edge.source, edge.release) if x)
         return [
             Justification(
@@ -446,7 +455,7 @@ class Justifier:
                     contraindicated_for=sorted({e.end for e, _ in facts}),
                     patient_conditions=sorted({str(f.concept_id) for _, f in facts}),
                     record_facts=sorted({f.fact_id for _, f in facts}),
-                    classes=sorted(shared),
+                    indications=sorted({e.end for e in treating}),
                 ),
             )
         ]

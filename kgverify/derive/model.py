@@ -94,6 +94,9 @@ class ContextFact(_Frozen):
     text: str = Field(description="the vocabulary's preferred name of the fact's concept")
     concept_id: str | None = None
     start: str | None = Field(default=None, description="the fact's date, as recorded")
+    end: str | None = Field(
+        default=None, description="when it ended, as recorded (None: no end recorded)"
+    )
 
 
 class Option(_Frozen):

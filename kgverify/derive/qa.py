@@ -85,6 +85,7 @@ class Candidate:
     pool: list[str] = field(default_factory=list)
     reviewed: list[str] = field(default_factory=list)  # reviews its basis passed by
     age: str | None = None  # the patient's age band at the episode ("40-49", "90+")
+    date: str | None = None  # the episode's date
 
     @property
     def stage(self) -> str | None:
@@ -93,9 +94,16 @@ class Candidate:
 
     @property
     def shown_conditions(self) -> list[ContextFact]:
-        """The patient's conditions the question shows (this visit's and earlier ones): what
-        a patient-specific distractor may be ruled out by, so the reader can see it."""
-        return [f for f in self.context if f.role in ("condition", "history") and f.concept_id]
+        """The patient's conditions the question shows (this visit's and earlier ones) that
+        had not ended by the episode: what a patient-specific distractor may be ruled out by,
+        so the reader can see it (a peptic ulcer healed years ago rules out nothing)."""
+        return [
+            f
+            for f in self.context
+            if f.role in ("condition", "history")
+            and f.concept_id
+            and not (f.end and self.date and f.end[:10] < self.date[:10])
+        ]
 
     @property
     def key(self) -> str:
@@ -119,6 +127,14 @@ class Candidate:
         if split_by == "topic":
             return _digest([self.task.value, self.topic])
         return _digest([self.task.value, self.topic, self.answer])
+
+
+def content_group_of(candidate: Candidate, screened: Screened) -> str:
+    """The candidate's content group, and for an item whose lures a shown condition rules
+    out, those conditions too: osteoarthritis after a peptic ulcer is another question than
+    osteoarthritis alone, though stem and answer agree."""
+    ruled = sorted({c for o in screened.outcomes.values() for c in o.ruled_by})
+    return _digest([candidate.content_group, ruled]) if ruled else candidate.content_group
 
 
 def _digest(value: object) -> str:
@@ -153,7 +169,12 @@ def filter_reason(assertion: RecordAssertion) -> str:
 
 def _context_fact(fact: RecordFact, role: str) -> ContextFact:
     return ContextFact(
-        fact_id=fact.id, role=role, text=fact.text, concept_id=fact.concept, start=fact.start
+        fact_id=fact.id,
+        role=role,
+        text=fact.text,
+        concept_id=fact.concept,
+        start=fact.start,
+        end=fact.end,
     )
 
 
@@ -313,6 +334,7 @@ def _diagnosis(
         checks=checks,
         values=_values(record, at),
         age=record.age_at(at),
+        date=record.episodes[at].start,
         dedupe=f"diagnosis|{record.patient_id}|{answer}",
         topic=answer,
         stem=_stem(context),
@@ -344,6 +366,7 @@ def _treatment(
         checks=[DistractorCheck.of(None, condition, "treats")],
         values={**_values(record, at), "condition": a.object_name or condition},
         age=record.age_at(at),
+        date=record.episodes[at].start,
         dedupe=f"treatment|{record.patient_id}|{condition}|{drug}",
         topic=condition,
         stem=_stem(context, condition),
@@ -391,6 +414,7 @@ def _prognosis(
         checks=[DistractorCheck.of(cause, None, "leads_to") for cause in dict.fromkeys(causes)],
         values={**_values(record, at), "condition": a.subject_name or cause},
         age=record.age_at(at),
+        date=record.episodes[at].start,
         dedupe=f"prognosis|{record.patient_id}|{a.subject_id}|{outcome}",
         topic=cause,
         stem=_stem(context, cause),
@@ -412,6 +436,9 @@ class TaskKind:
     ]
     pool_kinds: tuple[str, ...]  # concept kinds of the is-a siblings (derive/sibling_pool)
     pool_role: str  # the known pool it samples (derive/known_pool): "drug" or "condition"
+    # The query of the answer's kin (same therapeutic area or body system): where the lures
+    # a clinician would weigh come from.
+    kin_pool: str = "derive/system_pool"
 
 
 def _kind(description: str, kind: TaskKind) -> Entry[TaskKind]:
@@ -439,6 +466,7 @@ TASKS: Registry[TaskKind] = Registry(
                 _treatments,
                 ("ingredient", "substance"),
                 "drug",
+                "derive/area_pool",
             ),
         ),
         _kind(
@@ -689,9 +717,11 @@ class DistractorScreen:
 
     def _pools(self, candidates: list[Candidate]) -> None:
         """Siblings and cousins of the answer (the nearest, and for drugs often the same
-        class, which the rules then refuse), the assertion's enrichment pool, and a sample
-        of the well-described concepts of the answer's vocabulary seeded by the clinical
-        content (so the same content gets the same candidates whoever the patient is)."""
+        class, which the rules then refuse), the assertion's enrichment pool, a seeded
+        sample of the answer's kin (its therapeutic area or body systems: the task's
+        ``kin_pool``), and a sample of the well-described concepts of the answer's
+        vocabulary, both seeded by the clinical content (so the same content gets the same
+        candidates whoever the patient is)."""
         # One row per distinct (answer, kinds): many candidates of a page share an answer.
         wanted: dict[tuple[str, tuple[str, ...]], list[int]] = {}
         for n, c in enumerate(candidates):
@@ -711,7 +741,24 @@ class DistractorScreen:
                 for n in wanted[keys[row["rid"]]]:
                     cand = candidates[n]
                     cand.pool = list(dict.fromkeys([*cand.pool, *row["pool"]]))
+        kin: dict[str, list[str]] = {}  # answer -> its kin, for the first task asking
+        for query in dict.fromkeys(TASKS[c.task].kin_pool for c in candidates):
+            asked = [
+                {"rid": n, "concept": concept, "kinds": list(kinds)}
+                for n, (concept, kinds) in enumerate(keys)
+                if any(TASKS[candidates[i].task].kin_pool == query for i in wanted[keys[n]])
+            ]
+            for chunk in batched(asked, 2_000):
+                params: dict[str, Any] = {"rows": chunk, "limit": 4 * self.settings.derive_pool}
+                if query == "derive/system_pool":
+                    params["hubs"] = self.verifier.hubs
+                for row in self.graph.read(query, **params):
+                    kin[keys[row["rid"]][0]] = row["pool"]
         for cand in candidates:
+            rng = random.Random(f"{self.settings.derive_seed}:kin:{cand.content_group}")  # noqa: S311
+            kinfolk = kin.get(cand.answer, [])
+            picked = rng.sample(kinfolk, min(self.settings.derive_pool, len(kinfolk)))
+            cand.pool = list(dict.fromkeys([*cand.pool, *sorted(picked)]))
             known = self.known_pool(cand.task, _namespace(cand.answer))
             # Not for secrecy: a seeded, reproducible sample (str seeds hash with SHA-512).
             rng = random.Random(f"{self.settings.derive_seed}:{cand.content_group}")  # noqa: S311
@@ -810,8 +857,10 @@ def draft(
     seed: int,
     run: RunContext,
     split_by: str = "topic_answer",
+    group: str | None = None,
 ) -> dict[str, Any]:
-    """The item without split or answer position (those need the whole run)."""
+    """The item without split or answer position (those need the whole run); ``group``:
+    its content group (``content_group_of``; the candidate's by default)."""
     qt = template(candidate.task)
     answer_text = screened.answer_name or candidate.answer_text
     question = qt.render(**candidate.values, context=describe_context(candidate.context))
@@ -854,7 +903,7 @@ def draft(
         "seed": seed,
         "topic": candidate.topic,
         "content_key": content_key(candidate, (c for c, _ in options)),
-        "content_group": candidate.content_group,
+        "content_group": group or candidate.content_group,
         "split_group": candidate.split_group(split_by),
         "difficulty": round(sum(k in HARD_LURES for k in lures) / len(lures), 2),
         "context_necessary": "patient_specific" in lures,
@@ -899,9 +948,11 @@ class ItemStore:
         self.db = sqlite3.connect(path)
         self.db.execute(
             "CREATE TABLE items (task TEXT, split TEXT, item_id TEXT PRIMARY KEY, "
-            "dedupe TEXT UNIQUE, content TEXT UNIQUE, grp TEXT, patient TEXT, payload TEXT)"
+            "dedupe TEXT UNIQUE, content TEXT UNIQUE, grp TEXT, patient TEXT, payload TEXT, "
+            "unit TEXT)"
         )
         self.db.execute("CREATE INDEX items_grp ON items (grp)")
+        self.db.execute("CREATE INDEX items_unit ON items (task, unit)")
 
     def variants_of(self, group: str) -> int:
         row = self.db.execute("SELECT count(*) FROM items WHERE grp = ?", (group,)).fetchone()
@@ -922,7 +973,7 @@ class ItemStore:
         ).fetchone():
             return "duplicate: the same item"
         self.db.execute(
-            "INSERT INTO items VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO items VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 drafted["task"],
                 split,
@@ -932,9 +983,33 @@ class ItemStore:
                 drafted["content_group"],
                 drafted["patient_id"],
                 json.dumps(drafted),
+                drafted["split_group"],
             ),
         )
         return None
+
+    def assign_splits(self, fractions: dict[str, float], seed: int) -> None:
+        """Each task's split units (``split_group``) to splits, so every split with a share
+        gets units while there are enough, and items come close to the shares: units
+        largest first (ties in a seeded order), each to the split furthest below its
+        target. A hash alone leaves a split empty when a task has few units (a diagnosis
+        task split by answer may have fifteen)."""
+        shares = {name: fractions.get(name, 0.0) for name in SPLITS if fractions.get(name, 0.0) > 0}
+        total_share = sum(shares.values())
+        for (task,) in self.db.execute("SELECT DISTINCT task FROM items ORDER BY task").fetchall():
+            units = self.db.execute(
+                "SELECT unit, count(*) FROM items WHERE task = ? GROUP BY unit", (task,)
+            ).fetchall()
+            total = sum(n for _, n in units)
+            target = {name: share / total_share * total for name, share in shares.items()}
+            placed = dict.fromkeys(shares, 0)
+            units.sort(key=lambda u: (-u[1], _rank(seed, "split", u[0])))
+            for unit, n in units:
+                split = max(shares, key=lambda name: (target[name] - placed[name], shares[name]))
+                placed[split] += n
+                self.db.execute(
+                    "UPDATE items SET split = ? WHERE task = ? AND unit = ?", (split, task, unit)
+                )
 
     def split_groups(self) -> dict[str, dict[str, int]]:
         """task -> split -> distinct content groups."""
@@ -1023,7 +1098,8 @@ def derive_items(
             if screened.conflict:
                 skipped[f"{task}: the answer is {screened.conflict}"] += 1
                 continue
-            variants = store.variants_of(candidate.content_group)
+            group = content_group_of(candidate, screened)
+            variants = store.variants_of(group)
             if variants >= settings.derive_variants:
                 skipped[f"{task}: duplicate: the same clinical content (stem and answer)"] += 1
                 continue
@@ -1032,7 +1108,9 @@ def derive_items(
             if distractors is None:
                 skipped[f"{task}: fewer than {n_options - 1} justified distractors"] += 1
                 continue
-            drafted = draft(candidate, screened, distractors, seed, run, settings.derive_split_by)
+            drafted = draft(
+                candidate, screened, distractors, seed, run, settings.derive_split_by, group
+            )
             if reviews.rejected(drafted["content_key"]):
                 skipped[f"{task}: rejected by a reviewer"] += 1
                 continue
@@ -1060,6 +1138,7 @@ def derive_items(
     report.lures = {t: dict(sorted(c.items())) for t, c in sorted(lures.items())}
     report.context_necessary = dict(sorted(necessary.items()))
     report.split_by = settings.derive_split_by
+    store.assign_splits(settings.derive_splits, seed)
     # Candidates -> those of a content not yet served (each reaches distractor choice) ->
     # items; every drop on the way is in ``skipped``, the largest is the limiting cause.
     report.funnel = {

@@ -6,7 +6,7 @@
 // justifications.
 // @param after: the last id of the previous page ("" for the first)
 // @param limit: page size
-// @returns id, task, topic, answer, basis (list of {id, passed, verdict}), retired (list of {id, release}: inactive answer or distractor concepts), distractors (concept ids), checks, standing, flags, shown (list of {fact_id, concept_id, start, text})
+// @returns id, task, topic, answer, basis (list of {id, passed, verdict}), retired (list of {id, release}: inactive answer or distractor concepts), distractors (concept ids), checks, standing, flags, shown (list of {fact_id, concept_id, start, end, text})
 MATCH (i:Item)
 WHERE i.current AND i.id > $after
 WITH i ORDER BY i.id LIMIT $limit
@@ -20,4 +20,5 @@ RETURN i.id AS id, i.task AS task, i.topic AS topic, i.answer_concept AS answer,
        coalesce(i.checks, "[]") AS checks, coalesce(i.standing, true) AS standing,
        coalesce(i.flags, []) AS flags,
        [(i)-[:FROM_FACT]->(f:Fact)-[:CODED_AS]->(c:Concept) WHERE f.kind = "condition" |
-        {fact_id: f.id, concept_id: c.id, start: f.start, text: coalesce(c.name, c.id)}] AS shown
+        {fact_id: f.id, concept_id: c.id, start: toString(f.start), end: toString(f.end),
+         text: coalesce(c.name, c.id)}] AS shown

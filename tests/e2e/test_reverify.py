@@ -100,7 +100,8 @@ class Pipeline:
 
 
 def _distractors(graph: Graph, task: str, object_id: str | None = None) -> list[str]:
-    """UMLS distractors of current items of ``task`` (about ``object_id``, when given)."""
+    """UMLS distractors of current items of ``task`` (about ``object_id``, when given),
+    those that answer no item first."""
     return [
         r["id"]
         for r in rows(
@@ -108,8 +109,8 @@ def _distractors(graph: Graph, task: str, object_id: str | None = None) -> list[
             "MATCH (i:Item {task: $task})-[:DISTRACTOR]->(d:UMLS) WHERE i.current "
             "AND ($object IS NULL OR EXISTS { (i)-[:RESTS_ON]->(:Assertion)-[:OBJECT]->"
             "(:Concept)-[:MAPS_TO*0..1]-(:Concept {id: $object}) }) "
-            "AND NOT EXISTS { (:Item)-[:ANSWER]->(d) } "
-            "RETURN DISTINCT d.id AS id ORDER BY id",
+            "WITH DISTINCT d, EXISTS { (:Item)-[:ANSWER]->(d) } AS answers "
+            "RETURN d.id AS id ORDER BY answers, id",
             task=task,
             object=object_id,
         )
@@ -144,7 +145,10 @@ def oracle(p: Pipeline) -> tuple[set[str], set[str]]:
         "RETURN i.id AS id, i.checks AS checks, i.task AS task, i.topic AS topic, "
         "i.answer_concept AS answer, "
         "[(i)-[:RESTS_ON]->(a) | a.id] AS basis, [(i)-[:DISTRACTOR]->(d) | d.id] AS ds, "
-        "[(i)-[:ANSWER|DISTRACTOR]->(c) WHERE c.active = false | c.id] AS retired",
+        "[(i)-[:ANSWER|DISTRACTOR]->(c) WHERE c.active = false | c.id] AS retired, "
+        "[(i)-[:FROM_FACT]->(f:Fact)-[:CODED_AS]->(c:Concept) WHERE f.kind = 'condition' | "
+        "{fact_id: f.id, concept_id: c.id, start: toString(f.start), end: toString(f.end), "
+        "text: coalesce(c.name, c.id)}] AS shown",
     )
     with open_verifier(p.settings, p.graph, write=False) as verifier:
         triples = [(a["s"], a["o"], a["p"]) for a in assertions]

@@ -5,9 +5,12 @@ WHO ATC levels a drug's area is read from, and the yield funnel's limiting cause
 
 from __future__ import annotations
 
+from collections import Counter
+from pathlib import Path
+
 from kgverify.derive.justify import Outcome, _atc_area, _atc_level
 from kgverify.derive.model import ContextFact, Task
-from kgverify.derive.qa import Candidate, choice_order, split_of
+from kgverify.derive.qa import Candidate, ItemStore, choice_order, split_of
 from kgverify.derive.records import Episode, PatientRecord, life_stage, moved_band
 
 SPLITS = {"train": 0.8, "validation": 0.1, "test": 0.1}
@@ -128,3 +131,33 @@ def test_shown_conditions_are_this_visits_and_earlier_ones() -> None:
         ContextFact(fact_id="f4", role="history", text="uncoded", concept_id=None),
     ]
     assert [f.fact_id for f in c.shown_conditions] == ["f1", "f2"]
+
+
+def test_few_units_still_fill_every_split_and_no_unit_is_cut(tmp_path: Path) -> None:
+    """Fifteen answers of very different sizes: every split gets units, items come close to
+    the shares, and all items of one unit share its split."""
+    store = ItemStore(tmp_path / "items.sqlite")
+    sizes = [30, 12, 9, 7, 6, 5, 4, 3, 3, 2, 2, 1, 1, 1, 1]
+    n = 0
+    for unit, size in enumerate(sizes):
+        for _ in range(size):
+            n += 1
+            drafted = {
+                "task": "diagnosis",
+                "item_id": f"i{n}",
+                "content_key": f"k{n}",
+                "content_group": f"g{n}",
+                "patient_id": f"p{n}",
+                "split_group": f"u{unit}",
+            }
+            assert store.add(drafted, "train", f"d{n}") is None
+    store.assign_splits(SPLITS, 13)
+    rows = store.db.execute("SELECT unit, split FROM items").fetchall()
+    per_unit: dict[str, set[str]] = {}
+    for unit, split in rows:
+        per_unit.setdefault(unit, set()).add(split)
+    assert all(len(splits) == 1 for splits in per_unit.values())
+    counts = Counter(split for _, split in rows)
+    assert set(counts) == {"train", "validation", "test"}
+    assert abs(counts["test"] - 0.1 * sum(sizes)) <= 2
+    store.close()
