@@ -21,8 +21,9 @@ to the tree). Per tree:
   group of the drug's `ATC:` codes, reached through the ingredient walk) for treatment, and
   in its **body system** (a shared top non-hub is-a ancestor, compared by name so UMLS and
   SNOMED CT twins agree) for diagnosis and prognosis;
-- **context-necessary** treatment items: a distractor the vocabularies make contraindicated
-  (itself or a class) for a condition the item's context shows;
+- **context-necessary** treatment items: a distractor that the vocabularies say treats the
+  topic condition (itself or a class, to the condition or an is-a relative of it) and make
+  contraindicated (itself or a class) for a condition the item's context shows;
 - **age and sex fit violations**: distractors no cohort patient of the item patient's sex
   has at the same life stage (read from every record's episodes);
 - the run report's yield funnel and lure counts where the tree writes them.
@@ -82,6 +83,17 @@ MATCH (d)-[:MAPS_TO*0..1]-(:Concept)
 MATCH (f:Fact)-[:CODED_AS]->(c:Concept)
 WHERE f.id IN pair.facts AND f.kind = "condition"
   AND EXISTS { (c)-[:MAPS_TO*0..1]-(:Concept)-[:IS_A*0..6]->(:Concept)-[:MAPS_TO*0..1]-(x) }
+MATCH (topic:Concept {id: pair.topic})
+WITH pair, d, topic
+WHERE EXISTS {
+  MATCH (d)-[:MAPS_TO*0..1]-(:Concept)
+        -[:TRADENAME_OF|CONSISTS_OF|HAS_INGREDIENT|HAS_PRECISE_INGREDIENT|FORM_OF*0..3]->
+        (:Concept)-[:MAPS_TO*0..1]-(:Concept)-[:IS_A*0..3]->(:Concept)-[:MAY_TREAT]->(t:Concept)
+  WHERE EXISTS { (topic)-[:MAPS_TO*0..1]-(:Concept)-[:IS_A*0..6]->(:Concept)
+                 -[:MAPS_TO*0..1]-(t) }
+     OR EXISTS { (t)-[:MAPS_TO*0..1]-(:Concept)-[:IS_A*0..6]->(:Concept)
+                 -[:MAPS_TO*0..1]-(topic) }
+}
 RETURN DISTINCT pair.item AS item
 """
 
@@ -113,7 +125,7 @@ def cohort(graph: Graph, settings: Settings) -> tuple[set[tuple[Any, Any, str]],
     """(sex, life stage, concept) of every fact any patient has, and each patient's sex."""
     records = list(read_records(graph, allergy_roots=settings.facts_allergy_roots))
     coded = sorted({c for r in records for c in r.concepts})
-    reach = {row["id"]: set(row["reach"]) for row in graph.read("derive/concept_reach", ids=coded)}
+    reach = {row["id"]: set(row["reach"]) for row in graph.read("derive/coded_reach", ids=coded)}
     seen: set[tuple[Any, Any, str]] = set()
     for record in records:
         for at, episode in enumerate(record.episodes):
@@ -163,6 +175,7 @@ def analyse(
     pairs = [
         {
             "item": i["item_id"],
+            "topic": i["topic"],
             "drug": o["concept_id"],
             "facts": [c["fact_id"] for c in i["context"] if c["role"] in ("condition", "history")],
         }

@@ -2,10 +2,11 @@
 vocabularies rarely say who a concept is for (SNOMED CT has few age- or sex-restricted
 concepts, RxNorm none), so the cohort says it: a distractor fits a patient when at least
 ``derive_fit_min_patients`` patients of the same sex and life stage (child, young adult,
-middle-aged adult, older adult, at the date of the fact) have a fact that reaches it (the
-concept itself, its MAPS_TO group, its is-a ancestors, a drug's ingredients:
-``derive/concept_reach``). A concept no such patient has is refused, whatever else the graph
-says: galantamine is not offered to a child when the cohort's children never receive it.
+middle-aged adult, older adult, at the date of the fact) have a fact coded as it (the
+concept itself, its MAPS_TO group, or a drug's ingredients: ``derive/coded_reach``; no is-a
+ancestors, so a grouping such as "Ischemic heart disease", which nobody is coded with, is
+never an option). A concept no such patient has is refused, whatever else the graph says:
+galantamine is not offered to a child when the cohort's children never receive it.
 
 The profile is read once per run (``derive/cohort_ages``, a page of patients at a time) and
 kept as counts per (sex, stage, concept): bounded by the vocabularies, not the patients.
@@ -14,21 +15,16 @@ kept as counts per (sex, stage, concept): bounded by the vocabularies, not the p
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
 
 from kgverify.derive.records import life_stage, moved_band, patient_pages
-from kgverify.graph.driver import Graph
-
-Reach = Callable[[Iterable[str]], Mapping[str, frozenset[str]]]
-"""Coded concept ids -> every concept each reaches (``DistractorScreen.reach``)."""
+from kgverify.graph.driver import Graph, batched
 
 
 class CohortFit:
     """Which concepts occur in the cohort's patients of each sex and life stage."""
 
-    def __init__(self, graph: Graph, reach: Reach, min_patients: int = 1) -> None:
+    def __init__(self, graph: Graph, min_patients: int = 1) -> None:
         self.graph = graph
-        self.reach = reach
         self.min_patients = min_patients
         self.patients = 0
         self._seen: dict[str, Counter[tuple[str, str]]] | None = None
@@ -37,7 +33,12 @@ class CohortFit:
         seen: dict[str, Counter[tuple[str, str]]] = {}
         for ids in patient_pages(self.graph):
             rows = self.graph.read("derive/cohort_ages", patients=ids)
-            reached = self.reach({cid for row in rows for cid, _ in row["coded"]})
+            coded = sorted({cid for row in rows for cid, _ in row["coded"]})
+            reached = {
+                r["id"]: frozenset(r["reach"])
+                for chunk in batched(coded, 2_000)
+                for r in self.graph.read("derive/coded_reach", ids=chunk)
+            }
             for row in rows:
                 self.patients += 1
                 sex = row["sex"] or "unknown"

@@ -21,8 +21,9 @@ way (diagnosis, prognosis); the code here names no task. The reasons (docs/deriv
   lies outside the distractor's neighbourhood.
 
 The **neighbourhood** of a concept is everything below its non-hub is-a ancestors up to
-``derive_near_depth`` steps (across MAPS_TO): two concepts are *near* when they share such an
-ancestor. A candidate that something refutes (an indication near the condition, a class
+``derive_near_depth`` steps (across MAPS_TO), its body systems left out (top groupings with
+no morphology: they locate, a lesion kind characterizes): two concepts are *near* when they
+share such an ancestor. A candidate that something refutes (an indication near the condition, a class
 shared with a known treatment, a clue pointing near it) is refused with the reason; one that
 nothing justifies is refused too.
 
@@ -57,7 +58,13 @@ from kgverify.derive.model import (
 )
 from kgverify.graph.driver import Graph, batched
 
-QUERIES = ("derive/up_sets", "derive/drug_profiles", "derive/clue_targets", "derive/treaters")
+QUERIES = (
+    "derive/up_sets",
+    "derive/drug_profiles",
+    "derive/clue_targets",
+    "derive/treaters",
+    "derive/lesion_kinds",
+)
 # Edges cited per justification at most: a drug with 40 indications needs no 40 lines.
 MAX_CITED = 12
 CACHE_SIZE = 200_000
@@ -156,6 +163,10 @@ class Outcome:
     lure: Lure = "other_area"
     # The patient's conditions that rule a patient-specific lure out (concept ids).
     ruled_by: tuple[str, ...] = ()
+    # The concept with its MAPS_TO group and non-hub is-a parents (body systems left out):
+    # two options that share any are chosen together at most once (three kinds of
+    # concussion side by side are ruled out as a group).
+    kin: frozenset[str] = frozenset()
     build: Callable[[], list[Justification]] | None = None
     _built: list[Justification] | None = field(default=None, repr=False)
 
@@ -189,6 +200,7 @@ class Justifier:
         self._drugs: _Bounded[str, DrugProfile] = _Bounded()
         self._targets: _Bounded[tuple[str, str], tuple[tuple[str, CitedEdge], ...]] = _Bounded()
         self._treaters: _Bounded[str, tuple[str, ...]] = _Bounded()
+        self._lesion: _Bounded[str, bool] = _Bounded()  # top grouping -> names a lesion
 
     # -- graph reads, batched and cached ------------------------------------------------------
 
@@ -248,6 +260,12 @@ class Justifier:
             for missing in set(chunk) - found:
                 self._targets.put(missing, ())
 
+    def _load_lesions(self, ids: Iterable[str]) -> None:
+        for chunk in batched(self._lesion.missing(ids), 500):
+            found = {row["id"] for row in self.graph.read("derive/lesion_kinds", ids=chunk)}
+            for concept in chunk:
+                self._lesion.put(concept, concept in found)
+
     def _load_treaters(self, ids: Iterable[str]) -> None:
         for chunk in batched(self._treaters.missing(ids), 500):
             found = set()
@@ -290,16 +308,17 @@ class Justifier:
         target_keys: set[tuple[str, str]] = set()
         concepts: set[str] = set()
         treat_topics: set[str] = set()
-        pointer_options: set[str] = set()
+        systems_of: set[str] = set()  # concepts whose body systems are asked
         for r in requests:
             concepts.update([r.topic, r.answer, *r.conditions])
             concepts.update(f.concept_id for f in r.shown if f.concept_id)
             if r.task.rules.way == "drugs":
                 drug_ids.update([r.answer, *r.candidates])
                 treat_topics.add(r.topic)
+                systems_of.add(r.topic)
             else:
                 concepts.update(r.candidates)
-                pointer_options.update([r.answer, *r.candidates])
+                systems_of.update([r.answer, *r.candidates])
                 for clue, predicate in r.clues:
                     if predicate == "treats":
                         drug_ids.add(clue)
@@ -318,7 +337,8 @@ class Justifier:
             concepts.update(t for t, _ in self._targets[key])
         self._load_ups(concepts)
         # Body systems need the ancestors' own ancestors (which of them are tops).
-        self._load_ups({a for c in pointer_options for a in self._ups[c].clean})
+        self._load_ups({a for c in systems_of for a in self._ups[c].clean})
+        self._load_lesions({t for c in systems_of for t in self._tops(c)})
         return [self._judge_one(r) for r in requests]
 
     def systems(self, concept: str) -> frozenset[str]:
@@ -355,6 +375,16 @@ class Justifier:
         up = self._ups[topic]
         return frozenset(a for a in up.clean if up.depth.get(a, 99) <= self.near_depth)
 
+    def _hood(self, concept: str) -> frozenset[str]:
+        """The neighbourhood the refusals read: the near set less the body systems. A
+        system only locates a concept ("Disorder of respiratory system" above strep throat
+        and above allergic rhinitis), so what lies below it decides; a top grouping that
+        names a kind of lesion (an ASSOCIATED_MORPHOLOGY: a forearm fracture is a "Fracture
+        of bone" as an osteoporotic fracture is) characterizes it and stays
+        (lesion flags read by :meth:`judge`)."""
+        systems = {t for t in self._tops(concept) if not self._lesion.data.get(t, True)}
+        return self._near_set(concept) - systems
+
     def _judge_one(self, r: Request) -> dict[str, Outcome]:
         if r.task.rules.way == "drugs":
             return self._treatments(r)
@@ -363,7 +393,7 @@ class Justifier:
     def _treatments(self, r: Request) -> dict[str, Outcome]:
         """Drug answers (treatment): each candidate drug against the topic condition."""
         condition, answer = r.topic, self._drugs[r.answer]
-        hood = self._near_set(condition)
+        hood = self._hood(condition)
         treaters = list(dict.fromkeys([r.answer, *self._treaters[condition]]))
         treater_classes: dict[str, str] = {}
         for t in treaters:
@@ -513,9 +543,7 @@ class Justifier:
         target_ups = [self._ups[t].clean for t in dict.fromkeys(t for t, _ in pointed)]
         out = {}
         for candidate in r.candidates:
-            # A body system alone ("Disorder of respiratory system") is not nearness: two
-            # conditions of one system are told apart by what lies below it.
-            hood = self._near_set(candidate) - self._tops(candidate)
+            hood = self._hood(candidate)
             cand_up = self._ups[candidate]
             if any(hood & up for up in target_ups):
                 out[candidate] = Outcome(
@@ -529,7 +557,9 @@ class Justifier:
                 )
             else:
                 same = self.systems(candidate) & self.systems(r.answer)
+                kin = {a for a in cand_up.clean if cand_up.depth.get(a, 99) <= 1}
                 out[candidate] = Outcome(
+                    kin=frozenset(kin - self._tops(candidate)),
                     distance=self.distance(candidate, r.answer),
                     closeness=self.distance(candidate, r.answer, clean=True),
                     lure="same_system" if same else "other_system",

@@ -525,7 +525,7 @@ class DistractorScreen:
         self.rejected: Counter[str] = Counter()
         self._known: dict[tuple[str, str], list[str]] = {}
         self._reach: dict[str, frozenset[str]] = {}  # coded concept -> derive/concept_reach
-        self.fit = CohortFit(graph, self.reach, settings.derive_fit_min_patients)
+        self.fit = CohortFit(graph, settings.derive_fit_min_patients)
 
     def known_pool(self, task: Task, namespace: str) -> list[str]:
         """Well-described drugs or conditions of one vocabulary, read once per run."""
@@ -812,21 +812,25 @@ def choice_order(
 def choose(
     candidate: Candidate, screened: Screened, seed: int, n_options: int, skip: int = 0
 ) -> list[tuple[str, str]] | None:
-    """``n_options - 1`` admissible distractors (id, name), nearest to the answer first
-    (hard but unambiguous), ties in a seeded order, distinct by name; ``skip``: leave out
-    the first ``skip`` of that order (another variant of the same content). None when the
-    pool cannot give that many."""
+    """``n_options - 1`` admissible distractors (id, name), hardest lures first, nearest to
+    the answer first (hard but unambiguous), ties in a seeded order, distinct by name and
+    by family (no two sharing a parent, nor one the parent of another: ``Outcome.kin``);
+    ``skip``: leave out the first ``skip`` of that order (another variant of the same
+    content). None when the pool cannot give that many."""
     taken = {exact_key(screened.answer_name or candidate.answer_text)}
     chosen: list[tuple[str, str]] = []
 
     def order(concept: str) -> tuple[int, int, str]:
         return choice_order(seed, candidate, concept, screened.outcomes[concept])
 
+    kin: set[str] = set()
     for concept in sorted(screened.names, key=order)[skip:]:
         name = screened.names[concept]
-        if exact_key(name) in taken:
+        family = screened.outcomes[concept].kin
+        if exact_key(name) in taken or family & kin:
             continue
         taken.add(exact_key(name))
+        kin |= family
         chosen.append((concept, name))
         if len(chosen) == n_options - 1:
             return chosen

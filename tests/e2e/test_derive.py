@@ -304,8 +304,7 @@ def test_every_option_fits_the_patients_sex_and_life_stage(derived: Derived) -> 
     records = list(read_records(derived.graph, allergy_roots=derived.settings.facts_allergy_roots))
     coded = sorted({c for r in records for c in r.concepts})
     reach = {
-        row["id"]: set(row["reach"])
-        for row in derived.graph.read("derive/concept_reach", ids=coded)
+        row["id"]: set(row["reach"]) for row in derived.graph.read("derive/coded_reach", ids=coded)
     }
     seen: set[tuple[str | None, str | None, str]] = set()
     for record in records:
