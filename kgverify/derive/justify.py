@@ -23,9 +23,9 @@ way (diagnosis, prognosis); the code here names no task. The reasons (docs/deriv
 The **neighbourhood** of a concept is everything below its non-hub is-a ancestors up to
 ``derive_near_depth`` steps (across MAPS_TO), its body systems left out (top groupings with
 no morphology: they locate, a lesion kind characterizes): two concepts are *near* when they
-share such an ancestor. A candidate that something refutes (an indication near the condition, a class
-shared with a known treatment, a clue pointing near it) is refused with the reason; one that
-nothing justifies is refused too.
+share such an ancestor. A candidate that something refutes (an indication near the
+condition, a class shared with a known treatment, a clue pointing near it) is refused with
+the reason; one that nothing justifies is refused too.
 
 Every admitted candidate also says what kind of lure it is (``model.LURES``): specific to
 this patient, in the answer's therapeutic area (a shared WHO ATC level-2 group) or body system
