@@ -1546,19 +1546,36 @@ def build(out: Path) -> dict[str, Any]:
         }
         for d, dis in pairs:
             assert d in drug_in and dis in key2cui, (d, dis)
-    for d in sorted(
-        {d for d, _, _ in dd.MAY_TREAT_ADDED + dd.MAY_PREVENT_ADDED} - set(medrt_nui), key=int
-    ):
-        nui = nui_seq()
-        medrt_nui[d] = nui
-        atom(umls_concepts[key2cui["RX:" + d]], "MED-RT", "PT", nui, rx_concepts[d].name, scui=nui)
-    for rel_f, rel_i, lst in [
-        ("may_treat", "may_be_treated_by", dd.MAY_TREAT_ADDED),
-        ("may_prevent", "may_be_prevented_by", dd.MAY_PREVENT_ADDED),
-    ]:
-        for d, dis, _ in lst:
-            du, su = umls_concepts[key2cui["RX:" + d]], umls_concepts[key2cui[dis]]
-            pair(du.cui, rel_f, su.cui, rel_i, "MED-RT", medrt_atom(du), disease_atom(su))
+
+    def medrt_wave(
+        drugs: set[str], treat: list[tuple[str, str, str]], prevent: list[tuple[str, str, str]]
+    ) -> None:
+        """A MED-RT atom for each of ``drugs`` that has none yet (in RXCUI order), then the
+        may_treat and may_prevent rows of ``treat`` and ``prevent``, in both directions."""
+        for d in sorted(drugs - set(medrt_nui), key=int):
+            nui = nui_seq()
+            medrt_nui[d] = nui
+            atom(
+                umls_concepts[key2cui["RX:" + d]],
+                "MED-RT",
+                "PT",
+                nui,
+                rx_concepts[d].name,
+                scui=nui,
+            )
+        for rel_f, rel_i, lst in [
+            ("may_treat", "may_be_treated_by", treat),
+            ("may_prevent", "may_be_prevented_by", prevent),
+        ]:
+            for d, dis, _ in lst:
+                du, su = umls_concepts[key2cui["RX:" + d]], umls_concepts[key2cui[dis]]
+                pair(du.cui, rel_f, su.cui, rel_i, "MED-RT", medrt_atom(du), disease_atom(su))
+
+    medrt_wave(
+        {d for d, _, _ in dd.MAY_TREAT_ADDED + dd.MAY_PREVENT_ADDED},
+        dd.MAY_TREAT_ADDED,
+        dd.MAY_PREVENT_ADDED,
+    )
     # every ingredient has an indication, or a documented reason why not
     _indicated = {d for d, _ in dd.MAY_TREAT + dd.MAY_PREVENT} | {
         d for d, _, _ in dd.MAY_TREAT_ADDED + dd.MAY_PREVENT_ADDED
@@ -1638,21 +1655,11 @@ def build(out: Path) -> dict[str, Any]:
     for d, dis in _treat_new + _prevent_new + [(d, dis) for d, dis, _ in dd.CONTRAINDICATED_DERIVE]:
         assert d in drug_all and dis in key2cui, (d, dis)
         assert key2cui[dis] != key2cui[ud.DIFF_AB["retire_key"]], (d, dis)
-    for d in sorted(
-        {d for d, _, _ in dd.MAY_TREAT_DERIVE + dd.MAY_PREVENT_DERIVE + dd.CONTRAINDICATED_DERIVE}
-        - set(medrt_nui),
-        key=int,
-    ):
-        nui = nui_seq()
-        medrt_nui[d] = nui
-        atom(umls_concepts[key2cui["RX:" + d]], "MED-RT", "PT", nui, rx_concepts[d].name, scui=nui)
-    for rel_f, rel_i, lst in [
-        ("may_treat", "may_be_treated_by", dd.MAY_TREAT_DERIVE),
-        ("may_prevent", "may_be_prevented_by", dd.MAY_PREVENT_DERIVE),
-    ]:
-        for d, dis, _ in lst:
-            du, su = umls_concepts[key2cui["RX:" + d]], umls_concepts[key2cui[dis]]
-            pair(du.cui, rel_f, su.cui, rel_i, "MED-RT", medrt_atom(du), disease_atom(su))
+    medrt_wave(
+        {d for d, _, _ in dd.MAY_TREAT_DERIVE + dd.MAY_PREVENT_DERIVE + dd.CONTRAINDICATED_DERIVE},
+        dd.MAY_TREAT_DERIVE,
+        dd.MAY_PREVENT_DERIVE,
+    )
     for d, dis, _ in dd.CONTRAINDICATED_DERIVE:
         du, su = umls_concepts[key2cui["RX:" + d]], umls_concepts[key2cui[dis]]
         pair(
