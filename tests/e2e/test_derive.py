@@ -847,7 +847,9 @@ OSTEOARTHRITIS = "SNOMEDCT:396275006"
 def test_planted_lure_kinds_and_their_counter_cases(derived: Derived, verifier: Verifier) -> None:
     """On the real sample graph: a drug for the condition that a shown condition
     contraindicates is a patient-specific lure, and the same drug is refused when the
-    question shows no such condition; a class's indication refuses a diagnosis distractor
+    question shows no such condition; a drug of the answer's ATC level-2 group known for
+    another system's condition is a same-area lure until it is said to treat the item's;
+    a class's indication refuses a diagnosis distractor
     (planted on the drug's class, not the drug); a condition seen in the cohort only at
     another life stage is no option for this one."""
     graph = derived.graph
@@ -867,6 +869,22 @@ def test_planted_lure_kinds_and_their_counter_cases(derived: Derived, verifier: 
     assert just.set_of("record_facts") == ["planted-fact"]
     assert any(e.type == "CONTRAINDICATED_FOR" and e.source for e in just.edges)
     assert "Peptic ulcer" in just.reason and "wrong for this patient" in just.reason
+
+    # Same area: nitrofurantoin shares amoxicillin's ATC level-2 group (J01) and is known
+    # for urinary infections only: a same-area lure for otitis media, until it is said to
+    # treat otitis media.
+    nitrofurantoin = value(graph, "MATCH (c:UMLS {name: 'Nitrofurantoin'}) RETURN c.id")
+    amoxicillin = value(graph, "MATCH (c:UMLS {name: 'Amoxicillin'}) RETURN c.id")
+    otitis = "SNOMEDCT:65363002"
+    area = Request(Task.TREATMENT, otitis, amoxicillin, [(otitis, "treats")], [], [nitrofurantoin])
+    same = _judge(derived, verifier, area)
+    assert same.admissible and same.lure == "same_area", same.refused
+    assert same.justifications[0].rule == "treatment.indications_elsewhere"
+    try:
+        _plant(graph, nitrofurantoin, otitis)
+        assert "near the item's" in str(_judge(derived, verifier, area).refused)
+    finally:
+        _unplant(graph)
 
     # Diagnosis: celecoxib started; cystitis is admissible until celecoxib's class is said
     # to treat it (the class, not the drug: a drug's own list is never complete).
