@@ -174,6 +174,12 @@ class Settings(BaseSettings):
         "unset: only the total over all transactions (70% of the heap) bounds it.",
     )
     start_timeout_s: float = Field(default=180.0, gt=0)
+    neo4j_tx_timeout_s: float = Field(
+        default=600.0,
+        gt=0,
+        description="Seconds any one transaction may run (waiting on locks included) before "
+        "the server ends it; the run stops with one error line naming this setting.",
+    )
     strict_rows: bool = Field(
         default=False,
         description="Check that every row of a named query holds values only, no nodes, "

@@ -26,7 +26,17 @@ class QueryError(KgverifyError):
 
 
 class TransactionMemoryError(KgverifyError):
-    """A statement needed more transaction memory than the Neo4j server allows."""
+    """A statement needed more memory than the Neo4j server allows (its transaction memory,
+    or its heap)."""
+
+
+class TransactionError(KgverifyError):
+    """Neo4j ended a running transaction for a reason of its own (terminated, or still failing
+    transiently after the driver's retries); the server was reached."""
+
+
+class TransactionTimeoutError(TransactionError):
+    """A transaction ran longer than ``neo4j_tx_timeout_s`` and the server ended it."""
 
 
 class OutputError(KgverifyError):

@@ -3,8 +3,11 @@
 Every statement is a named query (see :mod:`kgverify.graph.queries`) run in a managed
 transaction (``execute_read`` / ``execute_write``), so retries on transient errors and
 cluster routing come from the driver, and the same code runs against a local server, a
-cluster or Aura. Driver errors that users can cause (wrong password, server down, missing
-database) become one-line :class:`~kgverify.errors.KgverifyError` subclasses. The one
+cluster or Aura. Every transaction carries the ``neo4j_tx_timeout_s`` timeout, so the server
+ends one that runs (or waits on a lock) too long. Driver errors that users can cause (wrong
+password, server down, missing database, a timeout, a server out of memory) become one-line
+:class:`~kgverify.errors.KgverifyError` subclasses; "cannot reach" is said only of a server
+that never answered this process, not of one that stopped answering mid-run. The one
 exception to named queries is :meth:`Graph.run_adhoc`, the statement a user types into
 ``kgverify cypher``.
 """
@@ -28,7 +31,9 @@ from kgverify.errors import (
     GraphUnavailableError,
     KgverifyError,
     QueryError,
+    TransactionError,
     TransactionMemoryError,
+    TransactionTimeoutError,
 )
 from kgverify.graph.adhoc import file_access
 from kgverify.graph.connection import resolve_connection
@@ -39,14 +44,59 @@ Row = dict[str, Any]
 logger = logging.getLogger(__name__)
 
 # The server's answers when a statement outgrows its transaction memory (the total of all
-# transactions, or one transaction's own limit). Retrying the same statement, as the driver
-# does with transient errors, only fails again: the caller splits the work or reports.
+# transactions, or one transaction's own limit), or the JVM its heap. Retrying the same
+# statement, as the driver does with transient errors, only fails again (and keeps a starved
+# server busy): the caller splits the work or reports.
 _MEMORY_CODES = frozenset(
     {
         "Neo.TransientError.General.MemoryPoolOutOfMemoryError",
         "Neo.TransientError.General.TransactionMemoryLimit",
+        "Neo.TransientError.General.OutOfMemoryError",
     }
 )
+
+# A transaction the server ended: these codes say why only in their message.
+_TERMINATED_CODES = frozenset(
+    {
+        "Neo.ClientError.Transaction.Terminated",
+        "Neo.ClientError.Transaction.LockClientStopped",
+    }
+)
+
+# How long the driver waits for a connection of its pool (opening one included, itself
+# bounded by the 10 s connection timeout); the driver's default, set here so it stays bounded.
+ACQUISITION_TIMEOUT_S = 60.0
+# How long the driver retries a transaction that failed transiently (a deadlock, a leader
+# switch) before giving up.
+RETRY_TIME_S = 15.0
+
+_MEMORY_HINT = (
+    "give the server more heap: KGVERIFY_NEO4J_HEAP for the local server, "
+    "server.memory.heap.max_size otherwise; a per-transaction limit below the heap, "
+    "KGVERIFY_NEO4J_TRANSACTION_MEMORY (db.memory.transaction.max), makes a batch too large "
+    "fail alone and be split instead"
+)
+_TIMEOUT_SETTING = "KGVERIFY_NEO4J_TX_TIMEOUT_S"
+
+
+def is_memory_error(exc: neo4j_errors.Neo4jError) -> bool:
+    """The server ran out of transaction memory or heap running the statement."""
+    code = exc.code or ""
+    if code in _MEMORY_CODES:
+        return True
+    # A JVM out of heap that surfaces without a memory code of its own.
+    return code.startswith("Neo.DatabaseError.") and "OutOfMemoryError" in (exc.message or "")
+
+
+def is_timeout(exc: neo4j_errors.Neo4jError) -> bool:
+    """The server ended the transaction because it ran past its timeout."""
+    code = exc.code or ""
+    if "TransactionTimedOut" in code:
+        return True
+    if code in _TERMINATED_CODES:
+        text = (exc.message or "").lower()
+        return "timed out" in text or "timeout" in text
+    return False
 
 
 class _OutOfMemoryError(Exception):
@@ -67,34 +117,117 @@ def batched(rows: Iterable[T], size: int) -> Iterator[list[T]]:
         yield batch
 
 
+def _server_line(exc: neo4j_errors.Neo4jError) -> str:
+    """The server's message, first line (``str()`` of a server error holds its GQL status too)."""
+    lines = [line.strip() for line in (exc.message or "").splitlines() if line.strip()]
+    return lines[0] if lines else (exc.code or type(exc).__name__)
+
+
+def translate_error(
+    exc: BaseException,
+    *,
+    uri: str,
+    user: str,
+    database: str,
+    what: str = "",
+    reached: bool = False,
+    tx_timeout_s: float | None = None,
+) -> KgverifyError | None:
+    """The one-line kgverify error for a failure of the driver, or None to let it go on.
+
+    ``what`` names the work for the message (``running verify/enrich``); ``reached``: the
+    server answered this graph before, so a lost connection is the server stopping mid-run
+    (its cause is the server's, e.g. its heap), never "cannot reach". Errors of a running
+    transaction keep their own cause: out of memory, timed out, terminated.
+    """
+    during = f" {what}" if what else ""
+    if isinstance(exc, _OutOfMemoryError):
+        exc = exc.error
+    if isinstance(exc, neo4j_errors.Neo4jError):
+        code = exc.code or ""
+        if is_memory_error(exc):
+            return TransactionMemoryError(
+                f"Neo4j ran out of memory{during}: {_server_line(exc)} ({_MEMORY_HINT})"
+            )
+        if is_timeout(exc):
+            limit = f"{tx_timeout_s:g} s" if tx_timeout_s else "its timeout"
+            return TransactionTimeoutError(
+                f"Neo4j ended a transaction{during} that ran longer than {limit} "
+                f"({_TIMEOUT_SETTING}; raise it for larger work, or see what holds locks with "
+                "`SHOW TRANSACTIONS`)"
+            )
+        if code in _TERMINATED_CODES:
+            return TransactionError(f"Neo4j terminated a transaction{during}: {_server_line(exc)}")
+        if isinstance(exc, neo4j_errors.AuthError):
+            return GraphAuthError(
+                f"Neo4j at {uri} rejected the credentials for user {user!r} "
+                "(check NEO4J_USER / NEO4J_PASSWORD)"
+            )
+        if isinstance(exc, neo4j_errors.DatabaseUnavailable):
+            return GraphUnavailableError(f"database {database!r} at {uri} is not available")
+        if isinstance(exc, neo4j_errors.TransientError):
+            # The driver retried it (a deadlock, a leader switch) until its retry time ran out.
+            return TransactionError(
+                f"Neo4j kept failing a transaction{during} for {RETRY_TIME_S:g} s of retries: "
+                f"{_server_line(exc)} ({code})"
+            )
+        # After three wrong passwords the server refuses every login of that user, the right
+        # one included, for about 5 s; the driver raises this as a plain ClientError.
+        if code == "Neo.ClientError.Security.AuthenticationRateLimit":
+            return GraphAuthError(
+                f"Neo4j at {uri} is refusing logins for user {user!r} after repeated wrong "
+                "passwords; check NEO4J_PASSWORD and retry in a few seconds"
+            )
+        if code == "Neo.ClientError.Database.DatabaseNotFound":
+            return GraphUnavailableError(f"database {database!r} does not exist at {uri}")
+        return None  # about the statement or a row: the caller decides
+    if isinstance(exc, neo4j_errors.ConnectionAcquisitionTimeoutError):
+        return GraphUnavailableError(
+            f"no connection to Neo4j at {uri} came free within {ACQUISITION_TIMEOUT_S:g} s"
+            f"{during} ({_first_line(exc)})"
+        )
+    if isinstance(exc, (neo4j_errors.ServiceUnavailable, neo4j_errors.SessionExpired, OSError)):
+        if reached:
+            # It answered before: the server stopped, or stopped answering, mid-run. A
+            # server out of heap does this, so the hint is the heap, not "start it".
+            return GraphUnavailableError(
+                f"Neo4j at {uri} stopped answering{during}: {_first_line(exc)} (it answered "
+                "earlier in this run: see `kgverify neo4j status` and the server's log; a "
+                "server out of memory does this, KGVERIFY_NEO4J_HEAP gives it more)"
+            )
+        return GraphUnavailableError(
+            f"cannot reach Neo4j at {uri}: {_first_line(exc)} "
+            "(start the local server with `kgverify neo4j start`, or set NEO4J_URI)"
+        )
+    return None
+
+
 @contextmanager
-def _translated(uri: str, user: str, database: str) -> Iterator[None]:
+def _translated(
+    uri: str,
+    user: str,
+    database: str,
+    *,
+    what: str = "",
+    reached: bool = False,
+    tx_timeout_s: float | None = None,
+) -> Iterator[None]:
     """Turn the driver's expected failures into one-line kgverify errors."""
     try:
         yield
-    except neo4j_errors.AuthError as exc:
-        raise GraphAuthError(
-            f"Neo4j at {uri} rejected the credentials for user {user!r} "
-            "(check NEO4J_USER / NEO4J_PASSWORD)"
-        ) from exc
-    except (neo4j_errors.ServiceUnavailable, neo4j_errors.SessionExpired, OSError) as exc:
-        raise GraphUnavailableError(
-            f"cannot reach Neo4j at {uri}: {_first_line(exc)} "
-            "(start the local server with `kgverify neo4j start`, or set NEO4J_URI)"
-        ) from exc
-    except neo4j_errors.DatabaseUnavailable as exc:
-        raise GraphUnavailableError(f"database {database!r} at {uri} is not available") from exc
-    except neo4j_errors.ClientError as exc:
-        # After three wrong passwords the server refuses every login of that user, the right
-        # one included, for about 5 s; the driver raises this as a plain ClientError.
-        if exc.code == "Neo.ClientError.Security.AuthenticationRateLimit":
-            raise GraphAuthError(
-                f"Neo4j at {uri} is refusing logins for user {user!r} after repeated wrong "
-                "passwords; check NEO4J_PASSWORD and retry in a few seconds"
-            ) from exc
-        if exc.code == "Neo.ClientError.Database.DatabaseNotFound":
-            raise GraphUnavailableError(f"database {database!r} does not exist at {uri}") from exc
-        raise
+    except (_OutOfMemoryError, neo4j_errors.Neo4jError, neo4j_errors.DriverError, OSError) as exc:
+        error = translate_error(
+            exc,
+            uri=uri,
+            user=user,
+            database=database,
+            what=what,
+            reached=reached,
+            tx_timeout_s=tx_timeout_s,
+        )
+        if error is None:
+            raise
+        raise error from (exc.error if isinstance(exc, _OutOfMemoryError) else exc)
 
 
 @dataclass(frozen=True)
@@ -187,21 +320,30 @@ class Graph:
         database: str = "neo4j",
         *,
         strict_rows: bool = False,
+        tx_timeout_s: float = 600.0,
     ) -> None:
         """Open a driver for ``uri``; nothing is sent until the first call (see :meth:`connect`).
 
         With ``strict_rows`` (setting ``strict_rows``; the test suite turns it on), every row
-        of a named query is checked to hold values only (see :func:`plain_rows`).
+        of a named query is checked to hold values only (see :func:`plain_rows`). Every
+        transaction may run ``tx_timeout_s`` seconds (setting ``neo4j_tx_timeout_s``), waits
+        on locks included; then the server ends it and
+        :class:`~kgverify.errors.TransactionTimeoutError` says so.
         """
         self.uri = uri
         self.user = user
         self.database = database
         self.strict_rows = strict_rows
+        self.tx_timeout_s = tx_timeout_s
+        # Whether the server has answered this graph: a connection lost after that is the
+        # server stopping mid-run, not a server that cannot be reached.
+        self._reached = False
         self._driver = neo4j.GraphDatabase.driver(
             uri,
             auth=(user, password),
             connection_timeout=10.0,
-            max_transaction_retry_time=15.0,
+            connection_acquisition_timeout=ACQUISITION_TIMEOUT_S,
+            max_transaction_retry_time=RETRY_TIME_S,
             # Schema-less reads on a fresh graph warn about unknown labels; not our users' news.
             notifications_min_severity="OFF",
         )
@@ -221,7 +363,14 @@ class Graph:
         """
         settings = settings or Settings()
         uri, user, password = resolve_connection(settings)
-        graph = cls(uri, user, password, settings.neo4j_database, strict_rows=settings.strict_rows)
+        graph = cls(
+            uri,
+            user,
+            password,
+            settings.neo4j_database,
+            strict_rows=settings.strict_rows,
+            tx_timeout_s=settings.neo4j_tx_timeout_s,
+        )
         if verify:
             try:
                 graph.verify()
@@ -235,37 +384,54 @@ class Graph:
         with self._errors():
             self._driver.verify_connectivity()
             with self._driver.session(database=self.database) as session:
-                session.run("RETURN 1").consume()
+                session.run(neo4j.Query("RETURN 1", timeout=self.tx_timeout_s)).consume()
 
     @contextmanager
-    def _errors(self) -> Iterator[None]:
-        with _translated(self.uri, self.user, self.database):
+    def _errors(self, what: str = "") -> Iterator[None]:
+        with _translated(
+            self.uri,
+            self.user,
+            self.database,
+            what=what,
+            reached=self._reached,
+            tx_timeout_s=self.tx_timeout_s,
+        ):
             yield
+        self._reached = True
+
+    def _bounded(self, work: Callable[[neo4j.ManagedTransaction], T]) -> Callable[..., T]:
+        """``work`` as a transaction function with the timeout, and not retried out of memory.
+
+        The driver retries transient errors for up to 15 s; a statement out of memory only
+        fails again (and keeps a starved server busy), so it leaves the retry loop at once.
+        """
+
+        @neo4j.unit_of_work(timeout=self.tx_timeout_s)
+        def bounded(tx: neo4j.ManagedTransaction) -> T:
+            try:
+                return work(tx)
+            except neo4j_errors.Neo4jError as exc:
+                if is_memory_error(exc):
+                    raise _OutOfMemoryError(exc) from exc
+                raise
+
+        return bounded
 
     def _run(self, access: str, name: str, params: dict[str, Any]) -> list[Row]:
         query = get_query(name)
         query.check_params(params)
 
         def work(tx: neo4j.ManagedTransaction) -> list[Row]:
-            try:
-                return plain_rows(name, tx.run(query.text, params), self.strict_rows)
-            except neo4j_errors.TransientError as exc:
-                if exc.code in _MEMORY_CODES:
-                    raise _OutOfMemoryError(exc) from exc
-                raise
+            return plain_rows(name, tx.run(query.text, params), self.strict_rows)
 
-        try:
-            with self._errors(), self._driver.session(database=self.database) as session:
-                runner: Callable[..., list[Row]] = (
-                    session.execute_read if access == "read" else session.execute_write
-                )
-                return runner(work)
-        except _OutOfMemoryError as exc:
-            raise TransactionMemoryError(
-                f"Neo4j ran out of transaction memory running {name}: "
-                f"{_first_line(exc)} (give the server more heap: KGVERIFY_NEO4J_HEAP for the "
-                "local server, server.memory.heap.max_size otherwise)"
-            ) from exc.error
+        with (
+            self._errors(f"running {name}"),
+            self._driver.session(database=self.database) as session,
+        ):
+            runner: Callable[..., list[Row]] = (
+                session.execute_read if access == "read" else session.execute_write
+            )
+            return runner(self._bounded(work))
 
     def read(self, name: str, **params: Any) -> list[Row]:
         """Run a named query in a managed read transaction and return its rows."""
@@ -378,10 +544,13 @@ class Graph:
             return AdhocResult(columns, rows, truncated, counters)
 
         try:
-            with self._errors(), self._driver.session(database=self.database) as session:
+            with (
+                self._errors("running the statement"),
+                self._driver.session(database=self.database) as session,
+            ):
                 if write:
-                    return session.execute_write(work)
-                return session.execute_read(work)
+                    return session.execute_write(self._bounded(work))
+                return session.execute_read(self._bounded(work))
         except neo4j_errors.Neo4jError as exc:
             # What the connection could cause was translated by _errors(); the rest is about
             # the statement (syntax, parameters, a write in a read transaction, IN TRANSACTIONS
@@ -399,8 +568,12 @@ class Graph:
         """Run a named query in an implicit transaction; needed for ``IN TRANSACTIONS``."""
         query = get_query(name)
         query.check_params(params)
-        with self._errors(), self._driver.session(database=self.database) as session:
-            return plain_rows(name, session.run(query.text, params), self.strict_rows)
+        with (
+            self._errors(f"running {name}"),
+            self._driver.session(database=self.database) as session,
+        ):
+            statement = neo4j.Query(query.text, timeout=self.tx_timeout_s)
+            return plain_rows(name, session.run(statement, params), self.strict_rows)
 
     def close(self) -> None:
         """Close the driver and its connections; the graph cannot be used afterwards."""

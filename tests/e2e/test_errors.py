@@ -1,14 +1,18 @@
-"""Connection failures are one clear line, never a traceback."""
+"""Connection failures and transactions past their timeout are one clear line, never a
+traceback."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+import time
 
 import pytest
+from click.testing import CliRunner
 
+from kgverify.cli import cli
 from kgverify.config import Settings
-from kgverify.errors import GraphAuthError, GraphUnavailableError
+from kgverify.errors import GraphAuthError, GraphUnavailableError, TransactionTimeoutError
 from kgverify.graph import Graph
 from tests.conftest import free_port
 
@@ -58,3 +62,35 @@ def test_cli_prints_one_line_and_exits_non_zero(
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("error: ")
     assert expected in done.stderr
     assert "Traceback" not in done.stderr + done.stdout
+
+
+# A statement that runs about 5 s on the server; the transaction timeout below is 1 s.
+SLOW = "CALL apoc.util.sleep(5000) RETURN 1 AS done"
+
+
+@pytest.mark.usefixtures("cli_env")
+def test_a_transaction_past_its_timeout_is_one_error_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("KGVERIFY_NEO4J_TX_TIMEOUT_S", "1")
+    started = time.monotonic()
+    result = CliRunner().invoke(cli, ["cypher", SLOW])
+    took = time.monotonic() - started
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert result.exit_code == 2, result.output
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: ")
+    assert "KGVERIFY_NEO4J_TX_TIMEOUT_S" in result.stderr
+    assert "longer than 1 s" in result.stderr
+    assert "cannot reach" not in result.stderr and "Traceback" not in result.output
+    assert took < 5.0, took  # the server ended it; nobody waited out the sleep
+
+
+def test_a_named_query_and_the_next_one_after_a_timeout(settings: Settings, graph: Graph) -> None:
+    """The timeout reaches every transaction of a graph, and the graph stays usable."""
+    quick = settings.model_copy(update={"neo4j_tx_timeout_s": 1.0})
+    with Graph.connect(quick) as bounded:
+        assert bounded.tx_timeout_s == 1.0
+        with pytest.raises(TransactionTimeoutError, match="running the statement"):
+            bounded.run_adhoc(SLOW, {})
+        assert bounded.read("summary/releases") is not None
+        assert bounded.run_adhoc("RETURN 1 AS one", {}).rows == [{"one": 1}]
