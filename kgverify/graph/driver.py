@@ -565,15 +565,19 @@ class Graph:
             raise QueryError(f"Neo4j refused the statement: {lines[0]}") from exc
 
     def write_autocommit(self, name: str, **params: Any) -> list[Row]:
-        """Run a named query in an implicit transaction; needed for ``IN TRANSACTIONS``."""
+        """Run a named query in an implicit transaction; needed for ``IN TRANSACTIONS``.
+
+        No transaction timeout here: it would bound the whole statement, every inner
+        batch together (a full release's retirement can take longer than any one
+        transaction should), while each inner batch commits its work as it goes.
+        """
         query = get_query(name)
         query.check_params(params)
         with (
             self._errors(f"running {name}"),
             self._driver.session(database=self.database) as session,
         ):
-            statement = neo4j.Query(query.text, timeout=self.tx_timeout_s)
-            return plain_rows(name, session.run(statement, params), self.strict_rows)
+            return plain_rows(name, session.run(query.text, params), self.strict_rows)
 
     def close(self) -> None:
         """Close the driver and its connections; the graph cannot be used afterwards."""
