@@ -26,11 +26,11 @@ One configuration, a synthetic UMLS graph:
    - **selective**: ``kgverify.api.reverify`` (the ``Reverifier``). Its first run, against
      the pending release, is the one whose report and new verdicts are kept; it marks the
      release re-verified, so a plain call would find nothing pending: it is then repeated
-     ``REPEATS`` times with
-     ``releases=["UMLS@2099AB"]`` (the same touched set is re-checked and written again;
-     only the counts of changed verdicts are zero on a repeat). The median of the repeats
-     is reported, and the first run's time beside it, with the seconds between the
-     Reverifier's progress log lines (what changed; assertions; items; the rest);
+     ``REPEATS`` times with ``releases=["UMLS@2099AB"]`` (the same touched set is
+     re-checked and its rechecks written again, replacing the first run's; the counts are
+     the first run's). The median of the repeats is reported, and the first run's time
+     beside it, with the seconds between the Reverifier's progress log lines (what
+     changed; assertions; items; the rest);
    - **naive, judge again**: every rule-decided assertion read back and judged again
      (``Verifier.evidence_for`` in chunks of 5,000, ``judge_evidence``, the filter policy),
      nothing written: the brute-force oracle of ``tests/e2e/test_reverify.py``. A lower
@@ -50,7 +50,8 @@ One configuration, a synthetic UMLS graph:
 No QA items are derived here, so the item checks of ``reverify`` have nothing to do (items
 = 0): the figures are the assertion re-check alone. Each way runs on the graph the previous
 one left: the selective repeats and the naive re-judgement read the same vocabulary graph
-and assertions (the repeats add (:Recheck) nodes; the verdicts they write are the same).
+and assertions (the repeats replace the (:Recheck) nodes of the same releases; the
+verdicts they write are the same).
 Bolt port 7798; the Neo4j store and the releases live under a temporary folder that is
 removed at the end (``--keep`` keeps it).
 """

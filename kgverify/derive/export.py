@@ -1,14 +1,16 @@
 """Writing derived items and sheets: JSONL in a Hugging Face ``datasets`` layout (one config
 per task, one file per split, a dataset card whose YAML names them), the JSON schema beside
 them, and the items into Neo4j as provenance. Output folders are written as ``OUT.partial``
-and renamed when complete, so an interrupted run leaves the previous output whole."""
+and renamed when complete, so an interrupted run leaves the previous output whole; QA items
+are written to the graph pending and published there in one transaction just before the
+rename (``partial_dir``), so the folder never names items the graph does not hold current."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import shutil
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,19 +27,31 @@ from kgverify.verify.verifier import refusal_kind
 
 
 @contextmanager
-def partial_dir(out: Path) -> Iterator[Path]:
+def partial_dir(out: Path, publish: Callable[[], None] | None = None) -> Iterator[Path]:
     """A fresh, owner-only ``OUT.partial`` folder, renamed to ``out`` (replacing it) on
-    success."""
+    success. ``publish`` (the graph's flip to the new items, one transaction) runs after the
+    old ``out`` is moved to ``OUT.previous`` and before the rename, so ``out``, whenever it
+    exists, holds the items the graph holds as current: a run killed before that leaves the
+    old folder and the old items, one killed after it no folder until a rerun. A publish
+    that fails leaves no folder either (whether its transaction committed is not known);
+    the old one stays in ``OUT.previous`` until the next run."""
     partial = out.with_name(out.name + ".partial")
+    previous = out.with_name(out.name + ".previous")
     shutil.rmtree(partial, ignore_errors=True)
+    shutil.rmtree(previous, ignore_errors=True)
     make_dir(partial)
     try:
         yield partial
+        if publish is not None:
+            if out.exists():
+                out.rename(previous)
+            publish()
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
         raise
     shutil.rmtree(out, ignore_errors=True)
     partial.rename(out)
+    shutil.rmtree(previous, ignore_errors=True)
 
 
 def write_schema(model: type[BaseModel], path: Path) -> None:
@@ -245,6 +259,7 @@ class QAWriter:
         self._files: dict[tuple[str, str], IO[str]] = {}
 
     def write(self, items: Iterable[QAItem]) -> None:
+        """Items to their files and, pending publication (``publish_items``), the graph."""
         ids = hashlib.sha256()
         try:
             for chunk in batched(items, self.batch):
@@ -293,9 +308,20 @@ class QAWriter:
         positions[item.answer] = positions.get(item.answer, 0) + 1
 
 
-def retire(graph: Graph, tasks: set[Task], run: str) -> int:
-    rows = graph.write("derive/retire_items", tasks=sorted(t.value for t in tasks), run=run)
+def publish_items(graph: Graph, tasks: set[Task], run: str) -> int:
+    """Make the run's written items current and retire the other current items of its
+    tasks, in one transaction (derive/publish_items); the number retired."""
+    rows = graph.write("derive/publish_items", tasks=sorted(t.value for t in tasks), run=run)
     return int(rows[0]["retired"]) if rows else 0
+
+
+def clear_pending(graph: Graph, run: str, page: int = 10_000) -> int:
+    """Clear what derivation runs killed before publishing left in the graph (items written,
+    never made current; derive/clear_pending), a page per transaction; the number cleared."""
+    cleared = 0
+    while n := int(graph.write("derive/clear_pending", run=run, limit=page)[0]["cleared"]):
+        cleared += n
+    return cleared
 
 
 def _item_row(item: QAItem) -> dict[str, Any]:

@@ -12,7 +12,14 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from kgverify.config import Settings
-from kgverify.derive.export import CardFacts, QAWriter, partial_dir, retire, write_schema
+from kgverify.derive.export import (
+    CardFacts,
+    QAWriter,
+    clear_pending,
+    partial_dir,
+    publish_items,
+    write_schema,
+)
 from kgverify.derive.justify import rules_version
 from kgverify.derive.model import (
     SHEETS,
@@ -99,6 +106,7 @@ def run_qa(
     run = uuid.uuid4().hex
     if write:
         ensure_schema(graph)
+        clear_pending(graph, run)  # what a run killed before publishing left behind
     applied = derivation_policy(settings, policy)
     context = RunContext(
         releases=[r["id"] for r in graph.read("verify/current_releases")],
@@ -108,7 +116,14 @@ def run_qa(
     report.policy_values = policy_facts(applied) if applied is not None else None
     reviews = ReviewState.read(graph)
     job = QAJob(settings=settings, tasks=frozenset(tasks), policy=applied, reviews=reviews)
-    with pages(settings, graph, job) as worked, partial_dir(out) as folder:
+
+    def publish() -> None:
+        # Between taking the old folder away and renaming the new one into place, so the
+        # folder never names items the graph does not hold as current.
+        report.retired = publish_items(graph, tasks, run)
+
+    finish = publish if write else None
+    with pages(settings, graph, job) as worked, partial_dir(out, finish) as folder:
         store = ItemStore(folder / ".items.sqlite", settings.derive_variants)
         try:
             derive_items(worked, reviews, store, settings, report, run=context, on_patient=progress)
@@ -127,8 +142,6 @@ def run_qa(
             writer.write(finished_items(store, settings.derive_options))
         finally:
             store.close()
-    if write:
-        report.retired = retire(graph, tasks, run)
     report.items = {t: dict(sorted(s.items())) for t, s in sorted(report.items.items())}
     report.positions = {t: dict(sorted(p.items())) for t, p in sorted(report.positions.items())}
     report.seconds = round(time.perf_counter() - started, 3)

@@ -3,10 +3,11 @@
 A release changes a few concepts and relationships. Only the assertions whose rules could
 read something that changed are judged again (``reverify/touched.cypher`` says which), by
 the same rules and the same decision as the first verification; the new verdicts are
-recorded beside the old ones as ``(:Recheck)`` nodes. Then every current item is checked:
-it no longer stands when an assertion it rests on no longer passes, when its answer or a
-distractor concept was retired, or when a rule now supports one of its distractors (the
-item would have two right answers). Flags say which. Nothing is deleted.
+recorded beside the old ones as ``(:Recheck)`` nodes, one per assertion and set of
+releases, so a rerun after a killed run replaces them rather than adding more. Then every
+current item is checked: it no longer stands when an assertion it rests on no longer
+passes, when its answer or a distractor concept was retired, or when a rule now supports
+one of its distractors (the item would have two right answers). Flags say which. Nothing is deleted.
 
     from kgverify.api import reverify
     report = reverify()          # against every release loaded since the last judgement
@@ -71,6 +72,12 @@ class ReverifyReport(BaseModel):
         default_factory=dict, description="items not standing after the run, per kind of flag"
     )
     seconds: float = 0.0
+
+
+def recheck_key(releases: list[str]) -> str:
+    """What a ``(:Recheck)`` is keyed by beside its assertion: the set of releases re-checked,
+    so a rerun over the same releases (after a killed run) replaces its rechecks."""
+    return ",".join(sorted(set(releases)))
 
 
 def pending_releases(graph: Graph) -> list[str]:
@@ -183,7 +190,8 @@ class Reverifier:
         report.judged_by_links = int(counts["judged_by_links"])
         if not changed:
             return
-        for page in self._pages("reverify/touched_page", run=report.run):
+        key = recheck_key(report.releases)
+        for page in self._pages("reverify/touched_page", run=report.run, key=key):
             ruled = [
                 a
                 for a in page
@@ -225,7 +233,12 @@ class Reverifier:
                 }
             )
         for part in batched(rows, 1_000):
-            self.graph.write("reverify/write_rechecks", rows=part, run=report.run)
+            self.graph.write(
+                "reverify/write_rechecks",
+                rows=part,
+                run=report.run,
+                key=recheck_key(report.releases),
+            )
 
     # -- items ----------------------------------------------------------------------------
 

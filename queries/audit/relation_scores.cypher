@@ -20,7 +20,7 @@ RETURN a.id AS assertion, a.predicate AS predicate, a.extractor AS extractor,
        COLLECT { MATCH (a)-[:OBJECT]->(o:Concept) RETURN o.name }[0] AS object_name,
        coalesce(a.standing_verdict, a.verdict) AS verdict,
        coalesce(
-         COLLECT { MATCH (a)-[:RECHECKED]->(c:Recheck {id: a.rechecked_in + ":" + a.id})
+         COLLECT { MATCH (a)-[:RECHECKED]->(c:Recheck {id: coalesce(a.recheck, a.rechecked_in + ":" + a.id)})
                    RETURN c.score }[0],
          a.score) AS score,
        a.confidence AS confidence, coalesce(a.standing_passed, a.passed) AS passed,

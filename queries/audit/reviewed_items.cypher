@@ -20,7 +20,7 @@ RETURN i.id AS item, i.task AS task,
          MATCH (i)-[:RESTS_ON]->(a:Assertion)
          RETURN {assertion: a.id, verdict: coalesce(a.standing_verdict, a.verdict),
                  score: coalesce(
-                   COLLECT { MATCH (a)-[:RECHECKED]->(c:Recheck {id: a.rechecked_in + ":" + a.id})
+                   COLLECT { MATCH (a)-[:RECHECKED]->(c:Recheck {id: coalesce(a.recheck, a.rechecked_in + ":" + a.id)})
                              RETURN c.score }[0],
                    a.score),
                  confidence: a.confidence} AS relation

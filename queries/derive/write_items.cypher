@@ -1,23 +1,25 @@
-// Writes derived QA items as provenance, idempotently: one (:Item {id}) per item, its
-// properties replaced on every run, linked to its patient (ABOUT), to the passed assertions
-// it rests on (RESTS_ON), to the rule versions that decided them (DECIDED_BY), to the facts
-// its question shows (FROM_FACT), to the correct concept (ANSWER) and to each distractor
-// (DISTRACTOR {label}). Old edges of a rerun are removed first. Items get current = true
-// and the run's token; retire_items.cypher marks the items a run no longer produced. A new
-// item stands (standing = true, no flags) until `kgverify reverify` finds otherwise; its
-// distractor checks (JSON) are kept for that. Each distractor's justifications are kept as
-// JSON (why_wrong) and, per edge, the rules that justify it and its distance to the topic;
-// the item records its topic, content key and group, difficulty, releases and policy.
+// Writes derived QA items as provenance, idempotently, pending their run's publication: one
+// (:Item {id}) per item, its properties replaced on every run, linked to its patient
+// (ABOUT), to the passed assertions it rests on (RESTS_ON), to the rule versions that
+// decided them (DECIDED_BY), to the facts its question shows (FROM_FACT), to the correct
+// concept (ANSWER) and to each distractor (DISTRACTOR {label}). Old edges of a rerun are
+// removed first. Items get the run's token as pending_run and keep whether they are current
+// (a new item is not): derive/publish_items makes the run's items current and retires the
+// others in one transaction, so a run killed before it leaves the earlier items current,
+// and derive/clear_pending removes what it left. Each distractor's justifications are kept
+// as JSON (why_wrong) and, per edge, the rules that justify it and its distance to the
+// topic; the item records its topic, content key and group, difficulty, releases, policy
+// and its distractor checks (JSON, for `kgverify reverify`).
 // @param rows: list of {id, task, split, patient_id, episode, question, answer, answer_concept, options, template, seed, basis, rules, checks, facts, distractors: list of {label, concept, rules, distance}, topic, content_key, content_group, why_wrong, difficulty, releases, policy}
 // @param run: token of this derivation run
 // @returns written
 UNWIND $rows AS row
 MERGE (i:Item {id: row.id})
+ON CREATE SET i.current = false, i.standing = true, i.flags = []
 SET i.task = row.task, i.split = row.split, i.patient_id = row.patient_id,
     i.episode = row.episode, i.question = row.question, i.answer = row.answer,
     i.answer_concept = row.answer_concept, i.options = row.options,
-    i.template = row.template, i.seed = row.seed, i.run = $run, i.current = true,
-    i.checks = row.checks, i.standing = true, i.flags = [], i.flagged_in = null,
+    i.template = row.template, i.seed = row.seed, i.pending_run = $run, i.checks = row.checks,
     i.topic = row.topic, i.content_key = row.content_key, i.content_group = row.content_group,
     i.why_wrong = row.why_wrong, i.difficulty = row.difficulty, i.releases = row.releases,
     i.policy = row.policy, i.derived_at = datetime()

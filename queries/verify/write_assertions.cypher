@@ -29,7 +29,8 @@ SET a.relation_id = row.relation_id, a.patient_id = row.patient_id,
     a.extractor = row.extractor, a.confidence = row.confidence,
     a.link_index = row.index, a.verified_at = datetime(row.verified_at),
     a.evidence_edges = row.evidence_edges, a.judged = row.judged, a.releases = $releases,
-    a.standing_verdict = row.verdict, a.standing_passed = row.passed, a.rechecked_in = null
+    a.standing_verdict = row.verdict, a.standing_passed = row.passed, a.rechecked_in = null,
+    a.recheck = null
 WITH a, row
 CALL (a) {
   MATCH (a)-[old:ABOUT|SEEN_IN|FROM_FACT|SUBJECT|OBJECT|EVIDENCE|DECIDED_BY]->()

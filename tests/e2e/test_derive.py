@@ -27,6 +27,8 @@ from kgverify.api import (
 from kgverify.cli import cli
 from kgverify.config import Settings
 from kgverify.derive import FactSheet, QAItem, Task, read_items
+from kgverify.derive import run as derive_run
+from kgverify.derive.export import publish_items
 from kgverify.derive.justify import Justifier, Outcome, Request
 from kgverify.derive.model import ContextFact
 from kgverify.derive.pages import QAJob, QAPage, QAPageWorker
@@ -923,3 +925,66 @@ def test_planted_lure_kinds_and_their_counter_cases(derived: Derived, verifier: 
     for concept, (stage,) in confined:
         assert all(not screen.fit.fits(concept, None, s) for s in stages if s != stage)
     assert not screen.fit.fits("UMLS:C0000000-not-a-concept", None, None)
+
+
+def test_a_derivation_killed_before_or_after_publishing_leaves_one_set_current(
+    derived: Derived, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 35: a `derive qa` killed between writing its items and retiring the old ones
+    left both sets current. Now the run's items are written pending and published in one
+    transaction just before the folder is renamed; the kill is simulated at the publish
+    step, before and after it commits."""
+    graph, out = derived.graph, tmp_path / "qa"
+    other = derived.settings.model_copy(update={"derive_seed": 99})
+
+    def current() -> set[str]:
+        return {r["id"] for r in rows(graph, "MATCH (i:Item) WHERE i.current RETURN i.id AS id")}
+
+    def in_folder() -> set[str]:
+        return {i.item_id for i in read_items(out)}
+
+    def pending() -> int:
+        return int(value(graph, "MATCH (i:Item) WHERE i.pending_run IS NOT NULL RETURN count(i)"))
+
+    def killed_before(graph: Graph, tasks: set[Task], run: str) -> int:
+        raise KeyboardInterrupt
+
+    def killed_after(graph: Graph, tasks: set[Task], run: str) -> int:
+        publish_items(graph, tasks, run)
+        raise KeyboardInterrupt
+
+    report = derive_qa(out, settings=derived.settings, graph=graph)
+    old = current()
+    assert report.not_written == 0 and old == in_folder() and old
+
+    # Killed after writing every item of the other seed, before publishing them.
+    monkeypatch.setattr(derive_run, "publish_items", killed_before)
+    with pytest.raises(KeyboardInterrupt):
+        derive_qa(out, settings=other, graph=graph)
+    monkeypatch.undo()
+    assert current() == old
+    assert pending() > 0  # written, not current
+    assert not out.exists() or in_folder() == old
+    assert not out.with_name("qa.partial").exists()
+
+    # The rerun clears what the killed run left and publishes exactly the new set.
+    report = derive_qa(out, settings=other, graph=graph)
+    new = current()
+    assert new != old and new == in_folder() and report.not_written == 0
+    assert pending() == 0
+    assert value(graph, "MATCH (i:Item) WHERE i.run IS NULL RETURN count(i)") == 0
+    assert sum(sum(s.values()) for s in report.items.values()) == len(new)
+
+    # Killed after publishing, before the folder is renamed: the graph holds the old seed's
+    # items again, and no folder claims the new ones.
+    monkeypatch.setattr(derive_run, "publish_items", killed_after)
+    with pytest.raises(KeyboardInterrupt):
+        derive_qa(out, settings=derived.settings, graph=graph)
+    monkeypatch.undo()
+    assert current() == old and pending() == 0
+    assert not out.exists()
+    assert {i.item_id for i in read_items(out.with_name("qa.previous"))} == new
+
+    derive_qa(out, settings=derived.settings, graph=graph)
+    assert current() == old == in_folder() and pending() == 0
+    assert not out.with_name("qa.previous").exists()

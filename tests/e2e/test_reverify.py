@@ -42,6 +42,7 @@ from kgverify.derive.justify import Justifier, recheck_items
 from kgverify.derive.model import DistractorCheck
 from kgverify.graph import Graph
 from kgverify.verify.model import VerdictKind
+from kgverify.verify.reverify import Reverifier, pending_releases
 from kgverify.verify.verifier import judge_evidence
 from tests.e2e.helpers import rows, value
 
@@ -257,6 +258,55 @@ def test_a_changed_relation_flags_exactly_the_affected_items(pipeline: Pipeline)
     assert standing == value(p.graph, "MATCH (i:Item) WHERE i.current RETURN count(i)") - len(
         expected
     )
+
+
+def test_a_killed_reverify_run_again_keeps_one_recheck_per_assertion(
+    pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 35: `reverify` killed after writing its rechecks left them, and its rerun added
+    as many again. Rechecks are keyed by assertion and set of releases, so the rerun
+    replaces them. The run above is undone as a kill would leave it (its releases pending,
+    finish_run never reached), run again and killed after the rechecks (the item check
+    interrupted), then run to the end: the graph holds what the clean run wrote."""
+    p = pipeline
+    recheck_rows = (
+        "MATCH (a:Assertion)-[:RECHECKED]->(c:Recheck) "
+        "RETURN a.id AS assertion, c.id AS id, c.verdict AS verdict, c.passed AS passed, "
+        "c.previous_verdict AS previous, c.changed AS changed, a.standing_verdict AS now "
+        "ORDER BY id"
+    )
+    clean = rows(p.graph, recheck_rows)
+    assert clean and len({r["assertion"] for r in clean}) == len(clean)
+    flagged = flagged_items(p)
+    [last] = rows(
+        p.graph,
+        "MATCH (r:Reverification {status: 'complete'}) "
+        "RETURN r.releases AS releases, r.report AS report ORDER BY r.finished_at DESC LIMIT 1",
+    )
+    pending = "MATCH (r:Release) WHERE r.id IN $ids SET r.reverified_in = null"
+    rows(p.graph, pending, ids=last["releases"])
+
+    def killed(*args: Any) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Reverifier, "_check_items", killed)
+    with pytest.raises(KeyboardInterrupt):
+        reverify(settings=p.settings, graph=p.graph)
+    monkeypatch.undo()
+    assert pending_releases(p.graph) == last["releases"]  # the kill left them pending
+    assert rows(p.graph, recheck_rows) == clean
+
+    report = reverify(settings=p.settings, graph=p.graph)
+    assert rows(p.graph, recheck_rows) == clean
+    assert value(p.graph, "MATCH (c:Recheck) RETURN count(c)") == len(clean)
+    assert value(p.graph, "MATCH (c:Recheck)-[r:IN_RUN]->() RETURN count(r)") == len(clean)
+    assert flagged_items(p) == flagged
+    # Items the clean run flagged are flagged before the rerun: it re-runs all their checks.
+    again = {"items_flagged", "items_restored", "distractor_checks", "justification_checks"}
+    same = report.model_dump(exclude={"run", "seconds", *again})
+    was = json.loads(last["report"])
+    assert same == {k: v for k, v in was.items() if k in same}
+    assert pending_releases(p.graph) == []
 
 
 def test_a_rerun_without_a_new_release_changes_nothing(pipeline: Pipeline) -> None:
