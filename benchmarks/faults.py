@@ -30,6 +30,8 @@ Probes (``--only`` takes these group names, comma-separated):
 4. ``damaged``: newer UMLS releases made from the sample, loaded over 2025AA: MRCONSO empty,
    MRCONSO cut at 50% and at 97% of its bytes (an interrupted copy), and 2025AA relabelled
    2025AB with 40% of its CUIs renamed in every file (then again with ``--allow-retire``);
+   then newer RxNorm and SNOMED CT releases over the older ones: RxNorm without RXNSAT,
+   RXNCONSO cut 40 bytes short, SNOMED CT with every description inactive (issue 35);
 5. ``bulk``: ``kgverify load umls 2025AA --bulk`` into the emptied database, the client
    SIGKILLed while it writes the CSVs, while neo4j-admin imports, and after the import
    (Release node registered); a neo4j-admin import that outlives its killed client is
@@ -74,6 +76,9 @@ ROOT = Path(__file__).resolve().parents[1]
 AA = sample_path("umls", "2025AA")
 AB = sample_path("umls", "2025AB")
 SCT = sample_path(*SAMPLE_RELEASES["snomed"])
+SCT_JUN = sample_path("snomed", "SnomedCT_InternationalRF2_PRODUCTION_20250601T120000Z")
+RX = sample_path(*SAMPLE_RELEASES["rxnorm"])
+RX_FEB = sample_path("rxnorm", "RxNorm_full_02032025")
 KILL_BATCH = 25
 """Rows per write in the kill probes: the sample's load then spans about a hundred
 transactions, so a kill lands inside it."""
@@ -598,11 +603,15 @@ def damaged(suite: Suite) -> list[Probe]:
     probes = []
 
     def case(
-        name: str, expected: str, path: Path, check: Callable[[Done, dict[str, Any]], bool]
+        name: str,
+        expected: str,
+        path: Path,
+        check: Callable[[Done, dict[str, Any]], bool],
+        vocabulary: str = "umls",
     ) -> Done:
         started = time.monotonic()
         before = {"fp": suite.fp(), "retired": suite.count(RETIRED)}
-        done = suite.cli("load", "umls", str(path))
+        done = suite.cli("load", vocabulary, str(path))
         after: dict[str, Any] = {
             "fp": suite.fp(),
             "retired": suite.count(RETIRED),
@@ -639,26 +648,12 @@ def damaged(suite: Suite) -> list[Probe]:
         unchanged(4),
     )
 
-    def rejected(d: Done, s: dict[str, Any]) -> bool:
-        rel = s["releases"]
-        return (
-            d.rc == 3
-            and s["retired"] == s["before"]["retired"]
-            and rel.get("UMLS@2025AB", {}).get("status") == "rejected"
-            and rel.get("UMLS@2025AA", {}).get("current") is True
-        )
-
-    done = case(
+    case(
         "4c. newer release, MRCONSO cut at 97% of its bytes",
-        "exit 3 (dangling rejects > 1%); nothing retired; 2025AA stays current",
+        "exit 4 (its last line has no newline); nothing written",
         _cut(AB, work / "cut97", 0.97),
-        rejected,
+        unchanged(4),
     )
-    probes[-1].details["rejects"] = _one_line(done.stderr)
-
-    # A fresh 2025AA again: the 97% cut wrote rows.
-    suite.reset()
-    suite.api_load("umls", AA)
     wrong, renamed = _renamed(work / "wrong", 0.4)
 
     def held(d: Done, s: dict[str, Any]) -> bool:
@@ -701,7 +696,45 @@ def damaged(suite: Suite) -> list[Probe]:
     )
     probe.seconds = round(time.monotonic() - started, 2)
     probes.append(probe)
+
+    # Completeness per format (issue 35): newer RxNorm and SNOMED CT releases missing what
+    # names come from, or cut mid-line, over the older ones; each refused, nothing written.
+    suite.api_load("rxnorm", RX)
+    suite.api_load("snomed", SCT)
+    no_sat = _copy(RX_FEB, work / "no_sat")
+    (no_sat / "rrf" / "RXNSAT.RRF").unlink()
+    case(
+        "4f. newer RxNorm without RXNSAT", "exit 2; nothing written", no_sat, unchanged(2), "rxnorm"
+    )
+    cut = _copy(RX_FEB, work / "cut40")
+    conso = cut / "rrf" / "RXNCONSO.RRF"
+    conso.write_bytes(conso.read_bytes()[:-40])
+    case(
+        "4g. newer RxNorm, RXNCONSO cut 40 bytes short",
+        "exit 4 (its last line has no newline); nothing written",
+        cut,
+        unchanged(4),
+        "rxnorm",
+    )
+    case(
+        "4h. newer SNOMED CT, every description inactive",
+        "exit 4 (concepts without a name); nothing written",
+        _inactive_descriptions(SCT_JUN, work / "inactive"),
+        unchanged(4),
+        "snomed",
+    )
     return probes
+
+
+def _inactive_descriptions(release: Path, into: Path) -> Path:
+    target = _copy(release, into)
+    path = next(target.rglob("sct2_Description_Snapshot*"))
+    header, *body = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    rows = [line.split("\t") for line in body]
+    path.write_text(
+        header + "".join("\t".join([*r[:2], "0", *r[3:]]) for r in rows), encoding="utf-8"
+    )
+    return target
 
 
 # -- 3. concurrent loads --------------------------------------------------------------------------

@@ -82,6 +82,9 @@ class Step:
     # Concept rows assembled from consecutive lines (RRF atoms): one concept may come as
     # two rows when its lines are not contiguous, which the bulk path must refuse.
     grouped: bool = False
+    # The file must hold rows (an update step whose rows the concepts need: the files names
+    # come from, RxNorm's attributes); concept and relationship files always must.
+    required: bool = False
 
     @classmethod
     def concepts(cls, file: Path, rows: RowSource, *, mappings: bool) -> Step:
@@ -94,9 +97,11 @@ class Step:
         return cls("concepts", file, queries, "nodes", rows, grouped=mappings)
 
     @classmethod
-    def update(cls, label: str, file: Path, query: str, rows: RowSource) -> Step:
+    def update(
+        cls, label: str, file: Path, query: str, rows: RowSource, *, required: bool = False
+    ) -> Step:
         """Rows that add properties to existing concepts (row field ``id``)."""
-        return cls(label, file, (query,), "update", rows, references=("id",))
+        return cls(label, file, (query,), "update", rows, references=("id",), required=required)
 
     @classmethod
     def relationships(cls, file: Path, rows: RowSource) -> Step:
@@ -134,6 +139,11 @@ class VocabularyLoader(ABC):
     @abstractmethod
     def steps(self) -> list[Step]:
         """The passes of this load, in the order they must run."""
+
+    def check_release(self) -> None:  # noqa: B027 (optional hook)
+        """Checks of the release's content that must pass before anything is written (a
+        concept its files leave without a name); raises ReleaseGuardError. Called by the
+        pre-flight check after the files themselves are checked."""
 
     def close(self) -> None:  # noqa: B027 (optional hook, most loaders hold nothing)
         """Release temporary resources (staging files); called by the pipeline."""

@@ -2,10 +2,11 @@
 bookkeeping, the release guard and retirement happen.
 
 Nothing touches the graph before the pre-flight check passes (every file found, none empty,
-none much shorter than the current release's, not older than the current release). After
-the rows are written and before anything is retired, the release guard compares what the
-release would retire with ``max_retire_share``; over it, the release is recorded as "held"
-(not current, nothing retired) unless ``--allow-retire`` was given (docs/loaders.md).
+none cut mid-line, every concept named, none much shorter than the current release's, not
+older than the current release). After the rows are written and before anything is
+retired, the release guard compares what the release would retire with
+``max_retire_share``; over it, the release is recorded as "held" (not current, nothing
+retired) unless ``--allow-retire`` was given (docs/loaders.md).
 
 Batched mode (the default) sends each step's rows in batches of ``batch_size`` to constant
 statements; it is idempotent and safe to rerun after an interruption. Bulk mode (see
@@ -69,15 +70,39 @@ def count_lines(path: Path) -> int:
     return lines + (last != b"\n")
 
 
+def ends_cut(path: Path) -> bool:
+    """Whether the file's last line lacks its newline: every release file ends with one, so
+    a copy cut mid-line (an interrupted download) ends without it."""
+    with path.open("rb") as handle:
+        if handle.seek(0, 2) == 0:
+            return False
+        handle.seek(-1, 2)
+        return handle.read(1) != b"\n"
+
+
 def check_files(loader: VocabularyLoader, steps: list[Step]) -> dict[str, int]:
-    """Lines per step; LoadError when a concept or relationship file holds no rows."""
+    """Lines per step, after the checks of the files themselves (nothing is written yet).
+
+    LoadError when a file that must hold rows (concepts, relationships, and every file
+    names come from: ``Step.required``) holds none; ReleaseGuardError when a file's last
+    line is cut, or when the loader finds concepts its release leaves without a name
+    (``VocabularyLoader.check_release``).
+    """
     lines = {step.label: count_lines(step.file) for step in steps}
     for step in steps:
-        if step.kind in ("nodes", "edges") and lines[step.label] <= loader.header_lines:
+        must_hold_rows = step.kind in ("nodes", "edges") or step.required
+        if must_hold_rows and lines[step.label] <= loader.header_lines:
             raise LoadError(
                 f"{step.file} holds no rows; a release's {step.label} file is never empty "
                 "(an interrupted copy?); nothing was written"
             )
+    cut = [step.file.name for step in steps if ends_cut(step.file)]
+    if cut:
+        raise ReleaseGuardError(
+            f"{', '.join(cut)}: the last line has no newline, the file was cut short (an "
+            "interrupted copy?); nothing was written"
+        )
+    loader.check_release()
     return lines
 
 
@@ -91,8 +116,10 @@ def preflight(
     """Everything that can be checked before the graph is touched; raises, writes nothing.
 
     Every step's file exists (``loader.steps()`` found it); the concept and relationship
-    files hold rows; no file has fewer lines than the current release's by more than
-    ``max_retire_share`` (an interrupted copy), unless retiring is allowed.
+    files and those names come from hold rows; no file ends mid-line; the loader's own
+    checks pass (a SNOMED CT concept without a name); no file has fewer lines than the
+    current release's by more than ``max_retire_share`` (an interrupted copy), unless
+    retiring is allowed.
     """
     current = check_not_older(graph, release, loader.options.force)
     lines = check_files(loader, steps)

@@ -33,7 +33,8 @@ _ATTRIBUTES = {"NDC", "RXN_STRENGTH", "RXN_AVAILABLE_STRENGTH", "RXN_HUMAN_DRUG"
 
 
 class RxNormLoader(VocabularyLoader):
-    """Loads an RxNorm full release folder (``rrf/`` with RXNCONSO, RXNREL, RXNSAT)."""
+    """Loads an RxNorm full release folder (``rrf/`` with RXNCONSO, RXNREL, RXNSAT; all three
+    required and non-empty)."""
 
     name = "rxnorm"
     vocab = Vocab.RXNORM
@@ -62,15 +63,17 @@ class RxNormLoader(VocabularyLoader):
                 ),
             ),
         ]
-        if (sat := self.find("RXNSAT.RRF")) is not None:
-            steps.append(
-                Step.update(
-                    "attributes",
-                    sat,
-                    "load/set_drug_attributes",
-                    lambda t: self._attributes(sat, t),
-                )
+        # Required: without it a newer release would keep the older one's NDCs and strengths.
+        sat = self.require("RXNSAT.RRF")
+        steps.append(
+            Step.update(
+                "attributes",
+                sat,
+                "load/set_drug_attributes",
+                lambda t: self._attributes(sat, t),
+                required=True,
             )
+        )
         return steps
 
     def _concepts(self, path: Path, tally: Tally) -> Iterator[Row]:

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from itertools import islice
 from pathlib import Path
 
-from kgverify.errors import LoadError
+from kgverify.errors import LoadError, ReleaseGuardError
 from kgverify.graph.model import Vocab, concept_id
 from kgverify.rows import Tally
 from loaders.base import LoadOptions, Release, Row, Step, VocabularyLoader
@@ -72,26 +72,27 @@ class SnomedLoader(VocabularyLoader):
         concepts, descriptions, relationships = (
             self._file(kind) for kind in ("Concept", "Description", "Relationship")
         )
-        steps = [Step.concepts(concepts, lambda t: self._concepts(concepts, t), mappings=False)]
-        if (language := self.find("der2_cRefset_LanguageSnapshot*.txt")) is not None:
+        # Names come from the descriptions and the language refset: both must hold rows.
+        language = self.require("der2_cRefset_LanguageSnapshot*.txt")
+        steps = [
+            Step.concepts(concepts, lambda t: self._concepts(concepts, t), mappings=False),
             # Stages the preferred description ids; writes nothing itself.
-            steps.append(
-                Step(
-                    "preferred terms",
-                    language,
-                    (),
-                    "update",
-                    lambda t: self._stage_language(language, t),
-                )
-            )
-        steps.append(
+            Step(
+                "preferred terms",
+                language,
+                (),
+                "update",
+                lambda t: self._stage_language(language, t),
+                required=True,
+            ),
             Step.update(
                 "descriptions",
                 descriptions,
                 "load/add_descriptions",
                 lambda t: self._descriptions(descriptions, t),
-            )
-        )
+                required=True,
+            ),
+        ]
         if (definitions := self.find("sct2_TextDefinition_Snapshot*.txt")) is not None:
             steps.append(
                 Step.update(
@@ -105,6 +106,51 @@ class SnomedLoader(VocabularyLoader):
             Step.relationships(relationships, lambda t: self._relationships(relationships, t))
         )
         return steps
+
+    def check_release(self) -> None:
+        """Every active concept gets a name: an active FSN or synonym in a selected language
+        (else it would be loaded nameless). Two streaming passes before anything is written,
+        the named concept ids staged on disk; ReleaseGuardError naming the descriptions file
+        and a few of the nameless concepts."""
+        concepts, descriptions = self._file("Concept"), self._file("Description")
+        languages = self._languages()
+        columns = {c: i for i, c in enumerate(DESCRIPTION_COLUMNS)}
+        with DiskIdSet() as named:
+            batch: list[str] = []
+            for f in _rf2_fields(descriptions, len(DESCRIPTION_COLUMNS)):
+                if (
+                    f[columns["active"]] == "1"
+                    and f[columns["languageCode"]] in languages
+                    and f[columns["typeId"]] in (FSN, SYNONYM)
+                ):
+                    batch.append(f[columns["conceptId"]])
+                    if len(batch) >= 10_000:
+                        named.add_many(batch)
+                        batch.clear()
+            named.add_many(batch)
+            active = (  # a malformed id is the load's reject, not a nameless concept
+                f[0]
+                for f in _rf2_fields(concepts, len(CONCEPT_COLUMNS))
+                if f[2] == "1" and SCTID.fullmatch(f[0])
+            )
+            total, nameless, examples = 0, 0, list[str]()
+            while chunk := list(islice(active, 5_000)):
+                total += len(chunk)
+                found = named.contains_many(chunk)
+                missing = [sctid for sctid in chunk if sctid not in found]
+                nameless += len(missing)
+                examples.extend(missing[: 5 - len(examples)])
+        if nameless:
+            raise ReleaseGuardError(
+                f"{nameless:,} of {total:,} active concepts would have no name: "
+                f"{descriptions.name} gives them no active FSN or synonym in "
+                f"{', '.join(sorted(languages))} (e.g. {', '.join(examples)}); a damaged copy, "
+                "or a language the release lacks; nothing was written"
+            )
+
+    def _languages(self) -> set[str]:
+        """The RF2 language codes of the selected languages."""
+        return {_LANGUAGES.get(lat, lat.lower()) for lat in self.options.languages}
 
     def close(self) -> None:
         if self._preferred is not None:
@@ -165,7 +211,7 @@ class SnomedLoader(VocabularyLoader):
         return iter(())
 
     def _descriptions(self, path: Path, tally: Tally) -> Iterator[Row]:
-        languages = {_LANGUAGES.get(lat, lat.lower()) for lat in self.options.languages}
+        languages = self._languages()
         lines = self._valid(read_rf2(path, DESCRIPTION_COLUMNS, tally), tally, "id", "conceptId")
         while chunk := list(islice(lines, 5_000)):
             preferred = (
@@ -256,3 +302,15 @@ class SnomedLoader(VocabularyLoader):
                     "line": line.number,
                     "canonical": True,
                 }
+
+
+def _rf2_fields(path: Path, width: int) -> Iterator[list[str]]:
+    """The fields of every data line of an RF2 file with ``width`` columns, for the
+    pre-flight scans; lines that do not split into ``width`` fields (or are not UTF-8) are
+    left to the load, which rejects them with their line."""
+    with path.open("rb") as handle:
+        next(handle, None)  # the header
+        for raw in handle:
+            parts = raw.decode("utf-8", "replace").rstrip("\r\n").split("\t")
+            if len(parts) == width:
+                yield parts
