@@ -203,9 +203,10 @@ def test_a_refused_item_costs_only_its_row(graph: Graph, tmp_path: Path) -> None
     assert list(report.not_written_reasons) == [
         "refused by the database: Property value is too large to index"
     ]
-    # The refused item is still in its file; the graph holds the other two.
+    # The refused item is still in its file; the graph holds the other two (written
+    # pending: publish_items makes a run's items current).
     assert len((tmp_path / "treatment" / "train.jsonl").read_text().splitlines()) == 3
-    assert value(graph, "MATCH (i:Item {run: 'run-faults'}) RETURN count(i)") == 2
+    assert value(graph, "MATCH (i:Item {pending_run: 'run-faults'}) RETURN count(i)") == 2
 
 
 # -- point 6: duplicate relation_ids, the assertion key -------------------------------------
