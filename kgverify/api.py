@@ -77,8 +77,9 @@ def load_vocabulary(
             release (without ``force``), or another load of the vocabulary still marked
             loading; nothing written.
         ReleaseGuardError: files much shorter than the current release's, or a release
-            that would retire more than ``max_retire_share``; nothing retired
-            (``error.report`` when rows were written and the release held).
+            that would retire, inactivate or rename more than ``max_retire_share`` of the
+            concepts (held, nothing written) or drop more of the relationships (held after
+            the write, nothing retired); ``error.report`` when held.
         RejectThresholdError: more rows rejected than ``max_reject_share`` allows
             (``error.report`` has the counts).
     """

@@ -636,9 +636,10 @@ def load_command(
 
     Exit codes: 0 loaded; 2 refused before writing (missing or empty files, an older
     release); 3 too many rows rejected (nothing retired); 4 stopped by the release guard:
-    a file cut mid-line, a SNOMED CT concept left without a name, or files much shorter than
-    the current release's (nothing written), or it would retire more than
-    --max-retire-share (held: rows written, nothing retired; see --allow-retire).
+    a file cut mid-line, a SNOMED CT concept left without a name, files much shorter than
+    the current release's, or it would retire, inactivate or rename more than
+    --max-retire-share of the concepts (held, nothing written), or drop more of the
+    relationships (held: rows written, nothing retired; see --allow-retire).
     """
     from kgverify.api import load_vocabulary
 

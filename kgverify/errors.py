@@ -57,8 +57,9 @@ class LoadError(KgverifyError):
 
 class ReleaseGuardError(KgverifyError):
     """A release looks damaged next to the current one (empty or shrunken files, or it would
-    retire more than the allowed share); ``report`` is set when rows were already loaded
-    and the release was held (recorded, not current, nothing retired)."""
+    retire, inactivate or rename more than the allowed share); ``report`` is set when the
+    release was held: before any write (status "held", no files, nothing written), or after
+    its rows were loaded (recorded, not current, nothing retired)."""
 
     exit_code = 4
 

@@ -3,10 +3,13 @@ bookkeeping, the release guard and retirement happen.
 
 Nothing touches the graph before the pre-flight check passes (every file found, none empty,
 none cut mid-line, every concept named, none much shorter than the current release's, not
-older than the current release). After the rows are written and before anything is
-retired, the release guard compares what the release would retire with
-``max_retire_share``; over it, the release is recorded as "held" (not current, nothing
-retired) unless ``--allow-retire`` was given (docs/loaders.md).
+older than the current release), which ends with the release guard: the release's concepts
+compared with the graph's, a release that would retire, inactivate or rename more than
+``max_retire_share`` of the vocabulary's active concepts is held with nothing written,
+unless ``--allow-retire`` was given. After the rows are written and before anything is
+retired, what the release drops of the relationships (known only then) is compared with
+the same share; over it, the release is recorded as "held" (not current, nothing retired)
+(docs/loaders.md).
 
 Batched mode (the default) sends each step's rows in batches of ``batch_size`` to constant
 statements; it is idempotent and safe to rerun after an interruption. Bulk mode (see
@@ -31,9 +34,10 @@ from kgverify.graph.driver import Graph, batched
 from kgverify.graph.model import RelType
 from kgverify.graph.queries import get_query
 from kgverify.graph.schema import ensure_schema
-from kgverify.rows import RejectSink, Tally
+from kgverify.rows import RejectedRow, RejectSink, Tally
 from loaders.base import Release, Row, Step, VocabularyLoader
 from loaders.report import LoadReport
+from loaders.staging import StagedConcepts
 
 log = logging.getLogger(__name__)
 ProgressFactory = Callable[[str, int], AbstractContextManager[Callable[[int], None]]]
@@ -118,13 +122,28 @@ def preflight(
     Every step's file exists (``loader.steps()`` found it); the concept and relationship
     files and those names come from hold rows; no file ends mid-line; the loader's own
     checks pass (a SNOMED CT concept without a name); no file has fewer lines than the
-    current release's by more than ``max_retire_share`` (an interrupted copy), unless
+    current release's by more than ``max_retire_share`` (an interrupted copy); the release
+    guard does not hold the release (:func:`guard_release`). The last two are skipped when
     retiring is allowed.
     """
     current = check_not_older(graph, release, loader.options.force)
     lines = check_files(loader, steps)
-    if current is None or not current.get("report") or loader.options.allow_retire:
+    if loader.options.allow_retire:
         return
+    if current is not None and current.get("report"):
+        check_lines(release, steps, lines, current, settings)
+    guard_release(graph, loader, release, steps, settings)
+
+
+def check_lines(
+    release: Release,
+    steps: list[Step],
+    lines: dict[str, int],
+    current: dict[str, Any],
+    settings: Settings,
+) -> None:
+    """ReleaseGuardError when a file has fewer lines than the current release's by more
+    than ``max_retire_share`` (an interrupted copy)."""
     before = {f["step"]: f["read"] for f in json.loads(current["report"])["files"] if f.get("step")}
     share = settings.max_retire_share
     shrunk = [
@@ -139,6 +158,96 @@ def preflight(
             f"{share:.0%} fewer); nothing was written. Pass --allow-retire if the release "
             "really drops that much"
         )
+
+
+class _Discard(RejectSink):
+    """A reject sink that only counts: the guard's pass over the concept rows rejects what
+    the load will reject again, with its line, into the real rejects file."""
+
+    def __init__(self) -> None:
+        super().__init__(Path("/dev/null"))
+
+    def write(self, row: RejectedRow) -> None:
+        self.count += 1
+
+
+def guard_release(
+    graph: Graph,
+    loader: VocabularyLoader,
+    release: Release,
+    steps: list[Step],
+    settings: Settings,
+    *,
+    batch_size: int = 5_000,
+    examples: int = 20,
+) -> LoadReport | None:
+    """The release guard, decided before anything is written: ReleaseGuardError (with a
+    "held" report, nothing written) when the release would retire or inactivate, or would
+    rename, more than ``max_retire_share`` of the vocabulary's active concepts.
+
+    The concept rows the loader makes of the release are staged on disk (id, active, name),
+    then compared in batches with the graph: the vocabulary's active concepts read page by
+    page (``load/active_concepts``: those the release lacks would be retired), and the
+    release's concepts by id lists (``load/compare_concepts``: those it marks inactive, and
+    those whose name it changes). Memory holds one batch. Returns the counts (a report)
+    when the release passes, None when the vocabulary has no active concept.
+    """
+    concept_steps = [step for step in steps if step.kind == "nodes"]
+    if not concept_steps:
+        return None
+    vocab = release.vocab.value
+    report = LoadReport(loader=loader.name, release=release.id, mode="preflight")
+    active = retire = inactivate = rename = 0
+    retire_examples: list[str] = []
+    other_examples: list[str] = []
+    with StagedConcepts() as staged:
+        for step in concept_steps:
+            tally = Tally(step.file.name, _Discard(), step.label)
+            for batch in batched(step.rows(tally), batch_size):
+                staged.add_many(
+                    (row["id"], bool(row["active"]), row.get("name"), row.get("name_rank"))
+                    for row in batch
+                )
+        after = ""
+        while page := graph.read(
+            "load/active_concepts", vocab=vocab, after=after, limit=batch_size
+        ):
+            active += len(page)
+            after = page[-1]["id"]
+            kept = staged.contains_many([row["id"] for row in page])
+            dropped = [row for row in page if row["id"] not in kept]
+            retire += len(dropped)
+            retire_examples.extend(
+                f"{row['id']} {row['name'] or ''}"
+                for row in dropped[: examples - len(retire_examples)]
+            )
+        if not active:
+            return None
+        for rows in staged.pages(batch_size):
+            batch = [{"id": i, "active": a, "name": n} for i, a, n in rows]
+            for found in graph.read_rows(
+                "load/compare_concepts", batch, vocab=vocab, examples=examples
+            ):
+                inactivate += found["inactivated"]
+                rename += found["renamed"]
+                for example in (*found["inactivated_examples"], *found["renamed_examples"]):
+                    if len(other_examples) < examples:
+                        other_examples.append(example)
+    report.would_retire_concepts = retire
+    report.would_inactivate_concepts = inactivate
+    report.would_rename_concepts = rename
+    report.would_retire_examples = (retire_examples + other_examples)[:examples]
+    share = settings.max_retire_share
+    if retire + inactivate <= share * active and rename <= share * active:
+        return report
+    report.status = "held"
+    raise ReleaseGuardError(
+        f"{release.id} would retire {retire:,} and inactivate {inactivate:,} of the "
+        f"{active:,} active {vocab} concepts, and rename {rename:,}; more than {share:.0%} "
+        f"(e.g. {', '.join(report.would_retire_examples[:3])}); held, nothing was written. "
+        "Pass --allow-retire if the release really changes that much",
+        report,
+    )
 
 
 def step_params(query: str, release: Release) -> dict[str, Any]:
@@ -310,7 +419,10 @@ def finish(
 
     A release over the reject threshold retires nothing (status "rejected"); one that would
     retire more than ``max_retire_share`` of the vocabulary's concepts or edges is "held"
-    (recorded, not current, nothing retired) unless ``allow_retire``.
+    (recorded, not current, nothing retired) unless ``allow_retire``. The concepts were
+    already compared before the write (:func:`guard_release`); this is what only the
+    written graph tells: the relationships the release drops, and concepts whose rows the
+    database refused.
     """
     report.rejects_path = str(rejects.path) if rejects.count else None
     over = report.reject_share > settings.max_reject_share

@@ -37,6 +37,12 @@ class LoadReport(BaseModel):
         default=0, description="what the release drops (retired unless the guard held it)"
     )
     would_retire_relationships: int = 0
+    would_inactivate_concepts: int = Field(
+        default=0, description="active concepts the release marks inactive (SNOMED CT active=0)"
+    )
+    would_rename_concepts: int = Field(
+        default=0, description="active concepts whose name the release changes"
+    )
     would_retire_examples: list[str] = Field(
         default_factory=list, description="some of the concepts it would retire (id name)"
     )

@@ -11,6 +11,7 @@ graph as it was: nothing written, no Release node, the older release current.
 
 from __future__ import annotations
 
+import random
 import re
 import shutil
 from collections.abc import Callable
@@ -177,3 +178,88 @@ def test_an_incomplete_release_is_refused_and_writes_nothing(
     assert fingerprint(current) == before  # no Release node, nothing written or retired
     assert _releases(current) == releases
     assert all(status == "complete" and is_current for status, is_current in releases.values())
+
+
+# -- the release guard, decided before any write (issue 35, part 1) --------------------------
+def _concepts_inactive(release: Path) -> None:
+    """Every concept of the RF2 concept file inactivated (its third column)."""
+    path = next(release.rglob("sct2_Concept_Snapshot*"))
+    header, *body = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    lines = []
+    for line in body:
+        fields = line.split("\t")
+        fields[2] = "0"
+        lines.append("\t".join(fields))
+    path.write_text(header + "".join(lines), encoding="utf-8")
+
+
+def _renamed(share: float) -> Callable[[Path], None]:
+    """``share`` of the RXCUIs named by an RxNorm atom get a new name: the STR of every
+    SAB=RXNORM atom of theirs changed (RXNCONSO's 15th column)."""
+
+    def damage(release: Path) -> None:
+        path = next(release.rglob("RXNCONSO.RRF"))
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        named = sorted({line.split("|")[0] for line in lines if line.split("|")[11] == "RXNORM"})
+        chosen = set(random.Random(7).sample(named, int(len(named) * share)))
+        out = []
+        for line in lines:
+            fields = line.split("|")
+            if fields[0] in chosen and fields[11] == "RXNORM":
+                fields[14] = f"{fields[14]} (renamed)"
+            out.append("|".join(fields))
+        path.write_text("".join(out), encoding="utf-8")
+
+    return damage
+
+
+HELD = [
+    (
+        "snomed",
+        _concepts_inactive,
+        r"SNOMEDCT@20250601 would retire (\d+) and inactivate (\d+) of the (\d+) active SNOMEDCT "
+        r"concepts, and rename 0; more than 5% \(e\.g\. SNOMEDCT:\d+ .*\); held, nothing was "
+        "written",
+    ),
+    (
+        "rxnorm",
+        _renamed(0.2),
+        r"RXNORM@2025-02-03 would retire \d+ and inactivate 0 of the (\d+) active RXNORM "
+        r"concepts, and rename (\d+); more than 5% \(e\.g\. RXNORM:\d+ .*\); held, nothing "
+        "was written",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("vocabulary", "change", "reason"), HELD, ids=["snomed-all-inactive", "rxnorm-renamed"]
+)
+def test_a_held_release_writes_nothing(
+    current: Graph,
+    cli_env: Settings,
+    tmp_path: Path,
+    vocabulary: str,
+    change: Callable[[Path], None],
+    reason: str,
+) -> None:
+    """The guard counts what the release would retire, inactivate and rename before any
+    write: held, the graph is as it was, every property of it."""
+    release = tmp_path / NEWER[vocabulary].name
+    shutil.copytree(NEWER[vocabulary], release)
+    change(release)
+    before, releases = fingerprint(current), _releases(current)
+    done = CliRunner().invoke(
+        cli, ["load", vocabulary, str(release), "--rejects", str(tmp_path / "r.jsonl")]
+    )
+    assert done.exit_code == 4, done.output
+    errors = [line for line in done.output.splitlines() if line.startswith("error: ")]
+    assert len(errors) == 1, done.output
+    found = re.search(reason, errors[0])
+    assert found, errors[0]
+    counts = [int(group) for group in found.groups()]
+    if vocabulary == "snomed":  # every concept the graph holds active: inactivated (or gone)
+        assert counts[0] + counts[1] == counts[2] > 250 and counts[1] > 250
+    else:  # at least the fifth renamed (a release's own renames come on top)
+        assert counts[1] >= counts[0] * 0.19
+    assert fingerprint(current) == before  # no Release node, no row written, nothing retired
+    assert _releases(current) == releases
