@@ -31,12 +31,17 @@ Probes (``--only`` takes these group names, comma-separated):
    MRCONSO cut at 50% and at 97% of its bytes (an interrupted copy), and 2025AA relabelled
    2025AB with 40% of its CUIs renamed in every file (then again with ``--allow-retire``);
    then newer RxNorm and SNOMED CT releases over the older ones: RxNorm without RXNSAT,
-   RXNCONSO cut 40 bytes short, SNOMED CT with every description inactive (issue 35);
+   RXNCONSO cut 40 bytes short, SNOMED CT with every description inactive, SNOMED CT with
+   every concept inactive, RxNorm with a fifth of its RXCUIs renamed (issue 35: each held
+   before any write, the graph unchanged);
 5. ``bulk``: ``kgverify load umls 2025AA --bulk`` into the emptied database, the client
    SIGKILLed while it writes the CSVs, while neo4j-admin imports, and after the import
    (Release node registered); a neo4j-admin import that outlives its killed client is
    waited for; then the same command again, and what its error names (``graph reset``);
 6. ``server_down``: ``kgverify load`` and ``kgverify verify`` with the server stopped.
+7. ``host_files``: ``kgverify cypher`` reading ``/etc/passwd`` and the pseudonym salt with
+   ``LOAD CSV``, without and with ``--write`` (issue 35: the client refuses the first, the
+   server the second).
 
 Each probe records expected, observed, ok and seconds; where a graph differs from its
 reference, the details say how (counts per property, one example each). Nothing here
@@ -49,6 +54,7 @@ import argparse
 import json
 import os
 import platform
+import random
 import shutil
 import signal
 import socket
@@ -82,7 +88,15 @@ RX_FEB = sample_path("rxnorm", "RxNorm_full_02032025")
 KILL_BATCH = 25
 """Rows per write in the kill probes: the sample's load then spans about a hundred
 transactions, so a kill lands inside it."""
-GROUPS = ("client_kill", "jvm_kill", "concurrent", "damaged", "bulk", "server_down")
+GROUPS = (
+    "client_kill",
+    "jvm_kill",
+    "concurrent",
+    "damaged",
+    "bulk",
+    "server_down",
+    "host_files",
+)
 
 STATE = """
 CALL () { MATCH (c:UMLS) RETURN count(c) AS concepts }
@@ -657,17 +671,18 @@ def damaged(suite: Suite) -> list[Probe]:
     wrong, renamed = _renamed(work / "wrong", 0.4)
 
     def held(d: Done, s: dict[str, Any]) -> bool:
+        # Held before any write (issue 35): no Release node of it, the graph unchanged.
         rel = s["releases"]
         return (
             d.rc == 4
-            and s["retired"] == 0
-            and rel.get("UMLS@2025AB") == {"status": "held", "current": False}
+            and s["fp"] == s["before"]["fp"]
+            and "UMLS@2025AB" not in rel
             and rel.get("UMLS@2025AA", {}).get("current") is True
         )
 
     case(
         f"4d. wrong-source release (2025AA relabelled, 40% = {renamed} CUIs renamed)",
-        "exit 4; held; nothing retired; 2025AA current",
+        "exit 4; held before any write; graph unchanged; 2025AA current",
         wrong,
         held,
     )
@@ -723,7 +738,50 @@ def damaged(suite: Suite) -> list[Probe]:
         unchanged(4),
         "snomed",
     )
+    case(
+        "4i. newer SNOMED CT, every concept inactive",
+        "exit 4 (would inactivate every concept); held before any write; graph unchanged",
+        _inactive_concepts(SCT_JUN, work / "inactive_concepts"),
+        unchanged(4),
+        "snomed",
+    )
+    case(
+        "4j. newer RxNorm, a fifth of its RXCUIs renamed",
+        "exit 4 (would rename too many); held before any write; graph unchanged",
+        _renamed_rxcuis(RX_FEB, work / "renamed", 0.2),
+        unchanged(4),
+        "rxnorm",
+    )
     return probes
+
+
+def _inactive_concepts(release: Path, into: Path) -> Path:
+    target = _copy(release, into)
+    path = next(target.rglob("sct2_Concept_Snapshot*"))
+    header, *body = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    rows = [line.split("\t") for line in body]
+    path.write_text(
+        header + "".join("\t".join([*r[:2], "0", *r[3:]]) for r in rows), encoding="utf-8"
+    )
+    return target
+
+
+def _renamed_rxcuis(release: Path, into: Path, share: float) -> Path:
+    """``share`` of the RXCUIs named by an RxNorm atom get a new name (the STR of their
+    SAB=RXNORM atoms), chosen with a fixed seed."""
+    target = _copy(release, into)
+    path = next(target.rglob("RXNCONSO.RRF"))
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    named = sorted({line.split("|")[0] for line in lines if line.split("|")[11] == "RXNORM"})
+    chosen = set(random.Random(7).sample(named, int(len(named) * share)))
+    out = []
+    for line in lines:
+        fields = line.split("|")
+        if fields[0] in chosen and fields[11] == "RXNORM":
+            fields[14] = f"{fields[14]} (renamed)"
+        out.append("|".join(fields))
+    path.write_text("".join(out), encoding="utf-8")
+    return target
 
 
 def _inactive_descriptions(release: Path, into: Path) -> Path:
@@ -1105,6 +1163,37 @@ def server_down(suite: Suite) -> list[Probe]:
         )
         probe.seconds = round(time.monotonic() - started, 2)
         probes.append(probe)
+    return probes
+
+
+# -- 7. host files --------------------------------------------------------------------------
+
+
+def host_files(suite: Suite) -> list[Probe]:
+    from kgverify.config import Settings
+
+    salt = suite.work / "cache" / "pseudonym-salt"
+    Settings(cache_dir=suite.work / "cache").salt()  # the owner-only file, made if missing
+    probes = []
+    targets = {"/etc/passwd": Path("/etc/passwd"), "the pseudonym salt": salt}
+    for label, path in targets.items():
+        for write in (False, True):
+            started = time.monotonic()
+            statement = f"LOAD CSV FROM 'file://{path}' AS line RETURN line LIMIT 1"
+            done = suite.cli("cypher", statement, *(["--write"] if write else []))
+            lines = done.error_lines
+            probe = Probe(
+                f"7. `kgverify cypher` LOAD CSV of {label}{' --write' if write else ''}",
+                "exit != 0; one `error:` line; no row of the file",
+                ok=done.rc != 0
+                and len(lines) == 1
+                and lines[0].startswith("error: ")
+                and "root:" not in done.stdout,
+                details={"run": done.brief()},
+            )
+            probe.observed = f"exit {done.rc}; {_one_line(done.stderr, 150)!r}"
+            probe.seconds = round(time.monotonic() - started, 2)
+            probes.append(probe)
     return probes
 
 
