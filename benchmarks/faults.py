@@ -41,7 +41,8 @@ Probes (``--only`` takes these group names, comma-separated):
 6. ``server_down``: ``kgverify load`` and ``kgverify verify`` with the server stopped.
 7. ``host_files``: ``kgverify cypher`` reading ``/etc/passwd`` and the pseudonym salt with
    ``LOAD CSV``, without and with ``--write`` (issue 35: the client refuses the first, the
-   server the second).
+   server the second); then inputs that gave tracebacks: a deeply nested JSON line to
+   ``link``, ``audit rejected_relations -p limit=-1``, ``-o`` under an existing file.
 
 Each probe records expected, observed, ok and seconds; where a graph differs from its
 reference, the details say how (counts per property, one example each). Nothing here
@@ -738,6 +739,26 @@ def damaged(suite: Suite) -> list[Probe]:
         unchanged(4),
         "snomed",
     )
+    no_lang = _copy(SCT_JUN, work / "no_language")
+    next(no_lang.rglob("der2_cRefset_Language*")).unlink()
+    case(
+        "4k. newer SNOMED CT without its language refset",
+        "exit 2; nothing written",
+        no_lang,
+        unchanged(2),
+        "snomed",
+    )
+    rel_cut = _copy(RX_FEB, work / "rxnrel98")
+    rxnrel = rel_cut / "rrf" / "RXNREL.RRF"
+    data = rxnrel.read_bytes()
+    rxnrel.write_bytes(data[: int(len(data) * 0.98)])
+    case(
+        "4l. newer RxNorm, RXNREL cut at 98% of its bytes",
+        "exit 4 (its last line has no newline); nothing written",
+        rel_cut,
+        unchanged(4),
+        "rxnorm",
+    )
     case(
         "4i. newer SNOMED CT, every concept inactive",
         "exit 4 (would inactivate every concept); held before any write; graph unchanged",
@@ -1194,6 +1215,40 @@ def host_files(suite: Suite) -> list[Probe]:
             probe.observed = f"exit {done.rc}; {_one_line(done.stderr, 150)!r}"
             probe.seconds = round(time.monotonic() - started, 2)
             probes.append(probe)
+    # Inputs that gave tracebacks (issue 35, point 8): one `error:` line or a rejected line.
+    nested = suite.work / "nested.jsonl"
+    nested.write_text("[" * 100_000 + "]" * 100_000 + "\n")
+    a_file = suite.work / "a-file"
+    a_file.write_text("x\n")
+    relations = str(sample_path("relations", "llm_style.jsonl"))
+    commands = {
+        "a 100,000-deep JSON line to `link`": (
+            "link",
+            str(nested),
+            "-o",
+            str(suite.work / "linked.jsonl"),
+        ),
+        "`audit rejected_relations -p limit=-1`": ("audit", "rejected_relations", "-p", "limit=-1"),
+        "`verify -o` under an existing file": (
+            "verify",
+            relations,
+            "-o",
+            str(a_file / "verdicts.jsonl"),
+        ),
+    }
+    for label, command in commands.items():
+        started = time.monotonic()
+        done = suite.cli(*command)
+        errors = [line for line in done.error_lines if line.startswith("error: ")]
+        probe = Probe(
+            f"8. {label}",
+            "exit != 0; one `error:` line; no traceback",
+            ok=done.rc != 0 and len(errors) == 1 and "Traceback" not in done.stdout + done.stderr,
+            details={"run": done.brief()},
+        )
+        probe.observed = f"exit {done.rc}; {_one_line(errors[0] if errors else done.stderr, 150)!r}"
+        probe.seconds = round(time.monotonic() - started, 2)
+        probes.append(probe)
     return probes
 
 
