@@ -42,7 +42,8 @@ Probes (``--only`` takes these group names, comma-separated):
 7. ``host_files``: ``kgverify cypher`` reading ``/etc/passwd`` and the pseudonym salt with
    ``LOAD CSV``, without and with ``--write`` (issue 35: the client refuses the first, the
    server the second); then inputs that gave tracebacks: a deeply nested JSON line to
-   ``link``, ``audit rejected_relations -p limit=-1``, ``-o`` under an existing file.
+   ``link``, ``audit rejected_relations -p limit=-1``, ``-o`` under an existing file; and
+   ``trajectories -o`` under umask 0 (owner-only files and folders).
 
 Each probe records expected, observed, ok and seconds; where a graph differs from its
 reference, the details say how (counts per property, one example each). Nothing here
@@ -1249,6 +1250,33 @@ def host_files(suite: Suite) -> list[Probe]:
         probe.observed = f"exit {done.rc}; {_one_line(errors[0] if errors else done.stderr, 150)!r}"
         probe.seconds = round(time.monotonic() - started, 2)
         probes.append(probe)
+    # Patient data written owner-only whatever the umask (issue 35, point 7).
+    started = time.monotonic()
+    out = suite.work / "private" / "trajectories.jsonl"
+    mask = os.umask(0)
+    try:
+        done = suite.cli(
+            "trajectories", "omop", str(sample_path("omop", "eunomia_sample")), "-o", str(out)
+        )
+    finally:
+        os.umask(mask)
+    modes = {
+        str(p.relative_to(suite.work)): oct(p.stat().st_mode & 0o777)
+        for p in [out.parent, *out.parent.rglob("*")]
+    }
+    probe = Probe(
+        "9. `trajectories -o` under umask 0",
+        "exit 0; files 0600, the folder it made 0700",
+        ok=done.rc == 0
+        and all(
+            mode == ("0o700" if (suite.work / name).is_dir() else "0o600")
+            for name, mode in modes.items()
+        ),
+        details={"run": done.brief(), "modes": modes},
+    )
+    probe.observed = f"exit {done.rc}; " + ", ".join(f"{k} {v}" for k, v in modes.items())
+    probe.seconds = round(time.monotonic() - started, 2)
+    probes.append(probe)
     return probes
 
 
