@@ -44,6 +44,9 @@ Probes (``--only`` takes these group names, comma-separated):
    server the second); then inputs that gave tracebacks: a deeply nested JSON line to
    ``link``, ``audit rejected_relations -p limit=-1``, ``-o`` under an existing file; and
    ``trajectories -o`` under umask 0 (owner-only files and folders).
+8. ``starved``: a second private server with a 48 MB heap (``KGVERIFY_NEO4J_HEAP=48m``,
+   transactions bounded at 30 s) and ``kgverify load umls 2025AA`` against it: one
+   ``error:`` line naming the heap, exit 2, in bounded time, never a hang (issue 35).
 
 Each probe records expected, observed, ok and seconds; where a graph differs from its
 reference, the details say how (counts per property, one example each). Nothing here
@@ -98,6 +101,7 @@ GROUPS = (
     "bulk",
     "server_down",
     "host_files",
+    "starved",
 )
 
 STATE = """
@@ -1278,6 +1282,60 @@ def host_files(suite: Suite) -> list[Probe]:
     probe.seconds = round(time.monotonic() - started, 2)
     probes.append(probe)
     return probes
+
+
+# -- 8. a starved server -------------------------------------------------------------------
+
+
+def starved(suite: Suite) -> list[Probe]:
+    home = suite.work / "starved"
+    env = {
+        **suite.env,
+        "KGVERIFY_NEO4J_HOME": str(home),
+        "KGVERIFY_BOLT_PORT": str(_free_port()),
+        "KGVERIFY_NEO4J_HEAP": "48m",
+        "KGVERIFY_NEO4J_PAGECACHE": "32m",
+        "KGVERIFY_NEO4J_TX_TIMEOUT_S": "30",
+    }
+
+    def run(*args: str, timeout: float = 300) -> Done:
+        started = time.monotonic()
+        done = subprocess.run(
+            [*_kgverify(), *args],
+            env=env,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+        return Done(
+            list(args), done.returncode, done.stdout, done.stderr, time.monotonic() - started
+        )
+
+    started = time.monotonic()
+    boot = run("neo4j", "start")
+    try:
+        done = run("load", "umls", str(AA))
+    finally:
+        stop = run("neo4j", "stop")
+    lines = done.error_lines
+    probe = Probe(
+        "8. `kgverify load umls` against a server with a 48 MB heap",
+        "exit 2; one `error:` line naming KGVERIFY_NEO4J_HEAP; no traceback; no hang",
+        ok=done.rc == 2
+        and len(lines) == 1
+        and lines[0].startswith("error: ")
+        and "KGVERIFY_NEO4J_HEAP" in lines[0]
+        and "Traceback" not in done.stdout + done.stderr,
+        details={"start": boot.brief(), "run": done.brief(), "stop": stop.brief()},
+    )
+    probe.observed = (
+        f"start exit {boot.rc}; load exit {done.rc} after {done.seconds:.1f} s; "
+        f"{len(lines)} stderr line(s): {_one_line(done.stderr, 150)!r}"
+    )
+    probe.seconds = round(time.monotonic() - started, 2)
+    return [probe]
 
 
 # -- main -------------------------------------------------------------------------------------

@@ -79,13 +79,20 @@ _MEMORY_HINT = (
 _TIMEOUT_SETTING = "KGVERIFY_NEO4J_TX_TIMEOUT_S"
 
 
+_HEAP_SIGNS = ("OutOfMemoryError", "Could not initialize class", "ExceptionInInitializerError")
+
+
 def is_memory_error(exc: neo4j_errors.Neo4jError) -> bool:
     """The server ran out of transaction memory or heap running the statement."""
     code = exc.code or ""
     if code in _MEMORY_CODES:
         return True
-    # A JVM out of heap that surfaces without a memory code of its own.
-    return code.startswith("Neo.DatabaseError.") and "OutOfMemoryError" in (exc.message or "")
+    # A JVM out of heap that surfaces without a memory code of its own, or after it: a class
+    # whose static initializer the exhausted heap broke fails on every later use (a
+    # starved server refused every batch with "Could not initialize class ...", which read
+    # as thousands of bad rows).
+    message = exc.message or ""
+    return code.startswith("Neo.DatabaseError.") and any(sign in message for sign in _HEAP_SIGNS)
 
 
 def is_timeout(exc: neo4j_errors.Neo4jError) -> bool:

@@ -102,6 +102,18 @@ def test_a_heap_out_of_memory_without_its_code_is_still_out_of_memory() -> None:
     assert isinstance(translated(exc), TransactionMemoryError)
 
 
+def test_a_jvm_broken_by_an_exhausted_heap_is_out_of_memory_not_a_bad_row() -> None:
+    """Seen on a 48 MB heap (benchmarks/faults.py, probe 8): after the heap ran out, every
+    batch failed with a class that could not initialize; it is the server, not the rows."""
+    exc = server_error(
+        "Neo.DatabaseError.General.UnknownError",
+        "Could not initialize class org.eclipse.collections.api.factory.primitive.LongLists",
+    )
+    assert isinstance(translated(exc), TransactionMemoryError)
+    other = server_error("Neo.DatabaseError.General.UnknownError", "Property value too large")
+    assert not isinstance(translated(other), TransactionMemoryError)
+
+
 @pytest.mark.parametrize(
     ("code", "message"),
     [
