@@ -79,7 +79,10 @@ _MEMORY_HINT = (
 _TIMEOUT_SETTING = "KGVERIFY_NEO4J_TX_TIMEOUT_S"
 
 
-_HEAP_SIGNS = ("OutOfMemoryError", "Could not initialize class", "ExceptionInInitializerError")
+# A class the server could not initialize fails on every later use: after an exhausted
+# heap (a starved server refused every batch so, which read as thousands of bad rows) or a
+# missing library. The server's fault, never a row's.
+_SERVER_FAULTS = ("Could not initialize class", "ExceptionInInitializerError", "NoClassDefFound")
 
 
 def is_memory_error(exc: neo4j_errors.Neo4jError) -> bool:
@@ -87,12 +90,8 @@ def is_memory_error(exc: neo4j_errors.Neo4jError) -> bool:
     code = exc.code or ""
     if code in _MEMORY_CODES:
         return True
-    # A JVM out of heap that surfaces without a memory code of its own, or after it: a class
-    # whose static initializer the exhausted heap broke fails on every later use (a
-    # starved server refused every batch with "Could not initialize class ...", which read
-    # as thousands of bad rows).
-    message = exc.message or ""
-    return code.startswith("Neo.DatabaseError.") and any(sign in message for sign in _HEAP_SIGNS)
+    # A JVM out of heap that surfaces without a memory code of its own.
+    return code.startswith("Neo.DatabaseError.") and "OutOfMemoryError" in (exc.message or "")
 
 
 def is_timeout(exc: neo4j_errors.Neo4jError) -> bool:
@@ -165,6 +164,14 @@ def translate_error(
             )
         if code in _TERMINATED_CODES:
             return TransactionError(f"Neo4j terminated a transaction{during}: {_server_line(exc)}")
+        if code.startswith("Neo.DatabaseError.") and any(
+            sign in (exc.message or "") for sign in _SERVER_FAULTS
+        ):
+            return TransactionError(
+                f"Neo4j failed{during}: {_server_line(exc)} (the server's own error, not the "
+                "data: a class it could not load, after running out of heap or for a missing "
+                "library; see the server's log, and KGVERIFY_NEO4J_HEAP for a starved one)"
+            )
         if isinstance(exc, neo4j_errors.AuthError):
             return GraphAuthError(
                 f"Neo4j at {uri} rejected the credentials for user {user!r} "
@@ -286,10 +293,13 @@ def _holds_entity(value: Any) -> bool:
 
 
 def _not_row_caused(exc: neo4j_errors.Neo4jError) -> bool:
-    """Errors no single row causes: security, a missing database, a malformed statement."""
+    """Errors no single row causes: security, a database, a statement, a server class."""
     code = exc.code or ""
-    return code.startswith(("Neo.ClientError.Security.", "Neo.ClientError.Database.")) or (
-        code == "Neo.ClientError.Statement.SyntaxError"
+    message = exc.message or ""
+    return (
+        code.startswith(("Neo.ClientError.Security.", "Neo.ClientError.Database."))
+        or code == "Neo.ClientError.Statement.SyntaxError"
+        or (code.startswith("Neo.DatabaseError.") and any(s in message for s in _SERVER_FAULTS))
     )
 
 
