@@ -462,6 +462,9 @@ def test_planted_bad_distractors_are_refused_with_their_reason(
     treat.context = [c for c in treat.context if c.role not in ("condition", "history")]
     screen._pools = lambda candidates: None  # type: ignore[method-assign]  # planted pools only
     screen._treater_pools = lambda candidates: None  # type: ignore[method-assign]
+    # The planted drugs are judged for the refusals below, whoever the patient is (the age
+    # and sex fit has its own tests).
+    screen.fit.fits = lambda concept, sex, stage: True  # type: ignore[method-assign]
     treated, diagnosed = screen.screen([treat, diag])
     assert treated.names == {} and diagnosed.names == {}
     assert screen.rejected == Counter(
