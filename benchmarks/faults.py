@@ -782,14 +782,7 @@ def damaged(suite: Suite) -> list[Probe]:
 
 
 def _inactive_concepts(release: Path, into: Path) -> Path:
-    target = _copy(release, into)
-    path = next(target.rglob("sct2_Concept_Snapshot*"))
-    header, *body = path.read_text(encoding="utf-8").splitlines(keepends=True)
-    rows = [line.split("\t") for line in body]
-    path.write_text(
-        header + "".join("\t".join([*r[:2], "0", *r[3:]]) for r in rows), encoding="utf-8"
-    )
-    return target
+    return _inactivated(release, into, "sct2_Concept_Snapshot*")
 
 
 def _renamed_rxcuis(release: Path, into: Path, share: float) -> Path:
@@ -811,8 +804,13 @@ def _renamed_rxcuis(release: Path, into: Path, share: float) -> Path:
 
 
 def _inactive_descriptions(release: Path, into: Path) -> Path:
+    return _inactivated(release, into, "sct2_Description_Snapshot*")
+
+
+def _inactivated(release: Path, into: Path, pattern: str) -> Path:
+    """A copy of an RF2 release with every row of the file ``pattern`` names inactive."""
     target = _copy(release, into)
-    path = next(target.rglob("sct2_Description_Snapshot*"))
+    path = next(target.rglob(pattern))
     header, *body = path.read_text(encoding="utf-8").splitlines(keepends=True)
     rows = [line.split("\t") for line in body]
     path.write_text(
