@@ -24,7 +24,7 @@ from kgverify.collector import batch_work
 from kgverify.config import Settings
 from kgverify.errors import ConfigError
 from kgverify.graph.driver import AdhocResult, Graph
-from kgverify.jsonl import partial_path
+from kgverify.jsonl import partial_path, whole_file
 from kgverify.outputs import make_dirs
 from kgverify.rows import RejectedRow, RejectSink, open_private, private_dir
 
@@ -244,14 +244,12 @@ def write_trajectories(
             counts["notes"] += sum(isinstance(item, Note) for item in trajectory.items())
             yield trajectory
 
-    partial = partial_path(out)
-    open_private(partial).close()  # owner-only before any note text is in it
     try:
-        write_jsonl(counted(read_trajectories(source, path, ledger, settings)), partial)
-        partial.replace(out)
+        with whole_file(out) as partial:
+            open_private(partial).close()  # owner-only before any note text is in it
+            write_jsonl(counted(read_trajectories(source, path, ledger, settings)), partial)
     finally:
         sink.close()
-        partial.unlink(missing_ok=True)
     return TrajectoriesReport(
         source=source,
         **counts,

@@ -13,6 +13,7 @@ import dataclasses
 import json
 import logging
 import os
+import sqlite3
 import sys
 import textwrap
 from collections.abc import Callable, Iterable, Iterator
@@ -33,6 +34,7 @@ from kgverify.errors import (
     RejectThresholdError,
     ReleaseGuardError,
 )
+from kgverify.outputs import storage_failure
 
 
 def _console(stream: str) -> Console:
@@ -140,9 +142,13 @@ class _Group(click.Group):
         except KgverifyError as exc:
             click.echo(f"error: {exc}", err=True)
             ctx.exit(exc.exit_code)
-        except OSError as exc:
-            if exc.filename is None:
-                raise  # not about a path: a bug, its traceback is wanted
+        except (OSError, sqlite3.OperationalError) as exc:
+            storage = storage_failure(exc)
+            if storage is not None:
+                click.echo(f"error: {storage}", err=True)
+                ctx.exit(2)
+            if not isinstance(exc, OSError) or exc.filename is None:
+                raise  # not about a path or the storage: a bug, its traceback is wanted
             # A path the command could not read or write that no check caught first.
             click.echo(f"error: {exc.filename}: {exc.strerror or exc}", err=True)
             ctx.exit(2)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import gzip
 import json
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Literal, NamedTuple, TypeVar, cast
 
@@ -42,6 +43,18 @@ def partial_path(out: Path) -> Path:
     """Where ``out`` is written until it is complete: ``<stem>.partial<suffix>``, so a
     ``.gz`` name keeps its suffix last and is written through gzip like the final file."""
     return out.with_name(f"{out.stem}.partial{out.suffix}")
+
+
+@contextmanager
+def whole_file(out: Path) -> Iterator[Path]:
+    """The path to write ``out`` under (``partial_path``): renamed into place when the block
+    ends, removed when it fails (a full disk, a kill's cleanup), so ``out`` is never cut."""
+    partial = partial_path(out)
+    try:
+        yield partial
+        partial.replace(out)
+    finally:
+        partial.unlink(missing_ok=True)
 
 
 def write_models(models: Iterable[BaseModel], path: Path) -> int:

@@ -9,7 +9,9 @@ A path that cannot be written (under a regular file, in a read-only folder) rais
 
 from __future__ import annotations
 
+import errno
 import os
+import sqlite3
 import stat
 from pathlib import Path
 from typing import IO
@@ -23,6 +25,31 @@ DIR_MODE = 0o700
 def _refused(path: Path, exc: OSError) -> OutputError:
     where = exc.filename if isinstance(exc.filename, str) else str(path)
     return OutputError(f"cannot write {where}: {exc.strerror or exc}")
+
+
+# What a write answers when the storage, not the path, is at fault: a full disk or quota,
+# a file system gone read-only, a failing device. The error carries no file name then.
+STORAGE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EIO})
+# SQLite's words for the same (the item store under a derivation's output folder).
+_SQLITE_STORAGE = ("disk is full", "disk i/o error", "readonly database", "unable to open")
+
+
+def storage_failure(exc: BaseException) -> str | None:
+    """The one-line cause when ``exc`` is the storage failing under a write (a full disk,
+    a read-only file system), else None."""
+    if isinstance(exc, OSError) and exc.filename is None and exc.errno in STORAGE_ERRNOS:
+        cause = exc.strerror or os.strerror(exc.errno or 0)
+    elif isinstance(exc, sqlite3.OperationalError) and any(
+        words in str(exc).lower() for words in _SQLITE_STORAGE
+    ):
+        cause = str(exc)
+    else:
+        return None
+    return (
+        f"cannot write the output: {cause}; outputs are put in place only when complete, "
+        "so earlier ones stay whole; free space or write elsewhere (-o), then rerun the "
+        "same command"
+    )
 
 
 def make_dirs(path: Path, target: Path | None = None) -> Path:

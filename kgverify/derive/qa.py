@@ -950,13 +950,17 @@ class ItemStore:
         self.path = path
         self.variants = variants
         self.db = sqlite3.connect(path)
-        self.db.execute(
-            "CREATE TABLE items (task TEXT, split TEXT, item_id TEXT PRIMARY KEY, "
-            "dedupe TEXT UNIQUE, content TEXT UNIQUE, grp TEXT, patient TEXT, payload TEXT, "
-            "unit TEXT)"
-        )
-        self.db.execute("CREATE INDEX items_grp ON items (grp)")
-        self.db.execute("CREATE INDEX items_unit ON items (task, unit)")
+        try:
+            self.db.execute(
+                "CREATE TABLE items (task TEXT, split TEXT, item_id TEXT PRIMARY KEY, "
+                "dedupe TEXT UNIQUE, content TEXT UNIQUE, grp TEXT, patient TEXT, "
+                "payload TEXT, unit TEXT)"
+            )
+            self.db.execute("CREATE INDEX items_grp ON items (grp)")
+            self.db.execute("CREATE INDEX items_unit ON items (task, unit)")
+        except sqlite3.Error:
+            self.db.close()  # a full disk: the caller never gets a store to close
+            raise
 
     def variants_of(self, group: str) -> int:
         row = self.db.execute("SELECT count(*) FROM items WHERE grp = ?", (group,)).fetchone()

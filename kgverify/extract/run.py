@@ -18,6 +18,7 @@ from kgverify.config import Settings
 from kgverify.ehr.model import Trajectory
 from kgverify.extract.relation import CandidateRelation, ExtractionFailure, write_relations
 from kgverify.extract.template import TemplateExtractor
+from kgverify.jsonl import whole_file
 from kgverify.outputs import make_dirs
 from kgverify.rows import FileReport, open_private
 
@@ -163,10 +164,12 @@ def run_extraction(
             per_predicate[proposal.predicate.value] += 1
             yield proposal
 
-    with open_private(failures_path) as failures:  # raw model answers: patient text
-        written = write_relations(relations(failures), out)
-    if not counter["failures"]:
-        failures_path.unlink()
+    try:
+        with whole_file(out) as partial, open_private(failures_path) as failures:
+            written = write_relations(relations(failures), partial)  # raw model answers too
+    finally:
+        if not counter["failures"]:
+            failures_path.unlink(missing_ok=True)
     llm = extraction.llm
     return ExtractReport(
         extractor=kind,

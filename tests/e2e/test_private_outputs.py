@@ -24,6 +24,7 @@ from kgverify.cli import cli
 from kgverify.config import Settings
 from kgverify.graph import Graph
 from kgverify.review.sheet import write_sheet
+from tests.e2e.helpers import rows
 
 pytestmark = pytest.mark.neo4j
 
@@ -177,6 +178,49 @@ def test_read_only_output_folder_is_one_error_line(
         ):
             line = _one_error(_kgverify(sample_settings, *args))
             assert line.startswith(f"error: cannot write {locked}/"), line
+
+
+@contextmanager
+def _full_disk(folder: Path) -> Iterator[None]:
+    """``folder`` a 16 KiB file system while the block runs (tmpfs: needs the right to mount,
+    which root in a container usually has)."""
+    folder.mkdir()
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=16k,mode=0700", "tmpfs", str(folder)],
+        capture_output=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        pytest.skip("no right to mount a small file system here: no disk can be filled")
+    try:
+        yield
+    finally:
+        # A file a failed command left open keeps it busy: that would be a leak to fix.
+        subprocess.run(["umount", str(folder)], check=True)
+
+
+def test_a_full_disk_is_one_error_line_and_nothing_is_published(
+    chain: Chain, sample_graph: Graph, sample_settings: Settings, tmp_path: Path
+) -> None:
+    full = tmp_path / "full"
+    current = "MATCH (i:Item) WHERE i.current RETURN i.id AS id ORDER BY id"
+    before = [r["id"] for r in rows(sample_graph, current)]
+    assert before
+    with _full_disk(full):
+        for args in (
+            ("trajectories", "omop", EUNOMIA, "-o", str(full / "trajectories.jsonl")),
+            ("extract", "omop", EUNOMIA, "-o", str(full / "relations.jsonl")),
+            ("verify", str(chain.out / "linked.jsonl"), "-o", str(full / "verdicts.jsonl")),
+            # Another seed: a run that got through would change the current items.
+            ("derive", "qa", "--seed", "7", "-o", str(full / "qa")),
+            ("derive", "facts", "-o", str(full / "facts")),
+        ):
+            line = _one_error(_kgverify(sample_settings, *args))
+            assert line.startswith("error: cannot write the output: "), (args, line)
+            assert "no space left on device" in line.lower() or "disk is full" in line, line
+            # Nothing cut is left under the final names (the partial files are removed).
+            assert sorted(p.name for p in full.rglob("*") if p.stat().st_size) == [], args
+    assert [r["id"] for r in rows(sample_graph, current)] == before
 
 
 def test_deeply_nested_line_is_rejected_with_its_place(

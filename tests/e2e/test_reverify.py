@@ -359,13 +359,20 @@ def test_derivation_after_reverify_leaves_out_what_no_longer_stands(pipeline: Pi
         "MATCH (i:Item)-[:RESTS_ON]->(a:Assertion) WHERE i.current RETURN DISTINCT a.id AS id",
     )
     assert failing.isdisjoint(r["id"] for r in basis)
+    # The drug that may now treat strep throat is offered for it only as a lure for this
+    # patient: it treats the condition, but the record shows what it is contraindicated for.
     for row in rows(
         p.graph,
         "MATCH (i:Item)-[:DISTRACTOR]->(:Concept {id: $d}) WHERE i.current "
-        "MATCH (i)-[:RESTS_ON]->(:Assertion)-[:OBJECT]->(o:Concept) RETURN o.id AS o",
+        "MATCH (i)-[:RESTS_ON]->(:Assertion)-[:OBJECT]->(o:Concept) "
+        "RETURN o.id AS o, i.why_wrong AS why",
         d=p.added,
     ):
-        assert row["o"] != STREP_THROAT
+        if row["o"] == STREP_THROAT:
+            why = [w for w in json.loads(row["why"]) if w["concept_id"] == p.added]
+            assert why and all(w["lure"] == "patient_specific" for w in why), why
+            rules = {j["rule"] for w in why for j in w["justifications"]}
+            assert rules == {"treatment.contraindicated_for_patient"}, why
     # A re-derivation never offers the concept the release retired.
     offered = rows(
         p.graph,
