@@ -47,6 +47,12 @@ Probes (``--only`` takes these group names, comma-separated):
 8. ``starved``: a second private server with a 48 MB heap (``KGVERIFY_NEO4J_HEAP=48m``,
    transactions bounded at 30 s) and ``kgverify load umls 2025AA`` against it: one
    ``error:`` line, exit 2, no row rejected for the server's fault, never a hang (issue 35).
+9. ``finishes`` (issue 35, points 6 and 8), on the sample chain run through the API:
+   ``derive qa`` with another seed SIGKILLed once half as many items as are current are
+   written pending, then run again; ``reverify`` after a newer SNOMED CT release SIGKILLed
+   once rechecks are written, then run again, against a clean re-verification of the same
+   chain; ``derive qa``, ``extract`` and ``verify`` writing to a full 16 KiB file system; and
+   ``derive qa`` and ``link`` writing to a read-only one (both tmpfs mounts: root only).
 
 Each probe records expected, observed, ok and seconds; where a graph differs from its
 reference, the details say how (counts per property, one example each). Nothing here
@@ -102,6 +108,7 @@ GROUPS = (
     "server_down",
     "host_files",
     "starved",
+    "finishes",
 )
 
 STATE = """
@@ -374,13 +381,18 @@ class Suite:
             list(args), done.returncode, done.stdout, done.stderr, time.monotonic() - started
         )
 
-    def spawn(self, *args: str) -> Job:
-        """A CLI command started in the background (its output to files)."""
+    def spawn(self, *args: str, env: dict[str, str] | None = None) -> Job:
+        """A CLI command started in the background (its output to files); ``env`` adds to
+        the suite's environment."""
         self._runs += 1
         out, err = self.work / f"run-{self._runs}.out", self.work / f"run-{self._runs}.err"
         with out.open("wb") as stdout, err.open("wb") as stderr:
             proc = subprocess.Popen(
-                [*_kgverify(), *args], env=self.env, cwd=ROOT, stdout=stdout, stderr=stderr
+                [*_kgverify(), *args],
+                env={**self.env, **(env or {})},
+                cwd=ROOT,
+                stdout=stdout,
+                stderr=stderr,
             )
         return Job(proc, list(args), out, err, time.monotonic())
 
@@ -396,6 +408,22 @@ class Suite:
             self.disconnect()
             return None
         return None if found is None else found.data()
+
+    def when_count(self, cypher: str, at_least: int) -> Trigger:
+        """A trigger on one count (``RETURN count(...)``) reaching ``at_least``, read in one
+        auto-commit call like ``quick_state``."""
+
+        def trigger() -> dict[str, Any] | None:
+            try:
+                with self.graph._driver.session(database=self.graph.database) as session:
+                    found = session.run(cypher).single()
+            except Exception:
+                self.disconnect()
+                return None
+            n = int(found[0]) if found is not None else 0
+            return {"count": n} if n >= at_least else None
+
+        return trigger
 
     def when_graph(self, test: Callable[[dict[str, Any]], bool]) -> Trigger:
         """A trigger on the graph's state (concepts, typed edges, releases)."""
@@ -1334,6 +1362,185 @@ def starved(suite: Suite) -> list[Probe]:
     )
     probe.seconds = round(time.monotonic() - started, 2)
     return [probe]
+
+
+# -- 9. finishes: kills between writing and publishing, full and read-only disks ------------
+
+CURRENT_ITEMS = "MATCH (i:Item) WHERE i.current RETURN i.id AS id"
+PENDING_ITEMS = "MATCH (i:Item) WHERE i.pending_run IS NOT NULL RETURN count(i)"
+RECHECKS = (
+    "MATCH (a:Assertion)-[:RECHECKED]->(c:Recheck) RETURN a.id AS assertion, c.id AS id, "
+    "c.verdict AS verdict, c.passed AS passed, c.previous_verdict AS previous, "
+    "c.changed AS changed, a.standing_verdict AS now ORDER BY id"
+)
+
+
+def _chain(suite: Suite) -> set[str]:
+    """The sample chain in an emptied graph (the suite's cache: the same pseudonyms every
+    time); the current items."""
+    from kgverify.api import sample_pipeline
+
+    suite.reset()
+    sample_pipeline(suite.graph, suite.settings)
+    return {r["id"] for r in rows(suite.graph, CURRENT_ITEMS)}
+
+
+def _items_in(folder: Path) -> set[str]:
+    return {
+        json.loads(line)["item_id"]
+        for path in folder.glob("*/*.jsonl")
+        for line in path.read_text().splitlines()
+    }
+
+
+def _mounted(folder: Path, options: str) -> bool:
+    folder.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(folder)],
+        capture_output=True,
+        check=False,
+    )
+    return done.returncode == 0
+
+
+def _one_error_line(done: Done) -> str | None:
+    """The command's one ``error:`` line, when it failed with exactly that."""
+    lines = done.error_lines
+    if done.rc == 0 or len(lines) != 1 or not lines[0].startswith("error: "):
+        return None
+    return None if "Traceback" in done.stdout + done.stderr else lines[0]
+
+
+def finishes(suite: Suite) -> list[Probe]:
+    probes = [_killed_derivation(suite), _killed_reverify(suite)]
+    probes += _unwritable(suite, "full", "size=16k,mode=0700")
+    probes += _unwritable(suite, "read-only", "ro,size=16k")
+    return probes
+
+
+def _killed_derivation(suite: Suite) -> Probe:
+    started = time.monotonic()
+    old = _chain(suite)
+    out = suite.work / "finish-qa"
+    # Items written five at a time, so the kill lands while they are pending.
+    job = suite.spawn(
+        "derive", "qa", "--seed", "99", "-o", str(out), env={"KGVERIFY_BATCH_SIZE": "5"}
+    )
+    seen = suite.watch(job, suite.when_count(PENDING_ITEMS, max(1, len(old) // 2)), job.kill)
+    killed = job.finish()
+    after_kill = {r["id"] for r in rows(suite.graph, CURRENT_ITEMS)}
+    pending = suite.count(PENDING_ITEMS)
+    folder_after_kill = out.exists()  # its .partial may stay: a SIGKILL cleans nothing
+    rerun = suite.cli("derive", "qa", "--seed", "99", "-o", str(out))
+    new = {r["id"] for r in rows(suite.graph, CURRENT_ITEMS)}
+    folder = _items_in(out) if out.is_dir() else set()
+    probe = Probe(
+        "9. `derive qa` SIGKILLed with its items written, not published; then again",
+        "after the kill: the old items current, no new ones, no output folder; the rerun: "
+        "exactly its folder's items current, none pending",
+        ok=bool(seen["fired"])
+        and after_kill == old
+        and pending > 0
+        and not folder_after_kill
+        and rerun.rc == 0
+        and new == folder
+        and bool(new)
+        and new != old
+        and suite.count(PENDING_ITEMS) == 0,
+        details={"kill": seen, "killed": killed.brief(), "rerun": rerun.brief()},
+    )
+    probe.observed = (
+        f"killed at {seen.get('at')} pending (fired: {seen['fired']}); then {len(after_kill)} "
+        f"current ({'the old set' if after_kill == old else 'NOT the old set'}), {pending} "
+        f"pending, folder {'PRESENT' if folder_after_kill else 'absent'} before the rerun; "
+        f"rerun exit {rerun.rc}: {len(new)} current, "
+        f"{'= its folder' if new == folder else '!= its folder'}, "
+        f"{suite.count(PENDING_ITEMS)} pending"
+    )
+    probe.seconds = round(time.monotonic() - started, 2)
+    return probe
+
+
+def _killed_reverify(suite: Suite) -> Probe:
+    started = time.monotonic()
+    _chain(suite)
+    suite.api_load("snomed", SCT_JUN)
+    clean = suite.cli("reverify", "--json")
+    reference = rows(suite.graph, RECHECKS)
+    _chain(suite)
+    suite.api_load("snomed", SCT_JUN)
+    job = suite.spawn("reverify", env={"KGVERIFY_BATCH_SIZE": "5"})
+    seen = suite.watch(job, suite.when_count("MATCH (c:Recheck) RETURN count(c)", 1), job.kill)
+    killed = job.finish()
+    rerun = suite.cli("reverify", "--json")
+    found = rows(suite.graph, RECHECKS)
+    recheck_nodes = suite.count("MATCH (c:Recheck) RETURN count(c)")
+    probe = Probe(
+        "9. `reverify` SIGKILLed with rechecks written; then again",
+        "the rerun leaves exactly the rechecks a clean run writes (one per assertion)",
+        ok=clean.rc == 0
+        and bool(reference)
+        and bool(seen["fired"])
+        and rerun.rc == 0
+        and found == reference
+        and recheck_nodes == len(reference),
+        details={"kill": seen, "killed": killed.brief(), "rerun": rerun.brief()},
+    )
+    probe.observed = (
+        f"clean run: {len(reference)} rechecks; killed at {seen.get('at')} (fired: "
+        f"{seen['fired']}); rerun exit {rerun.rc}: {recheck_nodes} Recheck nodes, "
+        f"{'the same as the clean run' if found == reference else 'NOT the clean run'}"
+    )
+    probe.seconds = round(time.monotonic() - started, 2)
+    return probe
+
+
+def _unwritable(suite: Suite, kind: str, options: str) -> list[Probe]:
+    """Commands writing to a full (or read-only) 16 KiB tmpfs: one `error:` line each,
+    nothing cut left under a final name, the current items unchanged."""
+    folder = suite.work / kind
+    sample_out = suite.settings.cache_dir / "sample"
+    commands = {
+        "derive qa": ("derive", "qa", "--seed", "5", "-o", str(folder / "qa")),
+        "link": ("link", str(sample_out / "relations.jsonl"), "-o", str(folder / "l.jsonl")),
+    }
+    if kind == "full":
+        commands |= {
+            "extract": (
+                "extract",
+                "omop",
+                str(sample_path("omop", "eunomia_sample")),
+                "-o",
+                str(folder / "r.jsonl"),
+            ),
+            "verify": ("verify", str(sample_out / "linked.jsonl"), "-o", str(folder / "v.jsonl")),
+        }
+    before = {r["id"] for r in rows(suite.graph, CURRENT_ITEMS)}
+    if not _mounted(folder, options):
+        return [Probe(f"9. a {kind} disk", "one `error:` line", "tmpfs could not be mounted here")]
+    probes = []
+    try:
+        for label, command in commands.items():
+            started = time.monotonic()
+            done = suite.cli(*command)
+            line = _one_error_line(done)
+            left = sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
+            unchanged = {r["id"] for r in rows(suite.graph, CURRENT_ITEMS)} == before
+            probe = Probe(
+                f"9. `{label}` writing to a {kind} 16 KiB file system",
+                "exit != 0; one `error:` line naming the cause; no file left; items unchanged",
+                ok=line is not None and not left and unchanged,
+                details={"run": done.brief(), "left": left},
+            )
+            probe.observed = (
+                f"exit {done.rc}; {_one_line(done.stderr, 110)!r}; files left: {left or 'none'}; "
+                f"current items {'unchanged' if unchanged else 'CHANGED'}"
+            )
+            probe.seconds = round(time.monotonic() - started, 2)
+            probes.append(probe)
+    finally:
+        subprocess.run(["umount", str(folder)], check=False)
+    return probes
 
 
 # -- main -------------------------------------------------------------------------------------
