@@ -14,6 +14,8 @@ import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from datetime import UTC, datetime
+from functools import partial
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -41,7 +43,14 @@ if TYPE_CHECKING:
     from kgverify.link.index import IndexInfo
     from kgverify.link.linker import Linker
     from kgverify.link.relations import Contexts, LinkReport
-    from kgverify.pipeline import PipelineConfig, PipelineReport, RelationsInput
+    from kgverify.pipeline import (
+        PipelineConfig,
+        PipelineReport,
+        RelationsInput,
+        StepListener,
+        Steps,
+    )
+    from kgverify.runs import RunDiff, RunRecord
     from kgverify.verify.check import CheckResult, Explanation
     from kgverify.verify.report import VerifyReport
     from kgverify.verify.reverify import ReverifyReport
@@ -146,17 +155,22 @@ def ingest_source(
     rejects_path: Path | None = None,
     on_patient: Callable[[int], None] | None = None,
 ) -> SourceIngestReport:
-    """Write an EHR source's patients, encounters and facts into Neo4j.
+    """Write an EHR source's patients, encounters and facts into Neo4j, as a new run.
 
-    The report has what was written (``report.ingest``: an ``IngestReport``) and the source
-    rows (``report.rows``): every source row is loaded, skipped or rejected, per table.
+    The report has the run's id (``report.run``: a ``(:Run)`` linked to the patients it
+    brought, which derivation reads by default; docs/runs.md), what was written
+    (``report.ingest``: an ``IngestReport``) and the source rows (``report.rows``): every
+    source row is loaded, skipped or rejected, per table.
 
     >>> report = ingest_source("omop", sample_path("omop", "eunomia_sample"))
     >>> report.ingest.patients, report.rows[0].loaded, report.rejects
     """
+    from kgverify.derive.run import settings_digest
     from kgverify.ehr import Ledger
     from kgverify.ehr.ingest import ingest
     from kgverify.ehr.report import SourceIngestReport
+    from kgverify.graph.schema import ensure_schema
+    from kgverify.runs import begin_run, finish_run
 
     settings = settings or Settings()
     sink = RejectSink(rejects_path or _cache_rejects(settings) / f"ingest-{source}.jsonl")
@@ -172,22 +186,28 @@ def ingest_source(
         sink.write(RejectedRow(file=file, line=None, reason=reason, text=str(where)[:300]))
 
     try:
+        ensure_schema(g)
+        run = begin_run(g, source, str(path), settings_digest(settings))
         report = ingest(
             read_trajectories(source, path, ledger, settings),
             g,
             batch_size=settings.batch_size,
             on_patient=on_patient,
             on_refused=refused,
+            run=run,
         )
+        result = SourceIngestReport(
+            run=run,
+            ingest=report,
+            rows=ledger.reports(),
+            rejects=str(sink.path) if sink.count else None,
+        )
+        finish_run(g, run, result)
     finally:
         sink.close()
         if own:
             g.close()
-    return SourceIngestReport(
-        ingest=report,
-        rows=ledger.reports(),
-        rejects=str(sink.path) if sink.count else None,
-    )
+    return result
 
 
 TRAJECTORY_COUNTS = (
@@ -326,6 +346,38 @@ def graph_summary(settings: Settings | None = None, graph: Graph | None = None) 
 
     with _graph(settings or Settings(), graph) as g:
         return read_summary(g)
+
+
+def runs(
+    settings: Settings | None = None, graph: Graph | None = None, *, limit: int = 100
+) -> list[RunRecord]:
+    """The runs the graph holds, newest first (docs/runs.md).
+
+    Each with its source, times, settings hash, patients and the items derived from them.
+
+    >>> [(r.id, r.patients, r.items) for r in runs()]
+    """
+    from kgverify.runs import list_runs
+
+    with _graph(settings or Settings(), graph) as g:
+        return list_runs(g, limit)
+
+
+def diff_runs(
+    a: str, b: str, settings: Settings | None = None, graph: Graph | None = None
+) -> RunDiff:
+    """Two runs compared: the figures that differ, and how their patients and items overlap.
+
+    An id the graph does not hold is one :class:`~kgverify.errors.ConfigError` line.
+
+    >>> first, second = runs()[1].id, runs()[0].id
+    >>> diff = diff_runs(first, second)
+    >>> diff.differences, diff.items.only_b
+    """
+    from kgverify.runs import diff_runs as compare
+
+    with _graph(settings or Settings(), graph) as g:
+        return compare(g, a, b)
 
 
 def build_linker_index(
@@ -1196,7 +1248,9 @@ SAMPLE_RELEASES = {
 
 
 def run_sample(
-    settings: Settings | None = None, progress: ProgressFactory | None = None
+    settings: Settings | None = None,
+    progress: ProgressFactory | None = None,
+    on_step: StepListener | None = None,
 ) -> PipelineReport:
     """Run the main job on the shipped sample.
 
@@ -1204,7 +1258,8 @@ def run_sample(
     relations extracted to ``<cache_dir>/sample``, linked (with the shipped LLM-style
     relations that hold the hard linking cases), verified, QA items and fact sheets
     derived to ``<cache_dir>/sample/qa`` and ``.../facts``, and the shipped
-    simulated-patient dialogues checked against those sheets.
+    simulated-patient dialogues checked against those sheets. ``on_step`` hears of each
+    step as it starts and ends (:class:`~kgverify.pipeline.StepEvent`).
     """
     from kgverify.server import LocalServer
 
@@ -1212,11 +1267,14 @@ def run_sample(
     if settings.neo4j_uri is None:
         LocalServer(settings).start()
     with Graph.connect(settings) as graph:
-        return sample_pipeline(graph, settings, progress)
+        return sample_pipeline(graph, settings, progress, on_step)
 
 
 def sample_pipeline(
-    graph: Graph, settings: Settings, progress: ProgressFactory | None = None
+    graph: Graph,
+    settings: Settings,
+    progress: ProgressFactory | None = None,
+    on_step: StepListener | None = None,
 ) -> PipelineReport:
     """The steps of :func:`run_sample` on an open graph (the tests and notebooks use it).
 
@@ -1241,6 +1299,7 @@ def sample_pipeline(
         settings=settings,
         graph=graph,
         progress=progress,
+        on_step=on_step,
     )
 
 
@@ -1264,6 +1323,7 @@ def pipeline(
     settings: Settings | None = None,
     graph: Graph | None = None,
     progress: ProgressFactory | None = None,
+    on_step: StepListener | None = None,
 ) -> PipelineReport:
     """Run the whole chain in one call, from vocabularies to QA items and dialogue verdicts.
 
@@ -1277,6 +1337,10 @@ def pipeline(
     ``out/verdicts_<stem>.jsonl``), QA items derived (``tasks``; default every task) to
     ``out/qa``, fact sheets (unless ``facts`` is false) to ``out/facts``, and ``dialogues``
     (dialogue JSONL), when given, checked against them to ``out/dialogue_verdicts.jsonl``.
+    The ingest is a run (``report.run``; docs/runs.md): items and sheets derive from its
+    patients only, and ``out/run.json`` records each step, its time and what it gave, and
+    where the graph is. ``on_step`` hears of each step as it starts and ends
+    (:class:`~kgverify.pipeline.StepEvent`); ``progress`` draws the bars of long ones.
 
     Every parameter is checked before anything runs (``kgverify.pipeline.PipelineConfig``):
     a wrong name or value is one :class:`~kgverify.errors.ConfigError` line naming it.
@@ -1308,7 +1372,7 @@ def pipeline(
         "engine": engine,
     }
     config = pipeline_config(given, "pipeline")
-    return _run_pipeline(config, settings or Settings(), graph, progress)
+    return _run_pipeline(config, settings or Settings(), graph, progress, on_step)
 
 
 def pipeline_from_config(
@@ -1318,6 +1382,7 @@ def pipeline_from_config(
     graph: Graph | None = None,
     engine: str | None = None,
     progress: ProgressFactory | None = None,
+    on_step: StepListener | None = None,
 ) -> PipelineReport:
     """:func:`pipeline` with its parameters read from the TOML file ``path``.
 
@@ -1336,7 +1401,7 @@ def pipeline_from_config(
     config = read_pipeline_config(Path(path))
     if engine is not None:
         config = config.model_copy(update={"engine": ENGINES.check(engine)})
-    return _run_pipeline(config, settings or Settings(), graph, progress)
+    return _run_pipeline(config, settings or Settings(), graph, progress, on_step)
 
 
 def _run_pipeline(
@@ -1344,28 +1409,53 @@ def _run_pipeline(
     settings: Settings,
     graph: Graph | None,
     progress: ProgressFactory | None,
+    on_step: StepListener | None = None,
 ) -> PipelineReport:
-    """The stages one after another in this process (the "local" engine)."""
-    from kgverify.pipeline import DerivedReports, PipelineReport
+    """The stages one after another in this process (the "local" engine).
+
+    Each is told to ``on_step`` as it starts and ends; derivation reads only the patients
+    this run's ingest brought; ``run.json`` is written beside the outputs.
+    """
+    from kgverify.pipeline import DerivedReports, PipelineReport, Steps
 
     out = config.out
+    steps = Steps(on_step)
     with _graph(settings, graph) as g:
         loads = [
-            load_vocabulary(name, folder, settings=settings, graph=g, progress=progress)
+            steps.run(
+                f"load {name}",
+                partial(
+                    load_vocabulary, name, folder, settings=settings, graph=g, progress=progress
+                ),
+                lambda r: f"{r.release} {r.status}, {sum(f.loaded for f in r.files):,} rows",
+            )
             for name, folder in config.vocabularies.items()
         ]
-        ingested = ingest_source(config.source, config.source_path, settings=settings, graph=g)
-        extracted = extract_relations(
-            config.source,
-            config.source_path,
-            out / "relations.jsonl",
-            settings=settings,
-            extractor=config.extractor,
-            model=config.model,
-            base_url=config.base_url,
-            api_key=config.api_key,
-            concurrency=config.concurrency,
-            engine=config.engine,
+        ingested = steps.run(
+            "ingest",
+            lambda: ingest_source(config.source, config.source_path, settings=settings, graph=g),
+            lambda r: (
+                f"run {r.run}: {r.ingest.patients} patients, "
+                f"{r.ingest.encounters} encounters, {r.ingest.facts} facts"
+            ),
+        )
+        # This run's outputs derive from the patients it brought, and no others.
+        own = settings.model_copy(update={"derive_run": ingested.run or "all"})
+        extracted = steps.run(
+            "extract",
+            lambda: extract_relations(
+                config.source,
+                config.source_path,
+                out / "relations.jsonl",
+                settings=settings,
+                extractor=config.extractor,
+                model=config.model,
+                base_url=config.base_url,
+                api_key=config.api_key,
+                concurrency=config.concurrency,
+                engine=config.engine,
+            ),
+            lambda r: f"{r.relations} candidate relations from {r.patients} patients",
         )
         inputs = [
             (Path(extracted.out), None, "linked.jsonl", "verdicts.jsonl"),
@@ -1375,51 +1465,132 @@ def _run_pipeline(
             ),
         ]
         linked = [
-            link_relations_file(
-                source,
-                out / name,
-                settings=settings,
-                graph=g,
-                trajectories=notes,
-                engine=config.engine,
+            steps.run(
+                f"link {Path(source).name}",
+                partial(
+                    link_relations_file,
+                    source,
+                    out / name,
+                    settings=settings,
+                    graph=g,
+                    trajectories=notes,
+                    engine=config.engine,
+                ),
+                lambda r: f"{r.both_linked} of {r.linked_relations} relations linked both ways",
             )
             for source, notes, name, _ in inputs
         ]
         verified = [
-            verify_relations_file(
-                Path(report.out), out / name, settings=settings, graph=g, engine=config.engine
+            steps.run(
+                f"verify {Path(report.out).name}",
+                partial(
+                    verify_relations_file,
+                    Path(report.out),
+                    out / name,
+                    settings=settings,
+                    graph=g,
+                    engine=config.engine,
+                ),
+                lambda r: f"{r.passed} of {r.verified} relations passed",
             )
             for report, (*_, name) in zip(linked, inputs, strict=True)
         ]
-        qa = derive_qa(
-            out / "qa", settings=settings, graph=g, tasks=config.tasks, engine=config.engine
+        qa = steps.run(
+            "derive qa",
+            lambda: derive_qa(
+                out / "qa", settings=own, graph=g, tasks=config.tasks, engine=config.engine
+            ),
+            lambda r: (
+                f"{sum(sum(s.values()) for s in r.items.values())} items from "
+                f"{r.patients} patients of run {r.run}"
+            ),
         )
         sheets = (
-            derive_facts(out / "facts", settings=settings, graph=g, engine=config.engine)
+            steps.run(
+                "derive facts",
+                lambda: derive_facts(out / "facts", settings=own, graph=g, engine=config.engine),
+                lambda r: f"{r.sheets} fact sheets of {r.patients} patients",
+            )
             if config.facts
             else None
         )
+        dialogues = config.dialogues
         checked = (
-            check_dialogues(
-                config.dialogues,
-                out / "dialogue_verdicts.jsonl",
-                facts=out / "facts",
-                settings=settings,
-                graph=g,
+            steps.run(
+                "check dialogues",
+                lambda: check_dialogues(
+                    dialogues,
+                    out / "dialogue_verdicts.jsonl",
+                    facts=out / "facts",
+                    settings=own,
+                    graph=g,
+                ),
+                lambda r: f"{r.turns} patient turns of {r.dialogues} dialogues checked",
             )
-            if config.dialogues is not None
+            if dialogues is not None
             else None
         )
-        return PipelineReport(
-            loads=loads,
-            ingest=ingested,
-            extract=extracted,
-            link=linked,
-            verify=verified,
-            derive=DerivedReports(qa=qa, facts=sheets),
-            dialogues=checked,
-            summary=graph_summary(graph=g),
-        )
+        summary = graph_summary(graph=g)
+    run_file = out / "run.json"
+    write_run_file(run_file, config, settings, ingested.run, steps, qa)
+    return PipelineReport(
+        run=ingested.run,
+        steps=steps.records,
+        run_file=str(run_file),
+        loads=loads,
+        ingest=ingested,
+        extract=extracted,
+        link=linked,
+        verify=verified,
+        derive=DerivedReports(qa=qa, facts=sheets),
+        dialogues=checked,
+        summary=summary,
+    )
+
+
+def server_facts(settings: Settings) -> dict[str, str | None]:
+    """Where the graph is, for the run record.
+
+    Bolt's address, Neo4j Browser's (when the local server serves it) and the command that
+    stops the local server (None for a server of your own).
+    """
+    if settings.neo4j_uri is not None:
+        return {"bolt": settings.neo4j_uri, "browser": None, "stop": None}
+    from kgverify.server import LocalServer
+
+    status = LocalServer(settings).status()
+    return {"bolt": status.uri, "browser": status.browser, "stop": "kgverify neo4j stop"}
+
+
+def write_run_file(
+    path: Path,
+    config: PipelineConfig,
+    settings: Settings,
+    run: str | None,
+    steps: Steps,
+    qa: DeriveReport,
+) -> None:
+    """``run.json``: the run record (``pipeline.RunFile``), owner-only."""
+    from kgverify.outputs import write_private
+    from kgverify.pipeline import RunFile
+
+    finished = datetime.now(UTC)
+    record = RunFile(
+        run=run,
+        source=config.source,
+        source_path=str(config.source_path),
+        out=str(config.out),
+        started_at=steps.started.isoformat(timespec="seconds"),
+        finished_at=finished.isoformat(timespec="seconds"),
+        seconds=round((finished - steps.started).total_seconds(), 1),
+        steps=steps.records,
+        counts={
+            "patients": qa.patients,
+            "items": sum(sum(s.values()) for s in qa.items.values()),
+        },
+        graph=server_facts(settings),
+    )
+    write_private(path, record.model_dump_json(indent=2) + "\n")
 
 
 # -- review -----------------------------------------------------------------------------------

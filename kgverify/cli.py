@@ -19,7 +19,7 @@ import textwrap
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
@@ -35,6 +35,9 @@ from kgverify.errors import (
     ReleaseGuardError,
 )
 from kgverify.outputs import storage_failure
+
+if TYPE_CHECKING:
+    from kgverify.pipeline import StepEvent
 
 
 def _console(stream: str) -> Console:
@@ -70,6 +73,7 @@ WORKFLOW: dict[str, str] = {
     "reverify": "Re-check what a newer release changed; flag items.",
     "review": "Clinician review: export pages and a sheet, import it.",
     "cypher": "Run one Cypher statement against the graph.",
+    "runs": "List the runs (each ingest, its patients); compare two.",
     "summary": "Counts of releases, concepts, relationships, facts.",
     "queries": "List the named Cypher statements, or show one.",
     "graph": "Maintenance of the graph itself (reset).",
@@ -1351,6 +1355,29 @@ out_dir_option = click.option(
 )
 
 
+def run_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--run`` and ``--all-patients``: whose patients a derivation reads (derive_run)."""
+    command = click.option(
+        "--all-patients",
+        is_flag=True,
+        help="Read every patient in the graph, whatever run brought them.",
+    )(command)
+    return click.option(
+        "--run",
+        metavar="ID",
+        help="Read the patients of this run (`kgverify runs`).",
+        cls=SettingOption,
+        setting="derive_run",
+    )(command)
+
+
+def chosen_run(run: str | None, all_patients: bool) -> str | None:
+    """The derive_run setting the options give (None: the setting's own, default latest)."""
+    if run is not None and all_patients:
+        raise click.UsageError("--run and --all-patients exclude each other")
+    return "all" if all_patients else run
+
+
 @derive.command("qa")
 @out_dir_option
 @click.option(
@@ -1383,6 +1410,7 @@ out_dir_option = click.option(
     setting="derive_split_by",
 )
 @click.option("--no-write", is_flag=True, help="Write files only, no (:Item) nodes.")
+@run_options
 @policy_options
 @engine_option("local")
 @json_option
@@ -1393,6 +1421,8 @@ def derive_qa_command(
     options: int | None,
     split_by: str | None,
     no_write: bool,
+    run: str | None,
+    all_patients: bool,
     accept: str | None,
     min_score: str | None,
     min_confidence: str | None,
@@ -1413,7 +1443,12 @@ def derive_qa_command(
     """
     from kgverify.api import derive_qa
 
-    given = {"derive_seed": seed, "derive_options": options, "derive_split_by": split_by}
+    given = {
+        "derive_seed": seed,
+        "derive_options": options,
+        "derive_split_by": split_by,
+        "derive_run": chosen_run(run, all_patients),
+    }
     overrides: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
     settings = Settings(**overrides)  # over the environment, validated like it
     settings = with_policy(settings, accept, min_score, min_confidence)
@@ -1439,9 +1474,12 @@ def derive_qa_command(
     help="Write OUT/sheets.jsonl.gz instead (sheets repeat history per encounter and "
     "compress well; readers take either).",
 )
+@run_options
 @engine_option("local")
 @json_option
-def derive_facts_command(out: Path, compress: bool, engine: str, as_json: bool) -> None:
+def derive_facts_command(
+    out: Path, compress: bool, run: str | None, all_patients: bool, engine: str, as_json: bool
+) -> None:
     """Fact sheets for record-grounded simulated patients (OUT/sheets.jsonl).
 
     Per patient and encounter: what the patient can say (symptoms and history in lay words,
@@ -1451,7 +1489,9 @@ def derive_facts_command(out: Path, compress: bool, engine: str, as_json: bool) 
     from kgverify.api import derive_facts
 
     with count_progress("Patients", total=None, enabled=not as_json) as step:
-        report = derive_facts(out, settings=Settings(), progress=step, gzip=compress, engine=engine)
+        chosen = chosen_run(run, all_patients)
+        settings = Settings(**({"derive_run": chosen} if chosen else {}))
+        report = derive_facts(out, settings=settings, progress=step, gzip=compress, engine=engine)
     result = report.model_dump()
     emit(result, as_json, lambda: print_facts_report(result))
 
@@ -1462,6 +1502,7 @@ def _counts(title: str, counts: dict[str, int], key: str) -> Table:
 
 def print_derive_report(result: dict[str, Any]) -> None:
     console = _console("stdout")
+    console.print(f"Patients: {result['scope']}")
     total = sum(sum(s.values()) for s in result["items"].values())
     console.print(
         f"{total} items from {result['patients']} patients -> {result['out']}; "
@@ -1519,6 +1560,7 @@ def print_derive_report(result: dict[str, Any]) -> None:
 
 def print_facts_report(result: dict[str, Any]) -> None:
     console = _console("stdout")
+    console.print(f"Patients: {result['scope']}")
     console.print(
         f"{result['sheets']} fact sheets, {result['encounters']} encounters -> "
         f"{result['file'] or result['out']} ({result['bytes'] / 1e6:,.1f} MB)"
@@ -1557,6 +1599,11 @@ def print_source_result(title: str, counts: dict[str, Any], result: dict[str, An
     counts = {k: sum(v.values()) if isinstance(v, dict) else v for k, v in counts.items()}
     console.print(table(title, [counts]))
     print_source_rows(result)
+    if result.get("run"):
+        console.print(
+            f"Run {result['run']}: `kgverify derive` reads these patients by default "
+            "(`kgverify runs` lists runs)"
+        )
 
 
 def print_source_rows(result: dict[str, Any]) -> None:
@@ -2215,6 +2262,68 @@ def review_import_command(sheet: Path, reviewer: str | None, as_json: bool) -> N
     emit(result, as_json, render)
 
 
+# -- runs -------------------------------------------------------------------------------------
+@cli.group("runs", invoke_without_command=True)
+@click.option("--limit", type=click.IntRange(1, 100_000), default=20, show_default=True)
+@json_option
+@click.pass_context
+def runs_group(ctx: click.Context, limit: int, as_json: bool) -> None:
+    """The runs in the graph, newest first: each ingest with its source, patients and the
+    items derived from them. `kgverify runs diff A B` compares two (docs/runs.md)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from kgverify.api import runs
+
+    found = [r.model_dump() for r in runs(Settings(), limit=limit)]
+    emit(found, as_json, lambda: print_runs(found))
+
+
+def print_runs(found: list[dict[str, Any]]) -> None:
+    rows = [
+        {
+            "run": r["id"],
+            "source": r["source"],
+            "started": (r["started_at"] or "")[:19],
+            "status": r["status"],
+            "patients": r["patients"],
+            "items": r["items"],
+            "current": r["current_items"],
+        }
+        for r in found
+    ]
+    _console("stdout").print(table("Runs", rows))
+    if not found:
+        _console("stdout").print("No run yet: `kgverify ingest` or `kgverify run` make one.")
+
+
+@runs_group.command("diff")
+@click.argument("a")
+@click.argument("b")
+@json_option
+def runs_diff_command(a: str, b: str, as_json: bool) -> None:
+    """Compare runs A and B: the figures that differ (patients, facts, items per task and
+    split, policy, settings, releases) and how their patients and items overlap."""
+    from kgverify.api import diff_runs
+
+    result = diff_runs(a, b, Settings()).model_dump()
+    emit(result, as_json, lambda: print_runs_diff(result))
+
+
+def print_runs_diff(result: dict[str, Any]) -> None:
+    console = _console("stdout")
+    a, b = result["a"]["id"], result["b"]["id"]
+    rows = [
+        {"figure": k, a: json.dumps(v[0], default=str), b: json.dumps(v[1], default=str)}
+        for k, v in result["differences"].items()
+    ]
+    console.print(table(f"What differs: {a} vs {b}", rows))
+    overlap = [
+        {"what": what, "in both": o["both"], f"only {a}": o["only_a"], f"only {b}": o["only_b"]}
+        for what, o in (("patients", result["patients"]), ("items", result["items"]))
+    ]
+    console.print(table("Overlap", overlap))
+
+
 # -- graph ------------------------------------------------------------------------------------
 @cli.command("summary")
 @json_option
@@ -2398,7 +2507,15 @@ def sample_command(as_json: bool) -> None:
     the sheets, and print what each step did."""
     from kgverify.api import run_sample
 
-    result = run_sample(Settings(), progress=None if as_json else rich_progress).model_dump()
+    quiet = as_json
+    if not quiet:
+        _console("stderr").print("Starting the local Neo4j (the first start builds it) ...")
+    report = run_sample(
+        Settings(),
+        progress=None if quiet else rich_progress,
+        on_step=None if quiet else print_step,
+    )
+    result = report.model_dump()
     emit(result, as_json, lambda: print_pipeline_report(result))
 
 
@@ -2420,9 +2537,22 @@ def run_command(config: Path, engine: str | None, as_json: bool) -> None:
 
     progress = None if as_json else rich_progress
     result = pipeline_from_config(
-        config, settings=Settings(), engine=engine, progress=progress
+        config,
+        settings=Settings(),
+        engine=engine,
+        progress=progress,
+        on_step=None if as_json else print_step,
     ).model_dump()
     emit(result, as_json, lambda: print_pipeline_report(result))
+
+
+def print_step(event: StepEvent) -> None:
+    """One line on stderr as a pipeline step starts, one as it ends (with what it did)."""
+    console = _console("stderr")
+    if event.status == "started":
+        console.print(f"[{event.number}] {event.step} ...")
+    else:
+        console.print(f"[{event.number}] {event.step}: {event.summary} ({event.seconds:.1f} s)")
 
 
 def print_pipeline_report(result: dict[str, Any]) -> None:
@@ -2441,9 +2571,24 @@ def print_pipeline_report(result: dict[str, Any]) -> None:
     if result["dialogues"] is not None:
         print_dialogue_report(result["dialogues"])
     print_summary(result["summary"])
-    _console("stdout").print(
-        "Audit it: `kgverify audit filter_rates`, `kgverify audit --list`; after a newer "
-        "release, `kgverify reverify` (docs/audit.md)."
+    console = _console("stdout")
+    steps = [
+        {"step": r["step"], "seconds": r["seconds"], "what it did": r["summary"]}
+        for r in result["steps"]
+    ]
+    console.print(table(f"Run {result['run']}", steps))
+    if result.get("run_file"):
+        record = json.loads(Path(result["run_file"]).read_text(encoding="utf-8"))
+        graph = record["graph"]
+        console.print(
+            f"Run record: {result['run_file']}. Graph: {graph['bolt']}"
+            + (f"; Neo4j Browser: {graph['browser']}" if graph.get("browser") else "")
+            + (f"; stop the server with `{graph['stop']}`" if graph.get("stop") else "")
+            + "."
+        )
+    console.print(
+        "Audit it: `kgverify audit filter_rates`, `kgverify audit --list`; compare runs: "
+        "`kgverify runs`; after a newer release, `kgverify reverify` (docs/audit.md)."
     )
 
 

@@ -314,6 +314,13 @@ class Settings(BaseSettings):
         "or validation pair of question topic and answer occurs in train), topic (task, "
         "topic), content (task, stem, answer) or patient",
     )
+    derive_run: str = Field(
+        default="latest",
+        pattern=r"^(latest|all|[0-9]{8}-[0-9]{6}-[0-9a-f]{6})$",
+        description="whose patients items and fact sheets are derived from: latest (the "
+        "patients of the latest complete run, docs/runs.md), all (every patient in the "
+        "graph) or a run id (`kgverify runs`)",
+    )
     derive_fit_min_patients: int = Field(
         default=1,
         ge=1,

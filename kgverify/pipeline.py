@@ -11,10 +11,12 @@ imports no stage code beyond the registries and the report models.
 from __future__ import annotations
 
 import difflib
+import time
 import tomllib
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -208,9 +210,90 @@ class DerivedReports(BaseModel):
     facts: FactsReport | None = None
 
 
+class StepEvent(BaseModel):
+    """A pipeline step starting or finished: what :func:`kgverify.api.pipeline` hands its
+    ``on_step`` callback (``kgverify sample`` and ``kgverify run`` print them as they come)."""
+
+    step: str = Field(description="e.g. 'load umls', 'ingest', 'derive qa'")
+    number: int = Field(description="1-based, in the order the steps run")
+    status: Literal["started", "finished"]
+    seconds: float | None = Field(None, description="when finished: how long it took")
+    summary: str = Field("", description="when finished: what it did, in one line")
+
+
+StepListener = Callable[[StepEvent], None]
+"""What ``on_step`` takes."""
+
+
+class StepRecord(BaseModel):
+    """One finished step in the run record."""
+
+    step: str
+    seconds: float
+    summary: str
+
+
+T = TypeVar("T")
+
+
+class Steps:
+    """Runs the steps of a pipeline one after another, timing each, telling ``listener``
+    when one starts and ends, and keeping the records for ``run.json``."""
+
+    def __init__(self, listener: StepListener | None = None) -> None:
+        self.listener = listener
+        self.records: list[StepRecord] = []
+        self.started = datetime.now(UTC)
+
+    def run(self, name: str, work: Callable[[], T], summary: Callable[[T], str]) -> T:
+        number = len(self.records) + 1
+        if self.listener is not None:
+            self.listener(StepEvent(step=name, number=number, status="started"))
+        began = time.perf_counter()
+        result = work()
+        record = StepRecord(
+            step=name, seconds=round(time.perf_counter() - began, 2), summary=summary(result)
+        )
+        self.records.append(record)
+        if self.listener is not None:
+            self.listener(
+                StepEvent(
+                    step=name,
+                    number=number,
+                    status="finished",
+                    seconds=record.seconds,
+                    summary=record.summary,
+                )
+            )
+        return result
+
+
+class RunFile(BaseModel):
+    """``run.json``, written beside a pipeline run's outputs: what ran, how long each step
+    took, what it gave, and where the graph is (docs/runs.md)."""
+
+    run: str | None = Field(description="the (:Run) of the ingest: `kgverify runs`")
+    source: str
+    source_path: str
+    out: str
+    started_at: str
+    finished_at: str
+    seconds: float
+    steps: list[StepRecord]
+    counts: dict[str, int] = Field(description="the run's headline figures")
+    graph: dict[str, str | None] = Field(
+        description="bolt (the server's address), browser (Neo4j Browser, when served) and "
+        "stop (the command that stops the local server; None for a server of your own)"
+    )
+
+
 class PipelineReport(BaseModel):
     """One report per stage of a :func:`kgverify.api.pipeline` run, in the order they ran
     (``kgverify sample --json`` prints the sample's)."""
+
+    run: str | None = Field(None, description="the run (`kgverify runs`): its patients only")
+    steps: list[StepRecord] = Field(default_factory=list, description="each step, timed")
+    run_file: str | None = Field(None, description="run.json beside the outputs")
 
     loads: list[LoadReport] = Field(default_factory=list, description="one per vocabulary")
     ingest: SourceIngestReport

@@ -140,6 +140,12 @@ def dataset_card(
         "## How it was built",
         "",
         f"- kgverify {__version__}; settings hash `{facts.settings}` (derive_* and verify_*).",
+        "- Patients: "
+        + (
+            f"those of run `{report.run}` only ({report.patients} read; `kgverify runs`)."
+            if report.run
+            else f"every patient in the graph ({report.patients} read; no run chosen)."
+        ),
         "- Vocabulary releases: " + (", ".join(f"`{r}`" for r in report.releases) or "none"),
         _policy_line(report.policy, facts.policy),
         "- Every item rests on assertions the policy passed and has exactly one correct",
@@ -293,7 +299,9 @@ class QAWriter:
             self.report.not_written += 1
             self.report.not_written_reasons[kind] = self.report.not_written_reasons.get(kind, 0) + 1
 
-        for results in graph.write_rows("derive/write_items", rows, refused, run=self.run):
+        for results in graph.write_rows(
+            "derive/write_items", rows, refused, run=self.run, source_run=self.report.run
+        ):
             self.report.written += sum(int(row["written"]) for row in results)
 
     def _line(self, item: QAItem) -> None:

@@ -23,15 +23,16 @@ from kgverify.graph.driver import Graph, batched
 class CohortFit:
     """Which concepts occur in the cohort's patients of each sex and life stage."""
 
-    def __init__(self, graph: Graph, min_patients: int = 1) -> None:
+    def __init__(self, graph: Graph, min_patients: int = 1, run: str | None = None) -> None:
         self.graph = graph
+        self.run = run  # the derivation's patients are the cohort (None: every patient)
         self.min_patients = min_patients
         self.patients = 0
         self._seen: dict[str, Counter[tuple[str, str]]] | None = None
 
     def _build(self) -> dict[str, Counter[tuple[str, str]]]:
         seen: dict[str, Counter[tuple[str, str]]] = {}
-        for ids in patient_pages(self.graph):
+        for ids in patient_pages(self.graph, run=self.run):
             rows = self.graph.read("derive/cohort_ages", patients=ids)
             coded = sorted({cid for row in rows for cid, _ in row["coded"]})
             reached = {

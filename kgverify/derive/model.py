@@ -281,6 +281,10 @@ class FactSheet(_Frozen):
 class DeriveReport(BaseModel):
     """A QA derivation run, counted."""
 
+    run: str | None = Field(
+        None, description="the run whose patients were read (docs/runs.md); None: every patient"
+    )
+    scope: str = Field("", description="whose patients, in one line")
     patients: int = 0
     assertions: dict[str, int] = Field(
         default_factory=dict, description="assertions read per verdict"
@@ -353,6 +357,10 @@ class DeriveReport(BaseModel):
 class FactsReport(BaseModel):
     """A fact-sheet run, counted."""
 
+    run: str | None = Field(
+        None, description="the run whose patients were read (docs/runs.md); None: every patient"
+    )
+    scope: str = Field("", description="whose patients, in one line")
     patients: int = 0
     sheets: int = 0
     encounters: int = 0

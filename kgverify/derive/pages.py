@@ -21,7 +21,7 @@ from kgverify.config import Settings
 from kgverify.derive.facts import SheetBuilder
 from kgverify.derive.model import FactSheet, FactsReport, Task
 from kgverify.derive.qa import Candidate, DistractorScreen, Screened, candidates_for, filter_reason
-from kgverify.derive.records import RecordReader, patient_pages
+from kgverify.derive.records import RecordReader, patient_pages, scoped_run
 from kgverify.graph.driver import Graph
 from kgverify.review.state import ReviewState
 from kgverify.verify.verifier import FilterPolicy, Verifier
@@ -131,7 +131,8 @@ def local_qa_pages(settings: Settings, graph: Graph, job: QAJob) -> Iterator[Ite
     """Every page of the graph's patients, worked on in this process."""
     worker = QAPageWorker(graph, job)
     try:
-        yield (worker.page(ids) for ids in patient_pages(graph, PAGE))
+        run = scoped_run(settings)
+        yield (worker.page(ids) for ids in patient_pages(graph, PAGE, run))
     finally:
         worker.close()
 
@@ -143,7 +144,7 @@ def local_sheet_pages(settings: Settings, graph: Graph) -> Iterator[SheetPages]:
     out = SheetPages(iter(()), worker.report)
 
     def sheets() -> Iterator[FactSheet]:
-        for ids in patient_pages(graph, PAGE):
+        for ids in patient_pages(graph, PAGE, scoped_run(settings)):
             yield from worker.page(ids)
 
     out.sheets = sheets()

@@ -35,7 +35,13 @@ from kgverify.derive.model import (
     QAItem,
     Task,
 )
-from kgverify.derive.records import PatientRecord, RecordAssertion, RecordFact, life_stage
+from kgverify.derive.records import (
+    PatientRecord,
+    RecordAssertion,
+    RecordFact,
+    life_stage,
+    scoped_run,
+)
 from kgverify.derive.templates import describe_context, describe_patient, template
 from kgverify.extract.relation import Predicate
 from kgverify.graph.driver import Graph, batched
@@ -525,7 +531,7 @@ class DistractorScreen:
         self.rejected: Counter[str] = Counter()
         self._known: dict[tuple[str, str], list[str]] = {}
         self._reach: dict[str, frozenset[str]] = {}  # coded concept -> derive/concept_reach
-        self.fit = CohortFit(graph, settings.derive_fit_min_patients)
+        self.fit = CohortFit(graph, settings.derive_fit_min_patients, scoped_run(settings))
 
     def known_pool(self, task: Task, namespace: str) -> list[str]:
         """Well-described drugs or conditions of one vocabulary, read once per run."""

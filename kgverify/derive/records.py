@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
+from kgverify.config import Settings
 from kgverify.ehr.episodes import UNDATED, episode_day, episode_key
 from kgverify.graph.driver import Graph
 from kgverify.verify.model import EvidencePath, VerdictKind
@@ -218,11 +219,21 @@ CONCEPT_CACHE = 100_000
 patients; cleared when full)."""
 
 
-def patient_pages(graph: Graph, page: int = 200) -> Iterator[list[str]]:
-    """Every patient id in id order, ``page`` ids at a time (keyset pagination)."""
+def scoped_run(settings: Settings) -> str | None:
+    """The run whose patients a derivation reads (None: every patient), from the
+    ``derive_run`` setting once ``derive.run`` has resolved "latest" (kgverify.runs)."""
+    if settings.derive_run == "latest":
+        raise ValueError("derive_run 'latest' is resolved by derive.run before pages are read")
+    return None if settings.derive_run == "all" else settings.derive_run
+
+
+def patient_pages(graph: Graph, page: int = 200, run: str | None = None) -> Iterator[list[str]]:
+    """The patient ids of ``run`` (None: every patient) in id order, ``page`` ids at a
+    time (keyset pagination)."""
     after = ""
     while True:
-        ids = [row["id"] for row in graph.read("derive/patients_page", after=after, limit=page)]
+        found = graph.read("derive/patients_page", after=after, limit=page, run=run)
+        ids = [row["id"] for row in found]
         if not ids:
             return
         yield ids
@@ -265,11 +276,13 @@ def read_records(
     allergy_roots: list[str],
     page: int = 200,
     policy: FilterPolicy | None = None,
+    run: str | None = None,
 ) -> Iterator[PatientRecord]:
-    """Every patient's record in id order, ``page`` patients per round trip. With a
-    ``policy``, whether an assertion passes is decided by it, not read from the graph."""
+    """The records of ``run``'s patients (None: every patient) in id order, ``page``
+    patients per round trip. With a ``policy``, whether an assertion passes is decided by
+    it, not read from the graph."""
     reader = RecordReader(graph, allergy_roots=allergy_roots, policy=policy)
-    for ids in patient_pages(graph, page):
+    for ids in patient_pages(graph, page, run):
         yield from reader.read(ids)
 
 

@@ -41,6 +41,7 @@ from kgverify.graph.driver import Graph
 from kgverify.graph.schema import ensure_schema
 from kgverify.jsonl import write_models
 from kgverify.review.state import ReviewState
+from kgverify.runs import ALL, record_derivation, resolve_run
 from kgverify.verify.verifier import FilterPolicy
 
 Progress = Callable[[int], None]
@@ -73,7 +74,8 @@ def policy_facts(policy: FilterPolicy) -> dict[str, object]:
 
 # verify_* settings that decide how fast, not what: the same graph and seed give the same
 # card on a machine with another CPU count or cache size.
-NOT_SHAPING = frozenset({"verify_parallel", "verify_cache"})
+# derive_run says whose patients, not how: the card names the run itself.
+NOT_SHAPING = frozenset({"verify_parallel", "verify_cache", "derive_run"})
 
 
 def settings_digest(settings: Settings) -> str:
@@ -107,6 +109,7 @@ def run_qa(
     if write:
         ensure_schema(graph)
         clear_pending(graph, run)  # what a run killed before publishing left behind
+    settings = _scoped(graph, settings, report)
     applied = derivation_policy(settings, policy)
     context = RunContext(
         releases=[r["id"] for r in graph.read("verify/current_releases")],
@@ -144,8 +147,24 @@ def run_qa(
             store.close()
     report.items = {t: dict(sorted(s.items())) for t, s in sorted(report.items.items())}
     report.positions = {t: dict(sorted(p.items())) for t, p in sorted(report.positions.items())}
+    if write and report.run is not None:
+        derived = {
+            "items": report.items,
+            "policy": report.policy,
+            "settings": settings_digest(settings),
+            "releases": report.releases,
+        }
+        record_derivation(graph, report.run, derived)
     report.seconds = round(time.perf_counter() - started, 3)
     return report
+
+
+def _scoped(graph: Graph, settings: Settings, report: DeriveReport | FactsReport) -> Settings:
+    """``settings`` with ``derive_run`` resolved to one run's id (or "all"), the scope
+    recorded in ``report``: every page of patients after this reads that run's."""
+    scope = resolve_run(graph, settings.derive_run)
+    report.run, report.scope = scope.run, scope.note
+    return settings.model_copy(update={"derive_run": scope.run or ALL})
 
 
 def run_facts(
@@ -159,6 +178,8 @@ def run_facts(
 ) -> FactsReport:
     """Every patient's fact sheet into ``out``; ``sheet_pages`` (an engine's) builds them."""
     started = time.perf_counter()
+    scope = FactsReport()
+    settings = _scoped(graph, settings, scope)
     with sheet_pages(settings, graph) as built, partial_dir(out) as folder:
 
         def sheets() -> Iterator[FactSheet]:
@@ -172,6 +193,7 @@ def run_facts(
         write_schema(FactSheet, folder / "schema.json")
         written = (folder / name).stat().st_size
     report = built.report
+    report.run, report.scope = scope.run, scope.scope
     report.out = str(out)
     report.file = str(out / name)
     report.bytes = written

@@ -88,20 +88,22 @@ def ingest(
     batch_size: int = 10_000,
     on_patient: Callable[[int], None] | None = None,
     on_refused: Refused | None = None,
+    run: str | None = None,
 ) -> IngestReport:
     """Write every trajectory's patient, encounters and facts; returns the counts. A row
-    the database refuses costs only itself: it is counted and handed to ``on_refused``."""
+    the database refuses costs only itself: it is counted and handed to ``on_refused``.
+    Each patient is linked to ``run`` (a ``(:Run)`` begun by ``kgverify.runs``), if given."""
     ensure_schema(graph)
     report = IngestReport()
     batch = _Batch()
     for count, trajectory in enumerate(trajectories, start=1):
         _add(trajectory, batch, report)
         if len(batch.facts) >= batch_size:
-            _flush(graph, batch, report, on_refused)
+            _flush(graph, batch, report, on_refused, run)
             batch = _Batch()
         if on_patient is not None:
             on_patient(count)
-    _flush(graph, batch, report, on_refused)
+    _flush(graph, batch, report, on_refused, run)
     return report
 
 
@@ -143,8 +145,10 @@ def _add_items(
             batch.facts.append(fact_row(trajectory, encounter_id, item))
 
 
-def _flush(graph: Graph, batch: _Batch, report: IngestReport, on_refused: Refused | None) -> None:
-    patients = _write(graph, "patient", batch.patients, report, on_refused)
+def _flush(
+    graph: Graph, batch: _Batch, report: IngestReport, on_refused: Refused | None, run: str | None
+) -> None:
+    patients = _write(graph, "patient", batch.patients, report, on_refused, run=run)
     report.patients += sum(r["written"] for r in patients)
     encounters = _write(graph, "encounter", batch.encounters, report, on_refused)
     report.encounters += sum(r["written"] for r in encounters)
@@ -163,7 +167,12 @@ _STATEMENTS = {
 
 
 def _write(
-    graph: Graph, kind: str, rows: list[Row], report: IngestReport, on_refused: Refused | None
+    graph: Graph,
+    kind: str,
+    rows: list[Row],
+    report: IngestReport,
+    on_refused: Refused | None,
+    **params: Any,
 ) -> list[Row]:
     """The results of writing ``rows``; what is not written (refused, or no patient for it)
     is counted, so every row sent is accounted for."""
@@ -174,7 +183,9 @@ def _write(
         if on_refused is not None:
             on_refused(kind, row, reason)
 
-    results = [r for part in graph.write_rows(_STATEMENTS[kind], rows, refused) for r in part]
+    results = [
+        r for part in graph.write_rows(_STATEMENTS[kind], rows, refused, **params) for r in part
+    ]
     missing = len(rows) - sum(int(r["written"]) for r in results)
     if missing:
         report.not_written[kind] = report.not_written.get(kind, 0) + missing

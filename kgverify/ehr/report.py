@@ -13,6 +13,9 @@ class SourceIngestReport(BaseModel):
     """An EHR source ingested (``kgverify ingest --json`` prints it): every source row is
     loaded, skipped or rejected, per table."""
 
+    run: str | None = Field(
+        None, description="the (:Run) this ingest is, with the patients it brought (docs/runs.md)"
+    )
     ingest: IngestReport = Field(description="what was written to the graph")
     rows: list[FileReport] = Field(default_factory=list, description="the source rows, per table")
     rejects: str | None = Field(None, description="the rejected source rows, when any")

@@ -41,7 +41,7 @@ from kgverify.derive.pages import (
     SheetPages,
     SheetPageWorker,
 )
-from kgverify.derive.records import patient_pages
+from kgverify.derive.records import patient_pages, scoped_run
 from kgverify.ehr.model import Trajectory
 from kgverify.errors import ConfigError, EngineError, KgverifyError
 from kgverify.extract.relation import CandidateRelation, ExtractionFailure
@@ -427,10 +427,11 @@ def ray_verifier(
 # -- derivation -----------------------------------------------------------------------------
 
 
-def _pages(pool: _Pool, graph: Graph) -> Iterator[Any]:
+def _pages(pool: _Pool, graph: Graph, settings: Settings) -> Iterator[Any]:
     """Each actor's part of every page of patients, in patient order (``PAGE`` patients
     per actor and round)."""
-    return _rounds(pool, "page", patient_pages(graph, PAGE * len(pool.actors)))
+    pages = patient_pages(graph, PAGE * len(pool.actors), scoped_run(settings))
+    return _rounds(pool, "page", pages)
 
 
 class QAActor:
@@ -452,7 +453,7 @@ def ray_qa_pages(settings: Settings, graph: Graph, job: QAJob) -> Iterator[Itera
     """QA pages worked on by ``ray_workers`` actors; the run keeps the store and writes."""
     pool = _Pool(start_ray(settings), QAActor, settings.ray_workers, settings, job)
     try:
-        yield _pages(pool, graph)
+        yield _pages(pool, graph, settings)
     finally:
         pool.close()
 
@@ -481,7 +482,7 @@ def ray_sheet_pages(settings: Settings, graph: Graph) -> Iterator[SheetPages]:
     out = SheetPages(iter(()))
 
     def sheets() -> Iterator[FactSheet]:
-        for part in _pages(pool, graph):
+        for part in _pages(pool, graph, settings):
             yield from part
         for report in pool.each("report"):
             out.report.add(report)

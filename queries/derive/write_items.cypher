@@ -9,9 +9,12 @@
 // and derive/clear_pending removes what it left. Each distractor's justifications are kept
 // as JSON (why_wrong) and, per edge, the rules that justify it and its distance to the
 // topic; the item records its topic, content key and group, difficulty, releases, policy
-// and its distractor checks (JSON, for `kgverify reverify`).
+// and its distractor checks (JSON, for `kgverify reverify`). An item derived from one run's
+// patients is linked to that run (DERIVED_IN; an item derived again by another run is
+// linked to both).
 // @param rows: list of {id, task, split, patient_id, episode, question, answer, answer_concept, options, template, seed, basis, rules, checks, facts, distractors: list of {label, concept, rules, distance}, topic, content_key, content_group, why_wrong, difficulty, releases, policy}
 // @param run: token of this derivation run
+// @param source_run: the run whose patients were read (runs/get_run), or null for all
 // @returns written
 UNWIND $rows AS row
 MERGE (i:Item {id: row.id})
@@ -27,6 +30,10 @@ WITH i, row
 CALL (i) {
   MATCH (i)-[old:ABOUT|RESTS_ON|DECIDED_BY|FROM_FACT|ANSWER|DISTRACTOR]->()
   DELETE old
+}
+CALL (i) {
+  MATCH (r:Run {id: $source_run})
+  MERGE (i)-[:DERIVED_IN]->(r)
 }
 CALL (i, row) {
   MATCH (p:Patient {id: row.patient_id})

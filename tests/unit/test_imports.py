@@ -40,6 +40,8 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("server", ("kgverify.server",)),
     # Vocabulary loaders and EHR readers read side by side; neither imports the other.
     ("readers", ("loaders", "kgverify.ehr")),
+    # What a run brought (patients) and what was derived from it: ingest and derive read it.
+    ("runs", ("kgverify.runs",)),
     ("extract", ("kgverify.extract",)),
     ("link", ("kgverify.link",)),
     ("verify", ("kgverify.verify",)),

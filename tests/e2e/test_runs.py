@@ -1,0 +1,194 @@
+"""Runs (issue 34): every ingest is a ``(:Run)`` with the patients it brought; a pipeline on
+a sub-extract derives only from its own patients even though the graph holds others;
+``derive`` reads the latest run by default, another with ``--run``, every patient with
+``--all-patients``; ``kgverify runs`` lists runs and ``runs diff`` compares two; a pipeline
+writes ``run.json`` and tells each step as it starts and ends. All against the real Neo4j,
+on the shipped Eunomia sample and an 8-patient extract of it cut here."""
+
+from __future__ import annotations
+
+import csv
+import json
+import stat
+from dataclasses import dataclass
+from itertools import islice
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from kgverify.api import diff_runs, pipeline, runs, sample_path, sample_pipeline
+from kgverify.cli import cli
+from kgverify.config import Settings
+from kgverify.graph import Graph
+from kgverify.pipeline import PipelineReport, StepEvent
+from tests.e2e.helpers import rows, value
+
+pytestmark = pytest.mark.neo4j
+
+EUNOMIA = sample_path("omop", "eunomia_sample")
+SUBSET = 8
+
+
+def sub_extract(into: Path, persons: int) -> Path:
+    """The first ``persons`` people of the Eunomia sample with every row of theirs (each
+    table filtered on PERSON_ID, the vocabulary table kept whole), as OMOP CSV."""
+    into.mkdir()
+    with (EUNOMIA / "person.csv").open(newline="", encoding="utf-8") as f:
+        kept = {row["PERSON_ID"] for row in islice(csv.DictReader(f), persons)}
+    for table in sorted(EUNOMIA.glob("*.csv")):
+        with table.open(newline="", encoding="utf-8") as f:
+            reader = csv.DictReader(f)
+            fields = list(reader.fieldnames or [])
+            chosen = [r for r in reader if "PERSON_ID" not in fields or r["PERSON_ID"] in kept]
+        with (into / table.name).open("w", newline="", encoding="utf-8") as f:
+            writer = csv.DictWriter(f, fieldnames=fields)
+            writer.writeheader()
+            writer.writerows(chosen)
+    return into
+
+
+@dataclass
+class Runs:
+    settings: Settings
+    graph: Graph
+    first: PipelineReport  # the sample: 39 patients
+    second: PipelineReport  # the 8-patient extract, after it
+    events: list[StepEvent]
+    out: Path
+
+
+@pytest.fixture(scope="module")
+def two_runs(
+    sample_graph: Graph, sample_settings: Settings, tmp_path_factory: pytest.TempPathFactory
+) -> Runs:
+    first = sample_pipeline(sample_graph, sample_settings)
+    tmp = tmp_path_factory.mktemp("runs")
+    events: list[StepEvent] = []
+    second = pipeline(
+        source="omop",
+        source_path=sub_extract(tmp / "extract", SUBSET),
+        out=tmp / "out",
+        settings=sample_settings,
+        graph=sample_graph,
+        on_step=events.append,
+    )
+    return Runs(sample_settings, sample_graph, first, second, events, tmp / "out")
+
+
+def _kgverify(settings: Settings, *args: str) -> Result:
+    env = {
+        "KGVERIFY_NEO4J_HOME": str(settings.local_home),
+        "KGVERIFY_BOLT_PORT": str(settings.bolt_port),
+        "KGVERIFY_CACHE_DIR": str(settings.cache_dir),
+    }
+    return CliRunner().invoke(cli, list(args), env=env)
+
+
+def patients_of(graph: Graph, run: str) -> set[str]:
+    found = rows(graph, "MATCH (p:Patient)-[:IN_RUN]->(:Run {id: $r}) RETURN p.id AS id", r=run)
+    return {r["id"] for r in found}
+
+
+def test_a_pipeline_on_a_sub_extract_derives_only_from_its_own_patients(two_runs: Runs) -> None:
+    r = two_runs
+    assert r.first.run and r.second.run and r.first.run != r.second.run
+    mine = patients_of(r.graph, r.second.run)
+    everyone = {x["id"] for x in rows(r.graph, "MATCH (p:Patient) RETURN p.id AS id")}
+    assert len(mine) == SUBSET and len(everyone) == r.first.ingest.ingest.patients > SUBSET
+    qa = r.second.derive.qa
+    assert qa.run == r.second.run and qa.patients == SUBSET
+    items = [
+        json.loads(line)
+        for path in (r.out / "qa").glob("*/*.jsonl")
+        for line in path.read_text().splitlines()
+    ]
+    assert items, "the extract's patients give items"
+    assert {i["patient_id"] for i in items} <= mine
+    # The fact sheets and the graph's record of the derivation say the same.
+    sheets = [json.loads(x) for x in (r.out / "facts" / "sheets.jsonl").read_text().splitlines()]
+    assert {s["patient_id"] for s in sheets} == mine
+    derived = rows(
+        r.graph,
+        "MATCH (i:Item)-[:DERIVED_IN]->(:Run {id: $r}) MATCH (i)-[:ABOUT]->(p:Patient) "
+        "RETURN DISTINCT p.id AS id",
+        r=r.second.run,
+    )
+    assert {x["id"] for x in derived} <= mine
+    card = (r.out / "qa" / "README.md").read_text()
+    assert f"those of run `{r.second.run}` only ({SUBSET} read" in card
+
+
+def test_the_run_record_and_the_steps_as_they_ran(two_runs: Runs) -> None:
+    r = two_runs
+    record = json.loads((r.out / "run.json").read_text())
+    assert stat.S_IMODE((r.out / "run.json").stat().st_mode) == 0o600
+    assert record["run"] == r.second.run and record["source"] == "omop"
+    names = [s["step"] for s in record["steps"]]
+    assert names[0] == "ingest" and names[-1] == "derive facts"
+    assert "derive qa" in names and all(s["seconds"] >= 0 for s in record["steps"])
+    assert record["counts"]["patients"] == SUBSET
+    assert record["graph"]["bolt"] and record["graph"]["stop"] == "kgverify neo4j stop"
+    # Each step was told as it started and as it ended, in order, numbered.
+    assert [(e.step, e.status) for e in r.events] == [
+        (n, s) for n in names for s in ("started", "finished")
+    ]
+    assert [e.number for e in r.events if e.status == "finished"] == list(range(1, len(names) + 1))
+    assert all(e.summary for e in r.events if e.status == "finished")
+
+
+def test_runs_are_listed_and_compared(two_runs: Runs) -> None:
+    r = two_runs
+    assert r.first.run and r.second.run
+    listed = runs(r.settings, r.graph)
+    assert [x.id for x in listed[:2]] == [r.second.run, r.first.run]
+    assert listed[0].patients == SUBSET and listed[0].status == "complete"
+    assert listed[0].items and listed[0].items == sum(
+        sum(s.values()) for s in r.second.derive.qa.items.values()
+    )
+    diff = diff_runs(r.first.run, r.second.run, r.settings, r.graph)
+    assert (diff.patients.both, diff.patients.only_b) == (SUBSET, 0)
+    assert diff.patients.only_a == r.first.ingest.ingest.patients - SUBSET
+    assert diff.differences["patients"] == [r.first.ingest.ingest.patients, SUBSET]
+    assert diff.items.only_a + diff.items.both == r.first.derive.qa.written
+    result = _kgverify(r.settings, "runs", "diff", r.first.run, r.second.run, "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["patients"]["both"] == SUBSET
+    listing = _kgverify(r.settings, "runs")
+    assert listing.exit_code == 0 and r.second.run in listing.output
+
+
+def test_derive_reads_the_latest_run_another_or_every_patient(
+    two_runs: Runs, tmp_path: Path
+) -> None:
+    r = two_runs
+    everyone = value(r.graph, "MATCH (p:Patient) RETURN count(p)")
+    cases = {
+        (): (SUBSET, f"the latest run {r.second.run}: {SUBSET} patients from omop"),
+        ("--run", str(r.first.run)): (everyone, f"run {r.first.run}: {everyone} patients"),
+        ("--all-patients",): (everyone, f"every patient in the graph ({everyone})"),
+    }
+    for n, (args, (patients, scope)) in enumerate(cases.items()):
+        result = _kgverify(r.settings, "derive", "facts", "-o", str(tmp_path / str(n)), *args)
+        assert result.exit_code == 0, result.output
+        assert f"Patients: {scope}" in result.output, result.output
+        sheets = (tmp_path / str(n) / "sheets.jsonl").read_text().splitlines()
+        assert len({json.loads(s)["patient_id"] for s in sheets}) == patients
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (("--run", "20991231-000000-abcdef"), "error: no run 20991231-000000-abcdef in the graph"),
+        (("--run", "yesterday"), "error: "),
+        (("--run", "20991231-000000-abcdef", "--all-patients"), "exclude each other"),
+    ],
+)
+def test_a_bad_run_is_one_error_line(
+    two_runs: Runs, tmp_path: Path, args: tuple[str, ...], expected: str
+) -> None:
+    result = _kgverify(two_runs.settings, "derive", "qa", "-o", str(tmp_path / "qa"), *args)
+    assert result.exit_code != 0 and "Traceback" not in result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and expected in lines[0], lines
+    assert not (tmp_path / "qa").exists()
