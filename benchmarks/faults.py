@@ -1215,6 +1215,7 @@ def server_down(suite: Suite) -> list[Probe]:
         )
         probe.seconds = round(time.monotonic() - started, 2)
         probes.append(probe)
+    suite.server.start()  # the groups after this one need it
     return probes
 
 
@@ -1240,6 +1241,7 @@ def host_files(suite: Suite) -> list[Probe]:
                 ok=done.rc != 0
                 and len(lines) == 1
                 and lines[0].startswith("error: ")
+                and "cannot reach" not in lines[0]  # refused, not merely unanswered
                 and "root:" not in done.stdout,
                 details={"run": done.brief()},
             )
@@ -1274,7 +1276,10 @@ def host_files(suite: Suite) -> list[Probe]:
         probe = Probe(
             f"8. {label}",
             "exit != 0; one `error:` line; no traceback",
-            ok=done.rc != 0 and len(errors) == 1 and "Traceback" not in done.stdout + done.stderr,
+            ok=done.rc != 0
+            and len(errors) == 1
+            and "cannot reach" not in errors[0]
+            and "Traceback" not in done.stdout + done.stderr,
             details={"run": done.brief()},
         )
         probe.observed = f"exit {done.rc}; {_one_line(errors[0] if errors else done.stderr, 150)!r}"
