@@ -142,7 +142,7 @@ class SheetBuilder:
             return built[key]
 
         histories = record.histories(self.history)
-        for episode in record.episodes:
+        for index, episode in enumerate(record.episodes):
             say: list[SheetFact] = []
             record_only: list[SheetFact] = []
             grounded = [f for f in episode.facts if f.grounded]
@@ -176,6 +176,7 @@ class SheetBuilder:
                     episode=episode.key,
                     start=episode.start,
                     kind=episode.kind,
+                    age_band=record.age_at(index),
                     patient_can_say=say,
                     record_only=record_only,
                 )

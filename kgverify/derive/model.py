@@ -257,6 +257,11 @@ class EncounterSheet(_Frozen):
     episode: str
     start: str | None
     kind: str | None
+    age_band: str | None = Field(
+        None,
+        description="the patient's age band at this encounter (moved on from the first "
+        "encounter's; never above 89: '90+')",
+    )
     patient_can_say: list[SheetFact]
     record_only: list[SheetFact]
 
@@ -272,7 +277,9 @@ class FactSheet(_Frozen):
 
     patient_id: str
     split: str
-    age_band: str | None
+    age_band: str | None = Field(
+        description="the age band at the first encounter; each encounter has its own"
+    )
     sex: str | None
     encounters: list[EncounterSheet]
     checks: list[SheetCheck] = Field(description="problems found; empty when consistent")

@@ -63,7 +63,7 @@ def persona(record: RecordView, sheet: FactSheet) -> str:
     """The patient's brief: age band, sex, and the sayable facts in lay words, by section."""
     lines = [
         "You are a patient talking to a doctor. Stay in role.",
-        f"Age: {sheet.age_band or 'unknown'}; sex: {sheet.sex or 'unknown'}.",
+        f"Age: {record.age_band or 'unknown'}; sex: {sheet.sex or 'unknown'}.",
     ]
     by_section: dict[str, list[str]] = {}
     for fact, where in record.sayable:

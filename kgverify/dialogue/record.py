@@ -29,6 +29,7 @@ class RecordView:
     start: str | None
     sayable: list[tuple[SheetFact, str]]  # (fact, where: "this encounter" / "an earlier ...")
     record_only: list[SheetFact]
+    age_band: str | None = None  # at the encounter (the sheet's band for the whole record)
 
     @property
     def facts(self) -> Iterator[SheetFact]:
@@ -64,8 +65,15 @@ def view(sheet: FactSheet, encounter: str | None) -> RecordView | None:
             for f in e.record_only
             if f.fact_id not in sayable
         }
-        start = sheet.encounters[-1].start if sheet.encounters else None
-        return RecordView(sheet, None, start, list(sayable.values()), list(record_only.values()))
+        last = sheet.encounters[-1] if sheet.encounters else None
+        return RecordView(
+            sheet,
+            None,
+            last.start if last else None,
+            list(sayable.values()),
+            list(record_only.values()),
+            last.age_band if last and last.age_band else sheet.age_band,
+        )
     at = next((n for n, e in enumerate(sheet.encounters) if e.episode == encounter), None)
     if at is None:
         return None
@@ -78,7 +86,8 @@ def view(sheet: FactSheet, encounter: str | None) -> RecordView | None:
             if f.section != "lab":
                 said.setdefault(f.fact_id, (f, f"an earlier encounter ({earlier.episode})"))
     held = [f for f in here.record_only if f.fact_id not in said]
-    return RecordView(sheet, encounter, here.start, list(said.values()), held)
+    age = here.age_band or sheet.age_band
+    return RecordView(sheet, encounter, here.start, list(said.values()), held, age)
 
 
 class SheetFile:

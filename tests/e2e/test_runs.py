@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import stat
 from dataclasses import dataclass
 from itertools import islice
@@ -20,6 +21,8 @@ from click.testing import CliRunner, Result
 from kgverify.api import diff_runs, pipeline, runs, sample_path, sample_pipeline
 from kgverify.cli import cli
 from kgverify.config import Settings
+from kgverify.dialogue.patient import persona
+from kgverify.dialogue.record import SheetFile, view
 from kgverify.graph import Graph
 from kgverify.pipeline import PipelineReport, StepEvent
 from tests.e2e.helpers import rows, value
@@ -192,3 +195,60 @@ def test_a_bad_run_is_one_error_line(
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and expected in lines[0], lines
     assert not (tmp_path / "qa").exists()
+
+
+# -- ages (issue 34, point 2) -------------------------------------------------------------------
+AGE_TEXT = re.compile(r"\b(?:aged|Age:)\s+(\d{1,3})(?:-(\d{1,3})|\+)?")
+AGE_FIELD = re.compile(r'"age_band":\s*"(\d{1,3})(?:-(\d{1,3})|\+)"')
+
+
+def ages_over_89(text: str) -> list[str]:
+    """Every age written in ``text`` (item wording, prompts, band fields) above 89, where
+    only "90+" (or an open band starting below 90, "85+") may stand."""
+    found = []
+    for pattern in (AGE_TEXT, AGE_FIELD):
+        for m in pattern.finditer(text):
+            low = int(m.group(1))
+            high = int(m.group(2)) if m.group(2) else None
+            open_ended = high is None and "+" in m.group(0)
+            if (open_ended and low > 90) or (not open_ended and (high or low) > 89):
+                found.append(m.group(0))
+    return found
+
+
+def test_no_output_shows_an_age_above_89(two_runs: Runs, tmp_path: Path) -> None:
+    r = two_runs
+    sample_out = r.settings.cache_dir / "sample"
+    review = _kgverify(r.settings, "review", "export", "-o", str(tmp_path / "review"))
+    assert review.exit_code == 0, review.output
+    folders = (sample_out, r.out, tmp_path / "review")
+    files = [p for folder in folders for p in folder.rglob("*") if p.is_file()]
+    assert any(p.name == "sheets.jsonl" for p in files)
+    leaks = {
+        str(p): ages_over_89(p.read_text(errors="replace"))
+        for p in files
+        if p.suffix in {".jsonl", ".json", ".md", ".html", ".csv"}
+    }
+    assert {k: v for k, v in leaks.items() if v} == {}
+    # The sample has patients past 89 at some visit: their bands are capped, not left out.
+    sheets = (sample_out / "facts" / "sheets.jsonl").read_text()
+    assert re.search(r'"age_band":\s*"\d+\+"', sheets)
+
+
+def test_the_simulated_patient_is_as_old_as_the_item_says(two_runs: Runs) -> None:
+    """The persona's age is the band at the item's visit, as the item states it (it was the
+    band at the first encounter: "Age: 0-9" for a visit where the item said 78-87)."""
+    sample_out = two_runs.settings.cache_dir / "sample"
+    sheets = SheetFile(sample_out / "facts")
+    compared = 0
+    for path in (sample_out / "qa").glob("*/*.jsonl"):
+        for line in path.read_text().splitlines():
+            item = json.loads(line)
+            said = re.search(r"\baged (\S+?)[ ,.]", item["question"])
+            sheet = sheets.get(item["patient_id"])
+            record = view(sheet, item["episode"]) if sheet and said else None
+            if record is None or said is None:
+                continue
+            assert f"Age: {said.group(1)};" in persona(record, record.sheet), item["item_id"]
+            compared += 1
+    assert compared >= 10
