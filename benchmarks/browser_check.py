@@ -3,12 +3,18 @@
 Starts a private local Neo4j (fresh data folder, free ports, the shared Maven build), loads
 the shipped sample vocabularies, opens ``http://127.0.0.1:<http>/browser/`` in Debian's
 ``chromium`` (headless) and drives it over the DevTools protocol on a pipe (no Python
-package needed): the connect form is filled with the generated password, a query is run,
-and the page is saved as a PNG (default ``docs/img/neo4j-browser.png``). Exit 0 only when
-the Browser connected and showed the query's result.
+package needed): the connect form is filled with the generated password, kgverify's style
+and audit guide must come up on their own (the server's ``browser.post_connect_cmd``), a
+query is run, its nodes must be captioned by name, and the page is saved as a PNG (default
+``docs/img/neo4j-browser.png``). Exit 0 only when all of that happened.
+
+With ``--running`` it uses the local server the environment names (``KGVERIFY_*``: e.g.
+one ``kgverify sample`` filled) instead, loads nothing, and leaves it running; ``--query``
+runs another statement, ``--expect`` names a caption that must show.
 
     apt-get install chromium          # Debian 12: chromium 156
     .venv/bin/python -m benchmarks.browser_check [--out PNG] [--no-sample]
+    .venv/bin/python -m benchmarks.browser_check --running --query SUBGRAPH --out PNG
 
 See docs/graph-browser.md.
 """
@@ -19,6 +25,7 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -34,6 +41,19 @@ from kgverify.server import LocalServer
 
 ROOT = Path(__file__).resolve().parents[1]
 QUERY = "MATCH p = (:Concept)-[:IS_A]->(:Concept) RETURN p LIMIT 40"
+# A small subgraph of a sample run: one item, the patient it is about, its answer and its
+# distractors, the assertion it rests on with its concepts, and three facts it shows with
+# their concepts.
+SUBGRAPH = (
+    "MATCH (i:Item {current: true})-[:ABOUT]->(p:Patient) "
+    "WITH i, p ORDER BY i.task DESC, i.id LIMIT 1 "
+    "MATCH about = (i)-[:ABOUT]->(p) "
+    "MATCH options = (i)-[:ANSWER|DISTRACTOR]->(:Concept) "
+    "OPTIONAL MATCH basis = (i)-[:RESTS_ON]->(:Assertion)-[:SUBJECT|OBJECT]->(:Concept) "
+    "CALL (i) { OPTIONAL MATCH f = (i)-[:FROM_FACT]->(:Fact)-[:CODED_AS]->(:Concept) "
+    "RETURN collect(f)[..3] AS facts } "
+    "RETURN about, options, basis, facts"
+)
 
 
 def free_port() -> int:
@@ -175,30 +195,100 @@ EDITOR = ".monaco-editor textarea"
 ROWS_SHOWN = (
     "/Displaying [1-9]\\d* nodes|Started streaming [1-9]\\d* records/.test(document.body.innerText)"
 )
-DONE_SHOWN = "/Started streaming|Completed after/.test(document.body.innerText)"
+DONE = "Started streaming|Completed after"
+DONE_SHOWN = f"/{DONE}/.test(document.body.innerText)"
+# The audit guide the server's post-connect command opens (after applying the style).
+GUIDE_SHOWN = "document.body.innerText.includes('kgverify audit queries')"
+# The frame of the style's :style command (the style's rules as text).
+STYLE_FRAME = (
+    "[...document.querySelectorAll('[data-testid=\"frame\"]')]"
+    ".find(f => f.innerText.startsWith(':style http') && f.innerText.includes('caption'))"
+)
+# The node captions of the graph view, one SVG text per line of a caption.
+CAPTIONS = "[...document.querySelectorAll('svg text.caption')].map(t => t.textContent)"
 
 
-def check(out: Path, *, sample: bool, size: tuple[int, int]) -> None:
+def _click_runnable(chrome: Chromium, text: str) -> None:
+    """Click the play icon of the guide's runnable block that holds ``text``."""
+    clicked = chrome.js(
+        "(() => { const pre = [...document.querySelectorAll('pre.runnable')]"
+        f".find(p => p.textContent.trim() === {json.dumps(text)});"
+        " const icon = pre && pre.querySelector('i');"
+        " if (icon) { icon.click(); return true; } return false; })()"
+    )
+    if not clicked:
+        raise RuntimeError(f"the guide has no runnable block {text[:40]!r}")
+
+
+def check_guide(chrome: Chromium) -> None:
+    """Run one audit query from the guide as a user would: its :param block, then the
+    statement; RuntimeError unless both ran (LIMIT $limit needs an integer)."""
+    from kgverify.audit.browser import param_block
+    from kgverify.audit.catalog import get_audit
+    from kgverify.graph.queries import get_query
+
+    _click_runnable(chrome, param_block(get_audit("rejected_relations")))
+    newest = "document.querySelector('[data-testid=\"frame\"]').innerText"
+    chrome.wait_for(f"{newest}.startsWith(':param verdict')", "the :param frame")
+    time.sleep(5)  # each `=>` value is a Cypher query of its own, run one after the other
+    _click_runnable(chrome, get_query("audit/rejected_relations").text)
+    failed = r"Neo\.(Client|Database|Transient)Error"
+    chrome.wait_for(
+        f"{newest}.startsWith('MATCH') && /{DONE}|{failed}/.test({newest})",
+        "the audit query's result",
+    )
+    if re.search(failed, str(chrome.js(newest))):
+        raise RuntimeError(f"the audit query failed: {str(chrome.js(newest))[:300]}")
+
+
+def check_captions(chrome: Chromium, expect: str | None) -> list[str]:
+    """The captions shown; RuntimeError unless ``expect`` is among them (without it: unless
+    some caption is a word, not a code or an id)."""
+    captions = [str(c) for c in chrome.js(CAPTIONS) or []]
+    words = " ".join(captions)
+    found = expect in words if expect else re.search(r"[a-z]{4,}", words) is not None
+    if not found:
+        wanted = repr(expect) if expect else "by a name"
+        raise RuntimeError(f"no node captioned {wanted}; captions: {captions[:20]}")
+    return captions
+
+
+def check(
+    out: Path,
+    *,
+    sample: bool,
+    size: tuple[int, int],
+    running: bool = False,
+    query: str = QUERY,
+    expect: str | None = None,
+    graph_out: Path | None = None,
+) -> None:
     binary = shutil.which("chromium") or shutil.which("chromium-browser")
     if binary is None:
         raise SystemExit("error: no chromium on PATH (Debian: apt-get install chromium)")
     with tempfile.TemporaryDirectory(prefix="kgverify-browser-") as tmp:
-        settings = Settings(
-            neo4j_home=Path(tmp) / "neo4j",
-            bolt_port=free_port(),
-            http_port=free_port(),
-            neo4j_heap="768m",
-            neo4j_pagecache="256m",
-            cache_dir=Settings().cache_dir,  # the shared Maven build
+        settings = (
+            Settings()
+            if running
+            else Settings(
+                neo4j_home=Path(tmp) / "neo4j",
+                bolt_port=free_port(),
+                http_port=free_port(),
+                neo4j_heap="768m",
+                neo4j_pagecache="256m",
+                cache_dir=Settings().cache_dir,  # the shared Maven build
+            )
         )
         server = LocalServer(settings)
-        status = server.start()
+        status = server.status() if running else server.start()
+        if running and not status.running:
+            raise RuntimeError(f"no local server runs in {settings.local_home}: start it first")
         chrome: Chromium | None = None
         try:
             print(f"server: {status.uri}, Browser at {status.browser}")
             if status.browser is None:
                 raise RuntimeError(f"the server serves no Browser (http: {status.http})")
-            if sample:
+            if sample and not running:
                 from kgverify.api import SAMPLE_RELEASES, load_vocabulary, sample_path
 
                 for name, parts in SAMPLE_RELEASES.items():
@@ -214,14 +304,38 @@ def check(out: Path, *, sample: bool, size: tuple[int, int]) -> None:
                 chrome.enter()
             chrome.wait_for(CONNECTED, "the connection")
             print("connected as neo4j")
+            chrome.wait_for(GUIDE_SHOWN, "the audit guide (browser.post_connect_cmd)")
+            chrome.wait_for(f"{STYLE_FRAME}", "the style frame (browser.post_connect_cmd)")
+            print("the post-connect command applied the style and opened the audit guide")
+            # The guide, not the style's text, below the result.
+            chrome.js(f"{STYLE_FRAME}.querySelector('button[title=\"Close\"]').click(); true")
             chrome.wait_for(f"document.querySelector('{EDITOR}')", "the editor")
-            chrome.type_into(EDITOR, QUERY)
+            chrome.type_into(EDITOR, query)
             chrome.enter()
-            chrome.wait_for(ROWS_SHOWN if sample else DONE_SHOWN, "the query's result")
+            shown = sample or running
+            chrome.wait_for(ROWS_SHOWN if shown else DONE_SHOWN, "the query's result")
+            # More room for the graph: fold the overview panel away.
+            chrome.js(
+                "document.querySelector('[aria-label=\"Collapse the node properties "
+                "display\"]')?.click(); true"
+            )
             time.sleep(4)  # let the force layout settle
+            if shown:
+                captions = check_captions(chrome, expect)
+                print(f"captions: {', '.join(captions[:12])}")
             out.parent.mkdir(parents=True, exist_ok=True)
             chrome.screenshot(out)
             print(f"query ran; screenshot: {out}")
+            if graph_out is not None:  # the result frame alone, its graph fitted to the window
+                chrome.js("document.querySelector('button[title=\"Fullscreen\"]').click(); true")
+                time.sleep(1)
+                chrome.js("document.querySelector('[aria-label=\"zoom-to-fit\"]').click(); true")
+                time.sleep(2)
+                chrome.screenshot(graph_out)
+                print(f"graph screenshot: {graph_out}")
+                chrome.js("document.querySelector('button[title=\"Close fullscreen\"]').click(); 1")
+            check_guide(chrome)
+            print("the guide's :param block and its query ran")
         except RuntimeError:
             if chrome is not None:
                 failed = out.with_name(out.stem + "-failed.png")
@@ -231,7 +345,8 @@ def check(out: Path, *, sample: bool, size: tuple[int, int]) -> None:
         finally:
             if chrome is not None:
                 chrome.close()
-            server.stop()
+            if not running:
+                server.stop()
 
 
 def main() -> None:
@@ -239,11 +354,30 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "img" / "neo4j-browser.png")
     parser.add_argument("--no-sample", action="store_true", help="Skip loading the sample.")
     parser.add_argument("--size", default="1280x800", help="Window size, WIDTHxHEIGHT.")
+    parser.add_argument(
+        "--running", action="store_true", help="Use the running local server of KGVERIFY_*."
+    )
+    parser.add_argument(
+        "--query", default=None, help="The statement to run (SUBGRAPH: an item's subgraph)."
+    )
+    parser.add_argument("--expect", default=None, help="A word some caption must show.")
+    parser.add_argument(
+        "--graph-out", type=Path, default=None, help="Also save the result frame in fullscreen."
+    )
     args = parser.parse_args()
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     width, height = (int(v) for v in args.size.lower().split("x"))
+    query = SUBGRAPH if args.query == "SUBGRAPH" else args.query or QUERY
     try:
-        check(args.out, sample=not args.no_sample, size=(width, height))
+        check(
+            args.out,
+            sample=not args.no_sample,
+            size=(width, height),
+            running=args.running,
+            query=query,
+            expect=args.expect,
+            graph_out=args.graph_out,
+        )
     except RuntimeError as exc:
         raise SystemExit(f"error: {exc}") from exc
 

@@ -342,6 +342,8 @@ def _item_row(item: QAItem) -> dict[str, Any]:
         "question": item.question,
         "answer": item.answer,
         "answer_concept": item.answer_concept,
+        # The correct option's text: what Neo4j Browser's style captions an item with.
+        "answer_text": next((o.text for o in item.options if o.label == item.answer), None),
         "options": json.dumps([o.model_dump() for o in item.options]),
         "template": item.template,
         "seed": item.seed,

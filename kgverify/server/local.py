@@ -39,6 +39,10 @@ from kgverify.graph.connection import LocalServerFiles
 from kgverify.graph.driver import Graph
 
 READY_MARK = "KGVERIFY_NEO4J_READY"
+# kgverify's Browser style and audit guide, served from the launcher jar (kgverify.audit.browser).
+STYLE_PATH = "/browser/kgverify/style.grass"
+GUIDE_PATH = "/browser/kgverify/audit.html"
+FAVORITES_PATH = "/browser/kgverify/audit-favorites.zip"
 MAIN_CLASS = "org.kgverify.neo4jlocal.LocalServer"
 IMPORT_CLASS = "org.kgverify.neo4jlocal.BulkImport"
 # The server outlives the call that started it; holding its Popen here keeps Python from
@@ -63,6 +67,9 @@ class ServerStatus:
     # Neo4j Browser's address, or None (HTTP off, or its port was taken: see ``http``).
     browser: str | None = None
     http: str | None = None  # "http://127.0.0.1:PORT", "off" or "busy:PORT"
+    # kgverify's style and audit guide for the Browser (`:style URL`, `:play URL`), or None.
+    style: str | None = None
+    guide: str | None = None
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -81,7 +88,11 @@ def launcher_source() -> Path:
 
 def _source_hash(src: Path) -> str:
     digest = hashlib.sha256()
-    files = [src / "pom.xml", *sorted((src / "src").rglob("*.java"))]
+    # The launcher's classes and its resources (the Browser style and guide it serves).
+    files = [
+        src / "pom.xml",
+        *sorted(p for p in (src / "src").rglob("*") if p.is_file() and p.suffix != ".pyc"),
+    ]
     for path in files:
         digest.update(str(path.relative_to(src)).encode())
         digest.update(path.read_bytes())
@@ -305,7 +316,7 @@ class LocalServer(LocalServerFiles):
             ready = self.ready_file.read_text().split()
             apoc = next((w.split("=", 1)[1] for w in ready if w.startswith("apoc=")), None)
             http = next((w.split("=", 1)[1] for w in ready if w.startswith("http=")), None)
-            browser = f"{http}/browser/" if http and http.startswith("http://") else None
+            served = http if http and http.startswith("http://") else None
             return ServerStatus(
                 True,
                 pid,
@@ -313,8 +324,10 @@ class LocalServer(LocalServerFiles):
                 str(self.home),
                 apoc,
                 self._password_file(),
-                browser=browser,
+                browser=f"{served}/browser/" if served else None,
                 http=http,
+                style=served + STYLE_PATH if served else None,
+                guide=served + GUIDE_PATH if served else None,
             )
         # Launched but not answering yet: say how far a recovery got since the launch.
         recovery = RecoveryLog()

@@ -9,10 +9,11 @@
 // and derive/clear_pending removes what it left. Each distractor's justifications are kept
 // as JSON (why_wrong) and, per edge, the rules that justify it and its distance to the
 // topic; the item records its topic, content key and group, difficulty, releases, policy
-// and its distractor checks (JSON, for `kgverify reverify`). An item derived from one run's
-// patients is linked to that run (DERIVED_IN; an item derived again by another run is
+// and its distractor checks (JSON, for `kgverify reverify`), and the correct option's text
+// (answer_text: Neo4j Browser's caption, docs/graph-browser.md). An item derived from one
+// run's patients is linked to that run (DERIVED_IN; an item derived again by another run is
 // linked to both).
-// @param rows: list of {id, task, split, patient_id, episode, question, answer, answer_concept, options, template, seed, basis, rules, checks, facts, distractors: list of {label, concept, rules, distance}, topic, content_key, content_group, why_wrong, difficulty, releases, policy}
+// @param rows: list of {id, task, split, patient_id, episode, question, answer, answer_concept, answer_text, options, template, seed, basis, rules, checks, facts, distractors: list of {label, concept, rules, distance}, topic, content_key, content_group, why_wrong, difficulty, releases, policy}
 // @param run: token of this derivation run
 // @param source_run: the run whose patients were read (runs/get_run), or null for all
 // @returns written
@@ -21,7 +22,8 @@ MERGE (i:Item {id: row.id})
 ON CREATE SET i.current = false, i.standing = true, i.flags = []
 SET i.task = row.task, i.split = row.split, i.patient_id = row.patient_id,
     i.episode = row.episode, i.question = row.question, i.answer = row.answer,
-    i.answer_concept = row.answer_concept, i.options = row.options,
+    i.answer_concept = row.answer_concept, i.answer_text = row.answer_text,
+    i.options = row.options,
     i.template = row.template, i.seed = row.seed, i.pending_run = $run, i.checks = row.checks,
     i.topic = row.topic, i.content_key = row.content_key, i.content_group = row.content_group,
     i.why_wrong = row.why_wrong, i.difficulty = row.difficulty, i.releases = row.releases,

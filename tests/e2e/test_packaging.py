@@ -48,6 +48,10 @@ def test_wheel_contents(wheel: Path) -> None:
         "kgverify/sample/omop/eunomia_sample/person.csv",
         "kgverify/server/neo4j-local/LICENSE",
         "kgverify/server/neo4j-local/src/main/java/org/kgverify/neo4jlocal/LocalServer.java",
+        # What the launcher serves Neo4j Browser (docs/graph-browser.md).
+        "kgverify/server/neo4j-local/src/main/resources/browser/kgverify/style.grass",
+        "kgverify/server/neo4j-local/src/main/resources/browser/kgverify/audit.html",
+        "kgverify/server/neo4j-local/src/main/resources/browser/kgverify/audit-favorites.zip",
     ):
         assert required in names, required
     assert not any("/_generator/" in n for n in names)

@@ -59,6 +59,9 @@ public final class LocalServer {
     public static final String READY_PREFIX = "KGVERIFY_NEO4J_READY";
     public static final String STOPPED_LINE = "KGVERIFY_NEO4J_STOPPED";
     public static final String BIND_HOST = "127.0.0.1";
+    /** kgverify's Browser style and audit guide, in this jar next to the Browser's own files. */
+    public static final String STYLE_PATH = "/browser/kgverify/style.grass";
+    public static final String GUIDE_PATH = "/browser/kgverify/audit.html";
 
     /** Exit codes; kept in sync with README.md. */
     static final int EXIT_OK = 0;
@@ -179,6 +182,15 @@ public final class LocalServer {
             cfg.put(ServerSettings.http_access_control_allow_origin, "http://" + BIND_HOST + ":" + opt.httpPort);
             // Browser would otherwise send usage data out (like usage reporting, off).
             cfg.put(ServerSettings.allow_telemetry, false);
+            // kgverify's style (captions by name, a colour per label) and audit guide: static
+            // and public under /browser/kgverify/ like the Browser's own files, applied and
+            // shown each time the Browser connects. The Browser fetches :style and :play URLs
+            // only from hosts on this list (it compares host names, not ports).
+            cfg.put(ServerSettings.browser_remote_content_hostname_whitelist, "http://" + BIND_HOST);
+            String postConnect = browserPostConnect("http://" + BIND_HOST + ":" + opt.httpPort);
+            if (!postConnect.isEmpty()) {
+                cfg.put(ServerSettings.browser_post_connect_cmd, postConnect);
+            }
         }
         cfg.put(HttpsConnector.enabled, false);
         // Server-side routing would open a second connector (:7688); not wanted.
@@ -322,6 +334,22 @@ public final class LocalServer {
             throw new Failure(EXIT_USAGE, "--password-file " + file + " is empty (first line is the password)");
         }
         return pw;
+    }
+
+    /**
+     * The Browser commands run after each connect ({@code browser.post_connect_cmd}, split on
+     * {@code ;}, each prefixed with {@code :} by the Browser): the style, then the guide. Empty
+     * when this jar lacks them (a build without the resources), so nothing fails to load.
+     */
+    static String browserPostConnect(String base) {
+        StringBuilder cmd = new StringBuilder();
+        if (LocalServer.class.getResource(STYLE_PATH) != null) {
+            cmd.append("style ").append(base).append(STYLE_PATH);
+        }
+        if (LocalServer.class.getResource(GUIDE_PATH) != null) {
+            cmd.append(cmd.length() > 0 ? "; " : "").append("play ").append(base).append(GUIDE_PATH);
+        }
+        return cmd.toString();
     }
 
     // ------------------------------------------------------------------ file access
