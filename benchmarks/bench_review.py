@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import os
 import platform
 import statistics
@@ -24,6 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.common import write_results
 from kgverify.config import Settings
 from kgverify.graph import Graph
 from kgverify.review.export import default_qa, export_review
@@ -89,11 +89,7 @@ def main() -> None:
         "round_trip_seconds": round(export_s + import_s, 3),
         "items_per_second": round(runs[0]["items"] / (export_s + import_s), 1),
     }
-    text = json.dumps(results, indent=2)
-    print(text)
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(text + "\n")
+    write_results(results, args.json)
 
 
 if __name__ == "__main__":

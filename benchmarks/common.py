@@ -4,6 +4,7 @@ run's metadata (when, where, which commit), and a graph of synthetic patients.""
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import subprocess
@@ -154,3 +155,12 @@ def clear_assertions(graph: Graph) -> None:
         )
         if not done.rows or not done.rows[0]["n"]:
             return
+
+
+def write_results(results: dict[str, Any], path: Path | None) -> None:
+    """Print the results as JSON, and write them to ``path`` too when one is given."""
+    text = json.dumps(results, indent=2)
+    print(text)
+    if path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text + "\n")

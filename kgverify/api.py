@@ -32,6 +32,7 @@ from kgverify.rows import RejectedRow, RejectSink, open_private, private_dir
 
 if TYPE_CHECKING:
     from kgverify.audit import Audit, Lineage
+    from kgverify.audit.catalog import Resolved
     from kgverify.derive import DeriveReport, FactsReport
     from kgverify.derive.calibrate import CalibrationReport
     from kgverify.ehr.model import Trajectory
@@ -420,10 +421,13 @@ def find_concepts(
 ) -> list[dict[str, Any]]:
     """Concepts for a name, as the linker sees it (``kgverify find``).
 
-    The linker's candidates come first, in its order and with its method and score
-    (``linked`` marks the one it would link), then the full-text matches over names and
-    synonyms it did not list (``method`` "fulltext", Lucene's score). With no release
-    loaded there is no index, and only the full-text search runs.
+    The linker's candidates come first, in its order, with its method (``found_by``
+    "linker"), then the full-text matches over names and synonyms it did not list
+    (``method`` "fulltext", ``found_by`` "full-text search"). Every row's ``score`` is on
+    the linker's scale, 0 to 1: a full-text match gets the TF-IDF cosine between the text
+    and its nearest name, the score the linker's TF-IDF stage would give it (Lucene's own
+    score, unbounded, is not comparable). With no release loaded there is no index: only
+    the full-text search runs, and its scores are Lucene's divided by the best one.
     """
     from kgverify.link.index import LinkerIndexError
     from kgverify.link.linker import MentionQuery
@@ -436,29 +440,51 @@ def find_concepts(
             linker = open_linker(settings.model_copy(update={"link_alternatives": True}), g)
         except LinkerIndexError:
             linker = None
-        if linker is not None:
-            try:
+        try:
+            if linker is not None:
                 [link] = linker.link([MentionQuery(text)])
-            finally:
-                linker.index.close()
-            for candidate in link.candidates:
+                for candidate in link.candidates:
+                    rows.append(
+                        {
+                            "id": candidate.concept_id,
+                            "name": candidate.name,
+                            "vocab": candidate.vocab,
+                            "kinds": candidate.kinds,
+                            "active": True,  # the index holds active concepts only
+                            "score": candidate.score,
+                            "method": candidate.method.value,
+                            "found_by": "linker",
+                            "linked": candidate.concept_id == link.concept_id,
+                        }
+                    )
+            listed = {row["id"] for row in rows}
+            found = [
+                row
+                for row in g.read(
+                    "summary/find_concepts_by_name", text=lucene_words(text), limit=limit
+                )
+                if row["id"] not in listed
+            ]
+            best = max((row["score"] for row in found), default=0.0) or 1.0
+            for row in found:
+                names = row.pop("names")
+                score = (
+                    linker.index.similarity(text, names)
+                    if linker is not None
+                    else row["score"] / best
+                )
                 rows.append(
-                    {
-                        "id": candidate.concept_id,
-                        "name": candidate.name,
-                        "vocab": candidate.vocab,
-                        "kinds": candidate.kinds,
-                        "active": True,  # the index holds active concepts only
-                        "score": candidate.score,
-                        "method": candidate.method.value,
-                        "linked": candidate.concept_id == link.concept_id,
+                    row
+                    | {
+                        "score": round(score, 4),
+                        "method": "fulltext",
+                        "found_by": "full-text search",
+                        "linked": False,
                     }
                 )
-        listed = {row["id"] for row in rows}
-        for row in g.read("summary/find_concepts_by_name", text=lucene_words(text), limit=limit):
-            if row["id"] not in listed:
-                rows.append(row | {"score": round(row["score"], 3), "method": "fulltext"})
-                rows[-1]["linked"] = False
+        finally:
+            if linker is not None:
+                linker.index.close()
     return rows[:limit]
 
 
@@ -1095,20 +1121,26 @@ def audit(
     *,
     settings: Settings | None = None,
     graph: Graph | None = None,
+    resolved: Callable[[Resolved], None] | None = None,
 ) -> list[dict[str, Any]]:
     """Run an audit query from ``queries/audit/`` (read-only) and return its rows.
 
     Values are checked and converted against the query's declared parameters; one that
-    does not fit is a ``ConfigError`` naming the parameter.
+    does not fit is a ``ConfigError`` naming the parameter. A concept parameter may name
+    the concept instead of giving its id: the name is linked (as ``find_concepts`` looks it
+    up), the link is passed to ``resolved``, and a name that links nothing is a
+    ``ConfigError``.
 
     >>> audit("items_on_concept", {"concept": "SNOMEDCT:43878008"})[0]["role"]
     'answer'
+    >>> audit("items_on_concept", {"concept": "metformin"}, resolved=print)
     >>> audit("rejected_relations", {"verdict": "unsupported", "limit": 5})
     """
     from kgverify.audit import run_audit
 
-    with _graph(settings or Settings(), graph) as g:
-        return run_audit(g, name, **(params or {}))
+    settings = settings or Settings()
+    with _graph(settings, graph) as g:
+        return run_audit(g, name, settings=settings, resolved=resolved, **(params or {}))
 
 
 def audits() -> list[Audit]:

@@ -1852,7 +1852,13 @@ def audit_command(
         if not sep or not key:
             raise click.UsageError(f"--param takes KEY=VALUE, got {text!r}")
         given[key.strip()] = value
-    rows = audit(name, given, settings=Settings())
+    # A concept given by name says what it was linked to, on stderr (stdout stays the rows).
+    rows = audit(
+        name,
+        given,
+        settings=Settings(),
+        resolved=lambda found: click.echo(found.line(), err=True),
+    )
     lineage = None
     if short == "item_lineage" and rows:
         from kgverify.audit.lineage import evidence_graph, lineage_from_rows, write_graphml
@@ -1867,7 +1873,9 @@ def audit_command(
         header = [c.strip() for c in get_audit(name).returns.split(",")]
         print_delimited(rows, "," if out_format == "csv" else "\t", header)
     elif out_format == "json":
-        emit(rows, True, lambda: None)
+        from kgverify.audit.catalog import decode_stored_json
+
+        emit(decode_stored_json(rows), True, lambda: None)
     elif lineage is not None:
         print_lineage(lineage)
     else:
@@ -1938,7 +1946,7 @@ def print_lineage(lin: Any) -> None:
                         out.append(
                             f"         cites {e.start_name or e.start} -[{e.type}"
                             + (f", {source}" if source else "")
-                            + f"]-> {e.end_name or e.end}"
+                            + f"]-> {e.end_name or e.end}  ({e.start} {e.type} {e.end})"
                         )
     out.append(f"  answer:      {lin.answer}  ({named(lin.answer_concept)})")
     for label, value in (
@@ -1977,6 +1985,11 @@ def print_lineage(lin: Any) -> None:
                     f"    {k}. {a.readable_path(path)}"
                     f"  ({path.rule}, {path.stance}, score {path.score:g})"
                 )
+                # The ids `kgverify audit items_on_edge` takes, one edge a line, as stored.
+                for e in dict.fromkeys(path.edges):
+                    out.append(
+                        f"       items_on_edge -p start={e.start} -p type={e.type} -p end={e.end}"
+                    )
         else:
             out.append("  evidence:   none")
         if a.facts:

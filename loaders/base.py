@@ -53,6 +53,13 @@ class LoadOptions(BaseModel):
         "against damaged releases)",
     )
 
+    def selecting(self) -> dict[str, Any]:
+        """The options that choose which rows are loaded (so are part of what a release
+        holds in the graph, ``pipeline.content_hash``); the others say how to load."""
+        return self.model_dump(
+            include={"languages", "sources", "include_suppressed", "snomed_language_refset"}
+        )
+
 
 @dataclass(frozen=True)
 class Release:

@@ -19,6 +19,7 @@ into an empty local database and then runs the remaining steps batched.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import time
@@ -381,6 +382,22 @@ def load(
     return report
 
 
+def content_hash(loader: VocabularyLoader) -> str:
+    """SHA-256 over the options that choose rows and the files the loader's steps read
+    (each file's name and bytes, in path order; a file a step may lack counts as missing):
+    what the release holds, whenever and however often it was loaded. The linker index is
+    keyed by it (``link.index``)."""
+    digest = hashlib.sha256(json.dumps(loader.options.selecting(), sort_keys=True).encode())
+    for file in sorted({step.file for step in loader.steps()}):
+        digest.update(f"{file.name}\0".encode())
+        if not file.is_file():
+            digest.update(b"missing\0")
+            continue
+        with file.open("rb") as handle:
+            digest.update(hashlib.file_digest(handle, "sha256").digest())
+    return digest.hexdigest()
+
+
 def begin_release(graph: Graph, loader: VocabularyLoader, release: Release, mode: str) -> None:
     """Register the release as loading; LoadError when another release of the vocabulary is
     loading (running now or interrupted), unless ``abandon_interrupted``."""
@@ -394,6 +411,7 @@ def begin_release(graph: Graph, loader: VocabularyLoader, release: Release, mode
         mode=mode,
         path=str(loader.path.resolve()),
         options=loader.options.model_dump_json(),
+        content_hash=content_hash(loader),
     )
     if not row["registered"]:
         raise LoadError(

@@ -10,7 +10,9 @@ optional (``null`` means "no filter"). Three phrases in the meaning are checked 
   refused with the list;
 * ``existing item`` (``assertion``, ``concept``, ``rule``, ``run``, ``dialogue``) says the
   value is an id the graph must hold: before the query runs, ``lookup/exists`` asks, and an
-  unknown id is "no such item: X" rather than an empty answer;
+  unknown id is "no such item: X" rather than an empty answer. A concept may be given by
+  name instead (``-p concept=metformin``): a value not shaped like an id is linked the way
+  ``kgverify find`` looks it up, and only a linked name is taken (:func:`resolve_concept`);
 * ``(at least N)`` bounds a number from below (``limit``: a negative one is refused with
   one line here, not by the server in the middle of a run).
 
@@ -24,11 +26,15 @@ against that declaration, so the files stay the one place that documents them.
 
 from __future__ import annotations
 
+import difflib
+import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel
 
+from kgverify.config import Settings
 from kgverify.errors import ConfigError, QueryError
 from kgverify.extract.relation import Predicate
 from kgverify.graph.driver import Graph
@@ -43,6 +49,12 @@ _FALSE = {"false", "no", "0"}
 _ONE_OF = re.compile(r"\bone of ([^():;]+)")
 _EXISTING = re.compile(r"\bexisting (item|assertion|concept|rule|run|dialogue)\b")
 _AT_LEAST = re.compile(r"\(at least (-?\d+)\)")
+# What a concept id looks like (``UMLS:C0025598``, ``SNOMEDCT:22298006``): a value of this
+# shape that the graph does not hold is a mistyped id, anything else a name to link.
+_CONCEPT_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*:\S+$")
+# Columns holding what the engine stores as JSON text (a node property holds no nested
+# map): the item's why_wrong, options and checks, an assertion's evidence paths.
+STORED_JSON = ("why_wrong", "options", "checks", "evidence")
 # Lists a header may name instead of spelling them out: the model's own enumerations.
 MODEL_LISTS: dict[str, list[str]] = {
     "RelType": [t.value for t in RelType],
@@ -111,12 +123,29 @@ def _choose(p: AuditParam, value: Any, where: str) -> Any:
     raise ConfigError(f"{where}: {value!r} is not one of {', '.join(p.choices)}")
 
 
+def nearest(name: str, known: list[str]) -> list[str]:
+    """The names of ``known`` closest to ``name`` (difflib's ratio at least 0.6 and within
+    0.1 of the best): a typo gets its word, not every name sharing a prefix."""
+    scored = sorted(
+        ((difflib.SequenceMatcher(None, name, k).ratio(), k) for k in known), reverse=True
+    )
+    if not scored or scored[0][0] < 0.6:
+        return []
+    return [k for r, k in scored if r >= max(0.6, scored[0][0] - 0.1)]
+
+
 def get_audit(name: str) -> Audit:
     """The audit query ``name`` (with or without the ``audit/`` prefix)."""
     full = name if name.startswith(PREFIX) else PREFIX + name
     if full not in list_queries():
-        known = ", ".join(a.name for a in list_audits())
-        raise ConfigError(f"no audit query {name!r}; known: {known}")
+        known = [n.removeprefix(PREFIX) for n in list_queries() if n.startswith(PREFIX)]
+        near = nearest(name.removeprefix(PREFIX), known)
+        if near:
+            raise ConfigError(
+                f"no audit query {name!r}; did you mean {' or '.join(near)}? "
+                "(`kgverify audit --list` describes them all)"
+            )
+        raise ConfigError(f"no audit query {name!r}; known: {', '.join(known)}")
     query = get_query(full)
     params = []
     for pname, declared in query.params.items():
@@ -182,20 +211,107 @@ def audit_params(audit: Audit, given: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def check_ids(graph: Graph, audit: Audit, params: dict[str, Any]) -> None:
-    """ConfigError "no such item: X" when a parameter that names an existing node (item,
-    assertion, concept, rule, run, dialogue) names none."""
+class Resolved(BaseModel):
+    """A concept parameter given by name, and the concept the linker linked it to."""
+
+    param: str
+    text: str
+    concept_id: str
+    name: str
+    method: str
+    score: float
+
+    def line(self) -> str:
+        """``concept: metformin -> UMLS:C0025598 Metformin (linked by exact, score 1.00)``"""
+        return (
+            f"{self.param}: {self.text} -> {self.concept_id} {self.name} "
+            f"(linked by {self.method}, score {self.score:.2f})"
+        )
+
+
+def resolve_concept(graph: Graph, settings: Settings, param: str, text: str) -> Resolved:
+    """The concept the linker links ``text`` to, as ``kgverify find`` looks names up (no
+    slot, no context); ConfigError pointing to ``kgverify find`` when it links none."""
+    # Imported here: only a name needs the linker (scispaCy, spaCy: seconds to import).
+    from kgverify.link.index import LinkerIndexError
+    from kgverify.link.linker import Linker, MentionQuery
+
+    hint = f"look it up with `kgverify find {json.dumps(text)}` and pass an id"
+    try:
+        linker = Linker.open(settings, graph)
+    except LinkerIndexError as exc:
+        raise ConfigError(f"no such concept: {text} ({exc}); {hint}") from None
+    try:
+        [link] = linker.link([MentionQuery(text)])
+    finally:
+        linker.index.close()
+    chosen = next((c for c in link.candidates if c.concept_id == link.concept_id), None)
+    if chosen is None:
+        raise ConfigError(f"no concept named {text!r} ({link.status.value}); {hint}")
+    return Resolved(
+        param=param,
+        text=text,
+        concept_id=chosen.concept_id,
+        name=chosen.name,
+        method=chosen.method.value,
+        score=chosen.score,
+    )
+
+
+def check_ids(
+    graph: Graph,
+    audit: Audit,
+    params: dict[str, Any],
+    *,
+    settings: Settings | None = None,
+    resolved: Callable[[Resolved], None] | None = None,
+) -> dict[str, Any]:
+    """``params`` with concept names replaced by the concepts they link to (each one
+    reported to ``resolved``); ConfigError "no such item: X" when a parameter that names an
+    existing node (item, assertion, concept, rule, run, dialogue) names none."""
+    out = dict(params)
     for p in audit.params:
         value = params.get(p.name)
-        if p.names is not None and value is not None:
-            [row] = graph.read("lookup/exists", kind=p.names, id=str(value))
-            if not row["found"]:
-                raise ConfigError(f"no such {p.names}: {value}")
+        if p.names is None or value is None:
+            continue
+        [row] = graph.read("lookup/exists", kind=p.names, id=str(value))
+        if row["found"]:
+            continue
+        if p.names != "concept" or _CONCEPT_ID.match(str(value)):
+            hint = " (`kgverify find NAME` looks a name up)" if p.names == "concept" else ""
+            raise ConfigError(f"no such {p.names}: {value}{hint}")
+        found = resolve_concept(graph, settings or Settings(), p.name, str(value))
+        if resolved is not None:
+            resolved(found)
+        out[p.name] = found.concept_id
+    return out
 
 
-def run_audit(graph: Graph, name: str, **params: Any) -> list[dict[str, Any]]:
-    """Run one audit query (read-only) and return its rows."""
+def run_audit(
+    graph: Graph,
+    name: str,
+    *,
+    settings: Settings | None = None,
+    resolved: Callable[[Resolved], None] | None = None,
+    **params: Any,
+) -> list[dict[str, Any]]:
+    """Run one audit query (read-only) and return its rows. A concept given by name is
+    linked first (``settings``: where the linker index is), and reported to ``resolved``."""
     audit = get_audit(name)
     checked = audit_params(audit, params)
-    check_ids(graph, audit, checked)
+    checked = check_ids(graph, audit, checked, settings=settings, resolved=resolved)
     return graph.read(PREFIX + audit.name, **checked)
+
+
+def decode_stored_json(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows with the columns of ``STORED_JSON`` decoded (a JSON text, or a list of them), so
+    ``--json`` nests them as objects rather than as strings."""
+
+    def decoded(value: Any) -> Any:
+        if isinstance(value, str):
+            return json.loads(value)
+        if isinstance(value, list):
+            return [decoded(v) for v in value]
+        return value
+
+    return [{k: decoded(v) if k in STORED_JSON else v for k, v in row.items()} for row in rows]

@@ -44,10 +44,29 @@ class LocalServerFiles:
 
     @property
     def uri(self) -> str:
+        """The recorded server's Bolt URI, else the one ``bolt_port`` gives. A port set
+        (``KGVERIFY_BOLT_PORT``, the config file) that is not the recorded server's is a
+        ConfigError: connecting to the recorded one would silently ignore it."""
         state = self._state()
         if state and "uri" in state:
-            return str(state["uri"])
+            recorded = str(state["uri"])
+            self.check_port("bolt_port", "KGVERIFY_BOLT_PORT", recorded.rpartition(":")[2])
+            return recorded
         return f"bolt://127.0.0.1:{self.settings.bolt_port}"
+
+    def check_port(self, field: str, variable: str, recorded: str | None) -> None:
+        """ConfigError when the port setting ``field`` was set and is not ``recorded``, the
+        port of the server recorded under this home."""
+        if field not in self.settings.model_fields_set or recorded is None:
+            return
+        wanted = getattr(self.settings, field)
+        if recorded != str(wanted):
+            raise ConfigError(
+                f"{variable} is {wanted}, but the local Neo4j recorded under {self.home} "
+                f"uses port {recorded}: unset {variable}, or stop that server "
+                f"(`kgverify neo4j stop`) and start it on {wanted}, or set KGVERIFY_NEO4J_HOME "
+                "or KGVERIFY_CACHE_DIR to a folder of its own"
+            )
 
 
 def resolve_connection(settings: Settings) -> tuple[str, str, str]:

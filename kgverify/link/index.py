@@ -577,6 +577,15 @@ class LinkerIndex:
             found[at] = [(int(self.positions[i]), sim) for i, sim in found[at][:k]]
         return found
 
+    def similarity(self, text: str, names: list[str]) -> float:
+        """The best cosine between ``text`` and any of ``names`` in this index's TF-IDF
+        space: the score the TF-IDF stage gives a neighbour, 1.0 for the same name."""
+        if not names:
+            return 0.0
+        vectors = self.vectorizer.transform([text, *names])  # rows L2-normalized
+        best = (vectors[1:] @ vectors[0].T).max()
+        return float(min(1.0, max(0.0, best)))
+
     @cached_property
     def _rare(self) -> _RareSearch:
         vectors = scipy.sparse.load_npz(self._paths.tfidf_vectors).tocsr()
@@ -589,12 +598,9 @@ class LinkerIndex:
 def graph_index_key(
     graph: Graph, settings: IndexSettings, database: str
 ) -> tuple[str, dict[str, Any]]:
-    """The cache key of the graph's index: current releases, settings, format, KB query."""
-    releases = [
-        {key: row[key] for key in ("id", "status", "finished_at")}
-        for row in graph.read("summary/releases")
-        if row["current"]
-    ]
+    """The cache key of the graph's index: current releases (ids, versions, content hashes;
+    not load times), settings, format, KB query."""
+    releases = graph.read("link/index_releases")
     source = {"database": database, "releases": releases}
     material = json.dumps(
         [

@@ -261,6 +261,11 @@ def _server_env() -> dict[str, str]:
     }
 
 
+def _port_of(address: str | None) -> str | None:
+    """The port at the end of ``bolt://127.0.0.1:7687``, ``http://...:7474``, ``busy:7474``."""
+    return address.rpartition(":")[2] if address else None
+
+
 def _size(path: Path) -> int:
     try:
         return path.stat().st_size
@@ -357,6 +362,10 @@ class LocalServer(LocalServerFiles):
         """
         current = self.status()
         if current.running:
+            # Already running: ports set now that are not its own would be ignored.
+            self.check_port("bolt_port", "KGVERIFY_BOLT_PORT", _port_of(current.uri))
+            http = "0" if current.http == "off" else _port_of(current.http)
+            self.check_port("http_port", "KGVERIFY_HTTP_PORT", http)
             return current
         if current.starting and current.pid is not None:
             return self._wait(current.pid, None, on_progress)

@@ -10,6 +10,7 @@
 // @param mode: "batched" or "bulk"
 // @param path: where the files were read from
 // @param options: the load options as JSON
+// @param content_hash: SHA-256 of the files the load reads (names and bytes; the linker index's key)
 // @param abandon: mark other releases of the vocabulary still "loading" abandoned
 // @returns registered (false when blocked), previous (the status before), busy (blocking releases with their start)
 MERGE (lock:LoadLock {vocab: $vocab})
@@ -25,7 +26,8 @@ OPTIONAL CALL (go) {
   MERGE (r:Release {id: $release})
   WITH r, r.status AS previous
   SET r.vocab = $vocab, r.version = $version, r.sort_key = $sort_key, r.mode = $mode,
-      r.path = $path, r.options = $options, r.status = "loading", r.started_at = datetime()
+      r.path = $path, r.options = $options, r.content_hash = $content_hash,
+      r.status = "loading", r.started_at = datetime()
   RETURN previous
 }
 RETURN go AS registered, previous,

@@ -34,6 +34,7 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
             "kgverify.collector",
             "kgverify.rows",
             "kgverify.registry",
+            "kgverify.lazy",
         ),
     ),
     ("graph", ("kgverify.graph",)),
