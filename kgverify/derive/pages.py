@@ -131,7 +131,7 @@ def local_qa_pages(settings: Settings, graph: Graph, job: QAJob) -> Iterator[Ite
     """Every page of the graph's patients, worked on in this process."""
     worker = QAPageWorker(graph, job)
     try:
-        run = scoped_run(settings)
+        run = scoped_run(graph, settings)
         yield (worker.page(ids) for ids in patient_pages(graph, PAGE, run))
     finally:
         worker.close()
@@ -144,7 +144,7 @@ def local_sheet_pages(settings: Settings, graph: Graph) -> Iterator[SheetPages]:
     out = SheetPages(iter(()), worker.report)
 
     def sheets() -> Iterator[FactSheet]:
-        for ids in patient_pages(graph, PAGE, scoped_run(settings)):
+        for ids in patient_pages(graph, PAGE, scoped_run(graph, settings)):
             yield from worker.page(ids)
 
     out.sheets = sheets()

@@ -531,7 +531,7 @@ class DistractorScreen:
         self.rejected: Counter[str] = Counter()
         self._known: dict[tuple[str, str], list[str]] = {}
         self._reach: dict[str, frozenset[str]] = {}  # coded concept -> derive/concept_reach
-        self.fit = CohortFit(graph, settings.derive_fit_min_patients, scoped_run(settings))
+        self.fit = CohortFit(graph, settings.derive_fit_min_patients, scoped_run(graph, settings))
 
     def known_pool(self, task: Task, namespace: str) -> list[str]:
         """Well-described drugs or conditions of one vocabulary, read once per run."""

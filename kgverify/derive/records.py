@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from kgverify.config import Settings
 from kgverify.ehr.episodes import UNDATED, episode_day, episode_key
 from kgverify.graph.driver import Graph
+from kgverify.runs import resolve_run
 from kgverify.verify.model import EvidencePath, VerdictKind
 
 if TYPE_CHECKING:
@@ -219,12 +220,11 @@ CONCEPT_CACHE = 100_000
 patients; cleared when full)."""
 
 
-def scoped_run(settings: Settings) -> str | None:
+def scoped_run(graph: Graph, settings: Settings) -> str | None:
     """The run whose patients a derivation reads (None: every patient), from the
-    ``derive_run`` setting once ``derive.run`` has resolved "latest" (kgverify.runs)."""
-    if settings.derive_run == "latest":
-        raise ValueError("derive_run 'latest' is resolved by derive.run before pages are read")
-    return None if settings.derive_run == "all" else settings.derive_run
+    ``derive_run`` setting; "latest" is looked up (``derive.run`` resolves it once per run,
+    so its pages do not: this is for a part used on its own)."""
+    return resolve_run(graph, settings.derive_run).run
 
 
 def patient_pages(graph: Graph, page: int = 200, run: str | None = None) -> Iterator[list[str]]:

@@ -430,7 +430,7 @@ def ray_verifier(
 def _pages(pool: _Pool, graph: Graph, settings: Settings) -> Iterator[Any]:
     """Each actor's part of every page of patients, in patient order (``PAGE`` patients
     per actor and round)."""
-    pages = patient_pages(graph, PAGE * len(pool.actors), scoped_run(settings))
+    pages = patient_pages(graph, PAGE * len(pool.actors), scoped_run(graph, settings))
     return _rounds(pool, "page", pages)
 
 

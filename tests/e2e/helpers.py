@@ -25,14 +25,20 @@ def value(graph: Graph, cypher: str, **params: Any) -> Any:
     return next(iter(found[0].values()))
 
 
-def fingerprint(graph: Graph, *, concepts_only: bool = False) -> tuple[int, int, str]:
+def fingerprint(
+    graph: Graph, *, concepts_only: bool = False, without_runs: bool = False
+) -> tuple[int, int, str]:
     """Node count, relationship count and a hash of every property, list order included
     (timestamps excluded). ``concepts_only`` leaves out Release nodes and treats an empty
-    list like a missing property (neo4j-admin import stores no empty arrays)."""
-    where = "WHERE n:Concept" if concepts_only else ""
+    list like a missing property (neo4j-admin import stores no empty arrays);
+    ``without_runs`` leaves out the ``(:Run)`` nodes and their edges (every ingest makes one)."""
+    where = "WHERE n:Concept" if concepts_only else "WHERE NOT n:Run" if without_runs else ""
     nodes = rows(graph, f"MATCH (n) {where} RETURN labels(n) AS l, properties(n) AS p")
     rels = rows(
-        graph, "MATCH (a)-[r]->(b) RETURN a.id AS a, type(r) AS t, b.id AS b, properties(r) AS p"
+        graph,
+        "MATCH (a)-[r]->(b) WHERE NOT ($without_runs AND b:Run) "
+        "RETURN a.id AS a, type(r) AS t, b.id AS b, properties(r) AS p",
+        without_runs=without_runs,
     )
 
     def clean(items: list[dict[str, Any]]) -> list[str]:

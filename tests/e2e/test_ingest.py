@@ -14,7 +14,7 @@ from kgverify.cli import cli
 from kgverify.config import Settings
 from kgverify.ehr.report import SourceIngestReport
 from kgverify.graph import Graph
-from tests.e2e.helpers import fingerprint, value
+from tests.e2e.helpers import fingerprint, rows, value
 
 pytestmark = pytest.mark.neo4j
 OMOP = sample_path("omop", "eunomia_sample")
@@ -94,9 +94,17 @@ def test_facts_link_to_loaded_concepts_and_keep_unknown_codes(graph: Graph) -> N
 def test_ingesting_twice_changes_nothing(
     ingested: SourceIngestReport, graph: Graph, settings: Settings, tmp_path: Path
 ) -> None:
-    before = fingerprint(graph)
-    ingest_source("omop", OMOP, settings=settings, graph=graph, rejects_path=tmp_path / "r.jsonl")
-    assert fingerprint(graph) == before
+    before = fingerprint(graph, without_runs=True)
+    runs = "MATCH (r:Run) RETURN r.id AS id, COUNT { (:Patient)-[:IN_RUN]->(r) } AS n"
+    earlier = rows(graph, runs)
+    again = ingest_source(
+        "omop", OMOP, settings=settings, graph=graph, rejects_path=tmp_path / "r.jsonl"
+    )
+    assert fingerprint(graph, without_runs=True) == before
+    # Only a second run is added, holding the same patients as the first.
+    now = {r["id"]: r["n"] for r in rows(graph, runs)}
+    assert set(now) == {r["id"] for r in earlier} | {again.run}
+    assert now[again.run] == ingested.ingest.patients
 
 
 @pytest.mark.usefixtures("cli_env", "ingested")
