@@ -16,6 +16,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -713,7 +714,7 @@ def test_a_round_trip_through_the_command_line(
         "v.notes AS notes, a.review AS mark ORDER BY v.row",
     )
     judged_row = spreadsheet_row(sheet_rows, judged)
-    expected = [
+    expected: list[dict[str, Any]] = [
         {
             "item": first["item_id"],
             "decision": "accept",
