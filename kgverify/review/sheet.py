@@ -73,6 +73,11 @@ def write_sheet(path: Path, rows: Iterable[dict[str, str]]) -> int:
 def _header(names: list[str], path: Path) -> list[str]:
     cleaned = [n.strip().lower().lstrip("\ufeff") for n in names]
     unknown = [n for n in cleaned if n not in COLUMNS]
+    if "relation_decisions" in unknown:
+        raise ReviewSheetError(
+            f"{path}: a sheet of an earlier kgverify (relation_decisions column); export the "
+            "items again and judge relations on their own rows"
+        )
     if unknown:
         raise ReviewSheetError(
             f"{path}: unknown column {unknown[0]!r} (columns: {', '.join(COLUMNS)})"

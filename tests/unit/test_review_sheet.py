@@ -190,6 +190,11 @@ def test_columns_in_any_order_and_a_spreadsheet_bom(tmp_path: Path) -> None:
         (HEADER + ",colour", "unknown column 'colour'"),
         (HEADER.replace(",decision", ""), "missing column 'decision'"),
         (HEADER + ",notes", "column 'notes' appears twice"),
+        (
+            HEADER.replace("relation,assertion_id", "relation_decisions"),
+            "a sheet of an earlier kgverify \\(relation_decisions column\\); export the items "
+            "again",
+        ),
     ],
 )
 def test_wrong_columns_are_one_error(tmp_path: Path, header: str, message: str) -> None:
