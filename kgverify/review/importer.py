@@ -139,7 +139,9 @@ def check_sheet(
                 reason = "; ".join(problems[r.row]) or (
                     f"not imported: row {bad[0]} of the same item and reviewer was rejected"
                 )
-                rejects.append(RejectedSheetRow(row=r.row, item_id=item_id, reason=reason))
+                rejects.append(
+                    RejectedSheetRow(row=r.row, item_id=item_id, reason=reason, reviewer=who)
+                )
             continue
         assert item is not None
         accepted.append((rows, reviews_of(rows, item)))
