@@ -2187,7 +2187,11 @@ def review_export_command(
 
 @review.command("import")
 @click.argument("sheet", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--reviewer", help="Reviewer of rows whose reviewer column is empty.")
+@click.option(
+    "--reviewer",
+    help="Reviewer of rows whose reviewer column is empty (a relation row takes its item row's "
+    "first).",
+)
 @json_option
 def review_import_command(sheet: Path, reviewer: str | None, as_json: bool) -> None:
     """Import a filled review sheet: (:Review) nodes on items, vetoed distractors and judged
