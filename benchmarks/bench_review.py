@@ -37,8 +37,9 @@ def _accept_all(sheet: Path) -> int:
     with sheet.open(encoding="utf-8", newline="") as handle:
         rows = list(csv.DictReader(handle))
     for row in rows:
-        row["decision"] = "accept"
-        row["reviewer"] = REVIEWER
+        if not row["assertion_id"]:  # the item's row; its relation rows stay unjudged
+            row["decision"] = "accept"
+            row["reviewer"] = REVIEWER
     with sheet.open("w", encoding="utf-8", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]), lineterminator="\n")
         writer.writeheader()

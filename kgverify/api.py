@@ -1679,7 +1679,8 @@ def review_import(
     """Import a filled review sheet as ``(:Review)`` provenance (docs/review.md).
 
     The items the decisions take away are flagged. ``reviewer`` fills rows whose reviewer
-    column is empty. Rejected rows are in ``report.rejects`` with their line and reason.
+    column is empty. Rejected rows are in ``report.rejects`` with their row (as a spreadsheet
+    shows it) and reason; the other rows are imported (the CLI then exits 3).
 
     Raises:
         ReviewSheetError: the sheet cannot be read, or nothing in it is valid.

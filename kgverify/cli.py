@@ -2247,14 +2247,20 @@ def review_export_command(
 
 @review.command("import")
 @click.argument("sheet", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--reviewer", help="Reviewer of rows whose reviewer column is empty.")
+@click.option(
+    "--reviewer",
+    help="Reviewer of rows whose reviewer column is empty (a relation row takes its item row's "
+    "first).",
+)
 @json_option
 def review_import_command(sheet: Path, reviewer: str | None, as_json: bool) -> None:
     """Import a filled review sheet: (:Review) nodes on items, vetoed distractors and judged
     relations; rejected items, vetoed distractors and relations judged false flag the
-    current items they touch. Every row is imported, blank, or rejected with its line and
-    reason; importing the same sheet again changes nothing."""
+    current items they touch. Every row is imported, blank, or rejected with its row (as a
+    spreadsheet shows it) and reason; any rejected row ends in exit 3, after the others are
+    imported. Importing the same sheet again changes nothing."""
     from kgverify.api import review_import
+    from kgverify.review.importer import rejects_message
 
     report = review_import(sheet, reviewer=reviewer, settings=Settings())
     result = report.model_dump()
@@ -2273,6 +2279,8 @@ def review_import_command(sheet: Path, reviewer: str | None, as_json: bool) -> N
             console.print(table(f"Rejected rows (also in {report.rejects_path})", rows))
 
     emit(result, as_json, render)
+    if report.rejected:
+        raise RejectThresholdError(report, rejects_message(report))
 
 
 # -- runs -------------------------------------------------------------------------------------

@@ -69,7 +69,8 @@ class ReleaseGuardError(KgverifyError):
 
 
 class RejectThresholdError(KgverifyError):
-    """A load finished but rejected more rows than the configured share allows."""
+    """A run finished but rejected more rows than allowed: more than ``max_reject_share`` of
+    a load's, any of a review sheet's."""
 
     exit_code = 3
 

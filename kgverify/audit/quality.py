@@ -10,8 +10,8 @@ numbers. Nothing here reads the graph.
     policy_steps(rows, policies)       # what each step from one policy to the next removes
     rejected_but_true(rows, policies)  # relations a policy keeps out that reviewers judged true
 
-A relation's *label* is the reviewers' relation decision (``relation_decisions`` of the
-review sheet, docs/review.md): ``True`` judged true, ``False`` judged false, ``None`` not
+A relation's *label* is the reviewers' relation decision (a relation row's ``decision`` in
+the review sheet, docs/review.md): ``True`` judged true, ``False`` judged false, ``None`` not
 judged. A policy's *precision* is the share judged true among the relations it keeps that
 have a label; it is ``None`` when it keeps no labelled relation, and always comes with the
 count behind it. For items, the label is the reviewers' accept or reject, and a policy keeps

@@ -34,6 +34,7 @@ from kgverify.review.pages import (
     page_name,
 )
 from kgverify.review.sheet import COLUMNS, write_sheet
+from kgverify.review.words import assertion_label
 
 log = logging.getLogger(__name__)
 _EDGE_BATCH = 1_000
@@ -41,34 +42,35 @@ _EDGE_BATCH = 1_000
 README = """kgverify review sheet
 =====================
 
-Open index.html in a browser: one page per item (items/<item_id>.html) with the question,
-the options (the correct one marked), the relations the answer rests on with their
-evidence paths in the vocabularies (each edge with its source vocabulary and release), why
-each distractor is wrong, and the patient facts shown.
+Open index.html in a browser: one page per question (items/<item_id>.html) that reads top
+down: the patient, the question, the options, the answer and the relation it rests on (with
+the vocabularies and release that say so), and why each other option is wrong. The
+evidence paths, rules and ids are behind the folds ("Evidence path, ...") for when you want
+them. Each page says which rows of sheet.csv are its own.
 
-Fill sheet.csv (any spreadsheet program; keep it CSV, UTF-8), one row per item:
+Fill sheet.csv (any spreadsheet program; keep it CSV, UTF-8). Each question has one row,
+then one row per relation its answer rests on (the relation column names it, e.g.
+"Penicillin V — may treat — Streptococcal sore throat"):
 
-  item_id             filled by export; do not change
-  task                filled by export; must stay the item's task
-  question            filled by export, for reading (not imported)
-  answer_text         filled by export, for reading (not imported)
-  decision            accept | reject | empty (not decided)
-  veto_labels         distractor labels that are defensible answers, e.g. B;D
-                      (never the answer's label: reject the item instead)
-  veto_reason         why; required with veto_labels
-  relation_decisions  for the relations on the item's page (its basis assertions):
-                      ASSERTION_ID=false;...  the relation is false though the vocabularies
-                                              support it
-                      ASSERTION_ID=true;...   it is true though they do not
-  reviewer            your name or initials (or pass --reviewer to the import)
-  notes               anything else; kept with your decisions
+  decision      on the question's row: accept | reject | empty (not decided)
+                on a relation row: true (the relation holds) | false (it does not) | empty
+  veto_labels   question's row only: letters of wrong options that are in fact defensible
+                answers, e.g. B;D (never the answer's letter: reject the question instead)
+  veto_reason   why; required with veto_labels
+  reviewer      your name or initials (a relation row takes its question row's; or pass
+                --reviewer to the import)
+  notes         anything else; kept with your decisions
 
-A row with nothing filled in is not a review. A row is your whole word on that item: if you
-import a changed sheet, decisions you took out are retracted (kept, marked retracted).
+Leave item_id, task and assertion_id as they are (the import reads them); question,
+answer_text and relation are for reading. A row with nothing filled in is not a review.
+Your rows on a question are your whole word on it: if you import a changed sheet, decisions
+you took out are retracted (kept, marked retracted).
 
 Then:  kgverify review import sheet.csv [--reviewer NAME] [--json]
 
-Every row is imported or rejected with its line number and reason; see docs/review.md.
+Every row is imported, blank, or rejected with its row number (as your spreadsheet shows
+it) and the reason; when any row is rejected the import says so and exits non-zero, having
+imported the others. See docs/review.md.
 """
 
 
@@ -127,7 +129,9 @@ def concept_names(graph: Graph, ids: Iterable[str]) -> dict[str, str | None]:
     return out
 
 
-def _sheet_row(item: QAItem) -> dict[str, str]:
+def sheet_rows(item: QAItem, lineage: Lineage) -> list[dict[str, str]]:
+    """An item's rows of the sheet: its own (question, answer), then one per relation its
+    answer rests on, named in words beside the assertion id the import reads."""
     answer = next((o.text for o in item.options if o.label == item.answer), "")
     row = dict.fromkeys(COLUMNS, "")
     row.update(
@@ -136,7 +140,17 @@ def _sheet_row(item: QAItem) -> dict[str, str]:
         question=item.question,
         answer_text=f"{item.answer}. {answer}",
     )
-    return row
+    out = [row]
+    for a in lineage.assertions:
+        relation = dict.fromkeys(COLUMNS, "")
+        relation.update(
+            item_id=item.item_id,
+            task=item.task.value,
+            relation=assertion_label(a),
+            assertion_id=a.id,
+        )
+        out.append(relation)
+    return out
 
 
 def check_paths(out: Path, qa: Path, sample: int | None = None) -> None:
@@ -199,15 +213,20 @@ def export_review(
     shutil.rmtree(partial, ignore_errors=True)
     make_dir(partial)
     make_dir(partial / "items")
+    rows: list[dict[str, str]] = []
+    places: list[int] = []  # each item's row in the sheet (the header is row 1)
+    for item, lineage in chosen:
+        places.append(len(rows) + 2)
+        rows.extend(sheet_rows(item, lineage))
     try:
-        for item, lineage in chosen:
-            page = item_page(item, lineage, edges, names)
+        for (item, lineage), place in zip(chosen, places, strict=True):
+            page = item_page(item, lineage, edges, names, row=place)
             write_private(partial / "items" / page_name(item.item_id), page)
             report.exported[item.task.value] = report.exported.get(item.task.value, 0) + 1
         report.pages = len(chosen)
         exported = [item for item, _ in chosen]
-        write_private(partial / "index.html", index_page(exported))
-        write_sheet(partial / "sheet.csv", (_sheet_row(i) for i in exported))
+        write_private(partial / "index.html", index_page(exported, rows=places))
+        write_sheet(partial / "sheet.csv", rows)
         write_private(partial / "README.txt", README)
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)

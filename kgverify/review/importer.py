@@ -1,9 +1,11 @@
 """``kgverify review import``: a filled review sheet into the graph as ``(:Review)``
 provenance, with the affected items flagged (docs/review.md).
 
-Every data row is imported, counted blank (nothing decided), or rejected with its line and
-reason (in the report and in ``SHEET.rejects.jsonl``); ``rows == imported + blank +
-rejected``. Writes are batched managed write transactions and idempotent: review ids hash
+Every data row is imported, counted blank (nothing decided), or rejected with its row (as a
+spreadsheet shows it) and reason (in the report and in ``SHEET.rejects.jsonl``); ``rows ==
+imported + blank + rejected``. One reviewer's rows on one item (the item's row and its
+relation rows) are their whole word on it: imported together, or rejected together when one
+of them is wrong. Writes are batched managed write transactions and idempotent: review ids hash
 item, decision, concept or assertion and reviewer, so the same sheet twice gives the same
 graph. A sheet with nothing valid to import is an error (:class:`ReviewSheetError`)."""
 
@@ -56,31 +58,63 @@ def _write_rejects(sheet: Path, rejects: list[RejectedSheetRow]) -> str | None:
     try:
         for r in rejects:
             sink.write(
-                RejectedRow(file=str(sheet), line=r.line, reason=r.reason, text=r.item_id or "")
+                # line: the row a spreadsheet shows, which the reviewer looks for
+                RejectedRow(file=str(sheet), line=r.row, reason=r.reason, text=r.item_id or "")
             )
     finally:
         sink.close()
     return str(path)
 
 
+def rejected_rows(report: ReviewImportReport, shown: int = 3) -> str:
+    """``row 5: unknown decision 'maybe'; row 9: ...; 2 more``: the first rejects, by row."""
+    cited = "; ".join(f"row {r.row}: {r.reason}" for r in report.rejects[:shown])
+    more = report.rejected - shown
+    return cited + (f"; {more} more" if more > 0 else "")
+
+
+def rejects_message(report: ReviewImportReport) -> str:
+    """The one line for a sheet some of whose rows were rejected."""
+    return (
+        f"review import: {report.rejected} of {report.rows} rows rejected, {report.imported} "
+        f"imported ({rejected_rows(report)}); fix those rows and import the sheet again; all "
+        f"in {report.rejects_path}"
+    )
+
+
 def _nothing_valid(sheet: Path, report: ReviewImportReport) -> ReviewSheetError:
     if not report.rejected:
         return ReviewSheetError(
-            f"nothing to import from {sheet}: no row has a decision, veto, relation decision "
-            f"or note ({report.blank} blank rows)"
+            f"nothing to import from {sheet}: no row has a decision, veto or note "
+            f"({report.blank} blank rows)"
         )
-    shown = "; ".join(f"line {r.line}: {r.reason}" for r in report.rejects[:3])
-    more = f"; {report.rejected - 3} more" if report.rejected > 3 else ""
     return ReviewSheetError(
         f"nothing imported from {sheet}: {report.rejected} of {report.rows} rows rejected "
-        f"({shown}{more}); all in {report.rejects_path}"
+        f"({rejected_rows(report)}); all in {report.rejects_path}"
     )
+
+
+def _check_word(rows: list[SheetRow], item: ItemFacts | None) -> dict[int, list[str]]:
+    """What is wrong with each of one reviewer's rows on one item: its own problems, a
+    second row for the item or the same relation."""
+    problems = {r.row: check_row(r, item) for r in rows}
+    first: dict[str | None, int] = {}
+    for r in rows:
+        if r.assertion in first:
+            what = "the item" if r.assertion is None else f"relation {r.assertion!r}"
+            problems[r.row].append(
+                f"a second row for {what} by {r.reviewer!r} (first at row {first[r.assertion]})"
+            )
+        else:
+            first[r.assertion] = r.row
+    return problems
 
 
 def check_sheet(
     graph: Graph, sheet: Path, reviewer: str | None, batch: int
-) -> tuple[ReviewImportReport, list[tuple[SheetRow, list[Review]]]]:
-    """Read and check every row; nothing is written to the graph."""
+) -> tuple[ReviewImportReport, list[tuple[list[SheetRow], list[Review]]]]:
+    """Read and check every row; nothing is written to the graph. Returns the report and,
+    per reviewer and item, the rows to import and the reviews they make."""
     report = ReviewImportReport(sheet=str(sheet))
     parsed = list(read_sheet(sheet, reviewer))
     report.rows = len(parsed)
@@ -88,28 +122,32 @@ def check_sheet(
     todo = [p for p in parsed if isinstance(p, SheetRow) and not p.blank]
     report.blank = sum(1 for p in parsed if isinstance(p, SheetRow) and p.blank)
     facts = read_item_facts(graph, sorted({r.item_id for r in todo}), batch)
-    first: dict[tuple[str, str | None], int] = {}
-    accepted: list[tuple[SheetRow, list[Review]]] = []
+    words: dict[tuple[str, str | None], list[SheetRow]] = {}
     for row in todo:
-        item = facts.get(row.item_id)
-        problems = check_row(row, item)
-        key = (row.item_id, row.reviewer)
-        if key in first:
-            problems.append(
-                f"a second row for item {row.item_id!r} by {row.reviewer!r} "
-                f"(first at line {first[key]})"
-            )
-        if problems:
-            rejects.append(
-                RejectedSheetRow(line=row.line, item_id=row.item_id, reason="; ".join(problems))
-            )
+        words.setdefault((row.item_id, row.reviewer), []).append(row)
+    # A row refused for its form takes the reviewer's other rows on the item with it.
+    refused = {(r.item_id, r.reviewer): r.row for r in reversed(rejects) if r.item_id}
+    accepted: list[tuple[list[SheetRow], list[Review]]] = []
+    for (item_id, who), rows in words.items():
+        item = facts.get(item_id)
+        problems = _check_word(rows, item)
+        bad = sorted(r.row for r in rows if problems[r.row])
+        if (item_id, who) in refused:
+            bad = sorted([*bad, refused[(item_id, who)]])
+        if bad:
+            for r in rows:
+                reason = "; ".join(problems[r.row]) or (
+                    f"not imported: row {bad[0]} of the same item and reviewer was rejected"
+                )
+                rejects.append(
+                    RejectedSheetRow(row=r.row, item_id=item_id, reason=reason, reviewer=who)
+                )
             continue
         assert item is not None
-        first[key] = row.line
-        accepted.append((row, reviews_of(row, item)))
-    report.rejects = sorted(rejects, key=lambda r: r.line)
+        accepted.append((rows, reviews_of(rows, item)))
+    report.rejects = sorted(rejects, key=lambda r: r.row)
     report.rejected = len(rejects)
-    report.imported = len(accepted)
+    report.imported = sum(len(rows) for rows, _ in accepted)
     return report, accepted
 
 
@@ -126,10 +164,10 @@ def import_sheet(
     ensure_schema(graph)
     report.round = int(graph.read("review/next_round")[0]["round"])
     reviews = [r for _, rs in accepted for r in rs]
-    # A row is the reviewer's whole word on the item: what it no longer says is retracted.
+    # A reviewer's rows are their whole word on the item: what they no longer say is retracted.
     retract_rows: list[dict[str, Any]] = [
-        {"item": row.item_id, "reviewer": row.reviewer, "keep": [r.id for r in rs]}
-        for row, rs in accepted
+        {"item": rows[0].item_id, "reviewer": rows[0].reviewer, "keep": [r.id for r in rs]}
+        for rows, rs in accepted
     ]
     retracted: list[str] = []
     touched_assertions = {r.assertion for r in reviews if r.assertion is not None}

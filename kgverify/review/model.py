@@ -36,17 +36,21 @@ def review_id(item: str, decision: Decision, target: str, reviewer: str) -> str:
 
 
 class SheetRow(_Frozen):
-    """One data row of a review sheet, checked for form (not yet against the graph)."""
+    """One data row of a review sheet, checked for form (not yet against the graph): an
+    item's row (``assertion`` None: accept or reject, vetoes) or one of its relation rows
+    (``assertion`` set: the relation judged true or false)."""
 
-    line: int = Field(ge=2, description="1-based line of the sheet where the row starts")
+    row: int = Field(ge=2, description="the row a spreadsheet shows (the header is row 1)")
     item_id: str
     task: str | None = None
-    decision: Decision | None = Field(default=None, description="accept, reject or None")
+    assertion: str | None = Field(default=None, description="a relation row's assertion id")
+    decision: Decision | None = Field(
+        default=None,
+        description="accept or reject (an item's row), relation_true or relation_false (a "
+        "relation row), or None",
+    )
     veto_labels: list[str] = Field(default_factory=list)
     veto_reason: str | None = None
-    relations: dict[str, bool] = Field(
-        default_factory=dict, description="assertion id -> judged true (True) or false (False)"
-    )
     reviewer: str | None = None
     notes: str | None = None
 
@@ -56,7 +60,6 @@ class SheetRow(_Frozen):
         return (
             self.decision is None
             and not self.veto_labels
-            and not self.relations
             and not self.veto_reason
             and not self.notes
         )
@@ -101,13 +104,16 @@ class Review(_Frozen):
     content_key: str | None = None
     label: str | None = Field(default=None, description="the vetoed option's label")
     assertion: str | None = Field(default=None, description="the judged basis assertion")
-    line: int = Field(description="sheet line it came from")
+    row: int = Field(description="the sheet row it came from (as a spreadsheet shows it)")
 
 
 class RejectedSheetRow(_Frozen):
-    line: int
+    row: int = Field(description="the row a spreadsheet shows (the header is row 1)")
     item_id: str | None = None
     reason: str
+    reviewer: str | None = Field(
+        default=None, description="the row's reviewer, where it names one (or --reviewer)"
+    )
 
 
 class ReviewExportReport(BaseModel):
@@ -137,7 +143,7 @@ class ReviewImportReport(BaseModel):
     rows: int = Field(0, description="data rows in the sheet")
     imported: int = Field(0, description="rows whose decisions were written")
     blank: int = Field(0, description="rows with nothing decided (not reviewed)")
-    rejected: int = Field(0, description="rows refused, each in rejects with line and reason")
+    rejected: int = Field(0, description="rows refused, each in rejects with row and reason")
     rejects: list[RejectedSheetRow] = Field(default_factory=list)
     rejects_path: str | None = None
     reviews: dict[str, int] = Field(

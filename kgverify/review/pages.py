@@ -13,6 +13,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kgverify.audit.lineage import Lineage, LineageAssertion
 from kgverify.derive.model import CitedEdge, DistractorWhy, QAItem
+from kgverify.review.words import (
+    assertion_label,
+    evidence_sentence,
+    joined,
+    role_words,
+    why_wrong_sentence,
+)
 from kgverify.verify.model import Edge, EvidencePath
 
 EdgeKey = tuple[str, str, str]
@@ -26,8 +33,10 @@ h3{font-size:1rem;margin-bottom:.3rem}
 .answer{background:#e6f4e6;font-weight:600}.id{color:#666;font-size:.85em;font-family:monospace}
 .edge{font-family:monospace;font-size:.9em}.muted{color:#666}.flag{color:#a00}
 table{border-collapse:collapse;margin:.4rem 0}td,th{border:1px solid #ddd;padding:.2rem .5rem;
-text-align:left;vertical-align:top}ol.options li{padding:.2rem .4rem;margin:.1rem 0}
-code{font-size:.9em}
+text-align:left;vertical-align:top}ul.options{list-style:none;padding-left:0}
+ul.options li{padding:.2rem .4rem;margin:.1rem 0}code{font-size:.9em}
+details{margin:.3rem 0 .8rem}summary{color:#555;cursor:pointer;font-size:.9em}
+.because{margin-bottom:.2rem}.why p{margin:.3rem 0}
 """.strip()
 
 
@@ -170,11 +179,14 @@ def _path(
 def _assertion(
     a: LineageAssertion, edges: Mapping[EdgeKey, DrawnEdge], names: Mapping[str, str | None]
 ) -> str:
+    """What the answer's relation rests on, for the fold: the relation with ids, verdicts,
+    rule, extractor, re-check, evidence paths and the record rows it came from."""
     rows = [
         (
             "relation",
             f"{_concept(a.subject, names)} <b>{esc(a.predicate)}</b> {_concept(a.object, names)}",
         ),
+        ("assertion", f'<span class="id">{esc(a.id)}</span>'),
         ("as extracted", f"{esc(a.subject_text)} &rarr; {esc(a.object_text)}"),
         ("verdict", f"{esc(a.verdict)} (standing: {esc(a.standing_verdict)})"),
         ("rule", f"<code>{esc(a.rule)}</code>"),
@@ -205,17 +217,22 @@ def _assertion(
         else '<p class="muted">(no source facts)</p>'
     )
     return (
-        f'<h3>Assertion <span class="id">{esc(a.id)}</span></h3><table>{table}</table>'
-        f"<h4>Evidence paths (best first)</h4>{paths}"
+        f"<table>{table}</table><h4>Evidence paths (best first)</h4>{paths}"
         f"<h4>Extracted from these record rows</h4>{fact_table}"
     )
 
 
+def _fold(summary: str, body: str) -> str:
+    """Detail for engineers, closed until opened (no script: ``<details>``)."""
+    return f"<details><summary>{esc(summary)}</summary>{body}</details>"
+
+
 def _why(why: DistractorWhy, names: Mapping[str, str | None]) -> str:
+    """The fold of one distractor: its rules and versions, cited edges, compared sets."""
     distance = "beyond the search depth" if why.distance is None else f"{why.distance} is-a step(s)"
     parts = [
-        f'<h3>{esc(why.label)}. {esc(why.text)} <span class="id">{esc(why.concept_id)}</span></h3>',
-        f'<p class="muted">distance from the topic: {esc(distance)}</p>',
+        f'<p>{esc(why.label)}. {esc(why.text)} <span class="id">{esc(why.concept_id)}</span>; '
+        f"lure: {esc(why.lure)}; distance from the topic: {esc(distance)}</p>"
     ]
     for j in why.justifications:
         parts.append(f"<p><code>{esc(j.rule)}@{esc(j.version)}</code>: {esc(j.reason)}</p>")
@@ -267,62 +284,78 @@ def page_concepts(item: QAItem, lineage: Lineage) -> set[str]:
     return ids
 
 
-def item_page(
+def _patient(item: QAItem, lineage: Lineage) -> str:
+    """Who and what the question shows, one fact a line: ``Condition: Asthma, recorded
+    2021-03-04``."""
+    facts = []
+    for c in item.context:
+        when = f", recorded {c.start[:10]}" if c.start else ""
+        if c.end:
+            when += f", ended {c.end[:10]}"
+        facts.append(f"<li>{esc(role_words(c.role))}: {esc(c.text)}{esc(when)}</li>")
+    status = "current" if lineage.current else "replaced by a later derivation"
+    status += ", stands" if lineage.standing else ", does not stand"
+    head = (
+        f'<p class="muted">Patient <span class="id">{esc(item.patient_id)}</span>, episode '
+        f'<span class="id">{esc(item.episode)}</span>; split {esc(item.split)}; {esc(status)}.'
+        "</p>"
+    )
+    if not facts:
+        return head + "<p>The question shows no facts from the patient's record.</p>"
+    return (
+        head + "<p>The question shows from the patient's record:</p><ul>" + "".join(facts) + "</ul>"
+    )
+
+
+def _options(item: QAItem) -> str:
+    """Each option labelled once (``A. Penicillin V``), the answer marked."""
+    rows = []
+    for o in item.options:
+        correct = o.label == item.answer
+        cls = ' class="answer"' if correct else ""
+        mark = " &#10003; the answer" if correct else ""
+        rows.append(f"<li{cls}><b>{esc(o.label)}.</b> {esc(o.text)}{mark}</li>")
+    return '<ul class="options">' + "".join(rows) + "</ul>"
+
+
+def _answer(
     item: QAItem,
     lineage: Lineage,
     edges: Mapping[EdgeKey, DrawnEdge],
-    known: Mapping[str, str | None] | None = None,
+    names: Mapping[str, str | None],
 ) -> str:
-    """The review page of one item; ``known`` names concepts no edge or option names."""
-    names = names_of(item, lineage, edges.values())
-    for cid, name in (known or {}).items():
-        if name and not names.get(cid):
-            names[cid] = name
-    status = "current" if lineage.current else "replaced by a later derivation"
-    status += ", stands" if lineage.standing else ", does not stand"
-    out = [
-        f'<p><a href="../index.html">&larr; all items</a></p>'
-        f'<h1>{esc(item.task.value.capitalize())} item <span class="id">{esc(item.item_id)}'
-        "</span></h1>",
-        f'<p>split {esc(item.split)}; patient <span class="id">{esc(item.patient_id)}</span>, '
-        f'episode <span class="id">{esc(item.episode)}</span>; {esc(status)}</p>',
-    ]
-    if lineage.flags:
+    """The answer, then the relation it rests on as a sentence with its sources; the path,
+    rule and record rows behind a fold."""
+    text = next((o.text for o in item.options if o.label == item.answer), "")
+    out = [f"<p>The answer is <b>{esc(item.answer)}. {esc(text)}</b>.</p>"]
+    if not lineage.assertions:
+        out.append('<p class="muted">(it rests on no relation in the graph)</p>')
+    for a in lineage.assertions:
+        out.append(f'<p class="because">Because: {esc(evidence_sentence(a))}</p>')
+        out.append(_fold("Evidence path, rule and record rows", _assertion(a, edges, names)))
+    return "".join(out)
+
+
+def _wrong(item: QAItem, names: Mapping[str, str | None]) -> str:
+    """``Why C is wrong: <one sentence>``, the vocabularies' reasons below it, rules and
+    edges behind a fold."""
+    out = []
+    for why in item.why_wrong:
+        reasons = " ".join(j.reason.rstrip(".") + "." for j in why.justifications)
         out.append(
-            "<ul>" + "".join(f'<li class="flag">{esc(f)}</li>' for f in lineage.flags) + "</ul>"
+            f'<div class="why"><p><b>Why {esc(why.label)} is wrong:</b> '
+            f"{esc(why_wrong_sentence(item, why, names))}</p>"
+            f'<p class="muted">In the vocabularies: {esc(reasons)}</p>'
+            + _fold("Rules, edges and concept sets", _why(why, names))
+            + "</div>"
         )
-    out.append(f'<h2>Question</h2><div class="question">{esc(item.question)}</div>')
-    options = []
-    for o in item.options:
-        correct = o.label == item.answer
-        mark = " &#10003; correct answer" if correct else ""
-        cls = ' class="answer"' if correct else ""
-        options.append(
-            f"<li{cls}><b>{esc(o.label)}.</b> {esc(o.text)} "
-            f'<span class="id">{esc(o.concept_id)}</span>{mark}</li>'
-        )
-    out.append('<h2>Options</h2><ol class="options" type="A">' + "".join(options) + "</ol>")
-    context = "".join(
-        f"<tr><td>{esc(c.role)}</td><td>{esc(c.text)}</td><td>{esc(c.start)}</td>"
-        f'<td class="id">{esc(c.concept_id)}</td><td class="id">{esc(c.fact_id)}</td></tr>'
-        for c in item.context
-    )
-    out.append(
-        "<h2>Patient facts the question shows</h2>"
-        + (
-            "<table><tr><th>role</th><th>text</th><th>date</th><th>concept</th><th>fact</th>"
-            f"</tr>{context}</table>"
-            if context
-            else '<p class="muted">(none)</p>'
-        )
-    )
-    out.append("<h2>Why the answer is right: the relations it rests on</h2>")
-    out.extend(_assertion(a, edges, names) for a in lineage.assertions)
-    out.append("<h2>Why each distractor is wrong</h2>")
-    out.extend(_why(w, names) for w in item.why_wrong)
-    if not item.why_wrong:
-        out.append('<p class="muted">(no justifications recorded)</p>')
+    return "".join(out) or '<p class="muted">(no reasons recorded)</p>'
+
+
+def _record(item: QAItem, names: Mapping[str, str | None]) -> str:
     record = [
+        ("item", item.item_id),
+        ("options", "; ".join(f"{o.label}. {o.text} ({o.concept_id})" for o in item.options)),
         ("releases", ", ".join(item.releases)),
         ("filter policy", item.policy),
         ("difficulty", "unknown" if item.difficulty is None else f"{item.difficulty:.2f}"),
@@ -337,43 +370,96 @@ def item_page(
             "; ".join(f"{c.slot} of {c.predicate} with {c.fixed}" for c in item.checks),
         ),
         ("reviewed", ", ".join(item.reviewed) or "none"),
+        (
+            "patient facts shown",
+            "; ".join(f"{c.role} {c.text}: fact {c.fact_id}, {c.concept_id}" for c in item.context),
+        ),
     ]
-    out.append(
-        "<h2>Item record</h2><table>"
+    return (
+        "<table>"
         + "".join(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in record)
         + "</table>"
     )
-    distractors = ";".join(o.label for o in item.options if o.label != item.answer)
-    basis = ";".join(f"{a}=false" for a in item.basis)
-    out.append(
-        "<h2>In the sheet</h2><p>Row <code>"
-        + esc(item.item_id)
-        + "</code>: <code>decision</code> accept or reject; <code>veto_labels</code> any of "
-        + f"<code>{esc(distractors)}</code> that is a defensible answer, with a "
-        + "<code>veto_reason</code>; <code>relation_decisions</code> e.g. "
-        + f"<code>{esc(basis)}</code> for a relation that is false (or "
-        + "<code>=true</code>: true though the vocabularies do not say so).</p>"
-    )
+
+
+def _in_the_sheet(item: QAItem, lineage: Lineage, row: int | None) -> str:
+    """Where the reviewer writes what they decide: the item's row, then one row per
+    relation (export writes them in this order)."""
+    distractors = joined([o.label for o in item.options if o.label != item.answer])
+    where = f"row {row}" if row is not None else f"the row of item {item.item_id}"
+    out = [
+        f"<p>In <code>sheet.csv</code>, {esc(where)} is this item: write <b>accept</b> or "
+        "<b>reject</b> in <code>decision</code>. If one of the wrong options "
+        f"({esc(distractors)}) is in fact a defensible answer, write its letter in "
+        "<code>veto_labels</code> and why in <code>veto_reason</code>.</p>"
+    ]
+    if lineage.assertions:
+        rows = "".join(
+            f"<li>{'' if row is None else f'row {row + n}: '}{esc(assertion_label(a))}</li>"
+            for n, a in enumerate(lineage.assertions, 1)
+        )
+        out.append(
+            "<p>The rows below it name the relations the answer rests on; write <b>true</b> "
+            "or <b>false</b> in <code>decision</code> when you know whether one holds:</p>"
+            f"<ul>{rows}</ul>"
+        )
+    return "".join(out)
+
+
+def item_page(
+    item: QAItem,
+    lineage: Lineage,
+    edges: Mapping[EdgeKey, DrawnEdge],
+    known: Mapping[str, str | None] | None = None,
+    row: int | None = None,
+) -> str:
+    """The review page of one item, top-down in sentences: the patient, the question, the
+    options, the answer and why, why each distractor is wrong, where to write the decision;
+    the engineers' detail (paths, rules, ids) behind folds. ``known`` names concepts no edge
+    or option names; ``row`` is the item's row in the sheet."""
+    names = names_of(item, lineage, edges.values())
+    for cid, name in (known or {}).items():
+        if name and not names.get(cid):
+            names[cid] = name
+    out = [
+        '<p><a href="../index.html">&larr; all items</a></p>'
+        f"<h1>{esc(item.task.value.capitalize())} question</h1>",
+    ]
+    if lineage.flags:
+        out.append(
+            "<ul>" + "".join(f'<li class="flag">{esc(f)}</li>' for f in lineage.flags) + "</ul>"
+        )
+    out.append("<h2>Patient</h2>" + _patient(item, lineage))
+    out.append(f'<h2>Question</h2><div class="question">{esc(item.question)}</div>')
+    out.append("<h2>Options</h2>" + _options(item))
+    out.append("<h2>Answer</h2>" + _answer(item, lineage, edges, names))
+    out.append("<h2>Why the other options are wrong</h2>" + _wrong(item, names))
+    out.append("<h2>Your decision</h2>" + _in_the_sheet(item, lineage, row))
+    out.append(_fold("Item record (ids, releases, rules)", _record(item, names)))
     return _document(f"{item.task.value} item {item.item_id}", "\n".join(out))
 
 
-def index_page(items: Iterable[QAItem], title: str = "kgverify review") -> str:
-    """The index: every exported item, linked, in sheet order."""
-    rows = []
-    for n, item in enumerate(items, 1):
+def index_page(
+    items: Iterable[QAItem], title: str = "kgverify review", rows: Iterable[int] | None = None
+) -> str:
+    """The index: every exported item, linked, in sheet order, with its sheet row."""
+    lines = []
+    places = list(rows) if rows is not None else None
+    for n, item in enumerate(items):
         answer = next((o.text for o in item.options if o.label == item.answer), "")
         question = item.question if len(item.question) <= 140 else item.question[:139] + "…"
-        rows.append(
-            f"<tr><td>{n}</td><td>{esc(item.task.value)}</td>"
-            f'<td><a href="items/{esc(page_name(item.item_id))}">{esc(item.item_id)}</a></td>'
-            f"<td>{esc(question)}</td><td>{esc(item.answer)}. {esc(answer)}</td></tr>"
+        row = places[n] if places is not None else n + 2
+        lines.append(
+            f"<tr><td>{row}</td><td>{esc(item.task.value)}</td>"
+            f'<td><a href="items/{esc(page_name(item.item_id))}">{esc(question)}</a></td>'
+            f"<td>{esc(item.answer)}. {esc(answer)}</td></tr>"
         )
     body = (
-        f"<h1>{esc(title)}</h1><p>{len(rows)} items. Fill <code>sheet.csv</code> (one row per "
-        "item; columns in <code>README.txt</code>), then run "
-        "<code>kgverify review import sheet.csv</code>.</p>"
-        "<table><tr><th>#</th><th>task</th><th>item</th><th>question</th><th>answer</th></tr>"
-        + "".join(rows)
+        f"<h1>{esc(title)}</h1><p>{len(lines)} items. Open each question, then write your "
+        "decision in <code>sheet.csv</code> on the row shown (how: <code>README.txt</code>), "
+        "and run <code>kgverify review import sheet.csv</code>.</p>"
+        "<table><tr><th>sheet row</th><th>task</th><th>question</th><th>answer</th></tr>"
+        + "".join(lines)
         + "</table>"
     )
     return _document(title, body)

@@ -1,11 +1,14 @@
-"""The review sheet: one CSV row per exported item, filled in by a clinician (any
-spreadsheet program), read back line by line. Reading checks each row's form; checking it
-against the graph (:func:`check_row`) needs only the item's facts, so both are pure.
+"""The review sheet: per exported item one CSV row, then one row per relation the answer
+rests on, filled in by a clinician (any spreadsheet program) and read back record by record,
+each cited by the row a spreadsheet shows (the header is row 1; a cell holding line breaks
+is still one row). Reading checks each row's form; checking it against the graph
+(:func:`check_row`) needs only the item's facts, so both are pure.
 
-Columns (docs/review.md): ``item_id, task, question, answer_text`` (filled by export, for
-reading), ``decision`` (accept | reject | empty), ``veto_labels`` (``B;D``: distractors that
-are defensible answers), ``veto_reason``, ``relation_decisions`` (``ASSERTION_ID=true|false;
-...``), ``reviewer``, ``notes``.
+Columns (docs/review.md): ``item_id, task, question, answer_text, relation, assertion_id``
+(filled by export; the relation named in words beside its assertion id), ``decision``
+(an item's row: accept | reject | empty; a relation row: true | false | empty),
+``veto_labels`` (``B;D``: distractors that are defensible answers), ``veto_reason``,
+``reviewer``, ``notes``.
 """
 
 from __future__ import annotations
@@ -34,10 +37,11 @@ COLUMNS = (
     "task",
     "question",
     "answer_text",
+    "relation",
+    "assertion_id",
     "decision",
     "veto_labels",
     "veto_reason",
-    "relation_decisions",
     "reviewer",
     "notes",
 )
@@ -69,6 +73,11 @@ def write_sheet(path: Path, rows: Iterable[dict[str, str]]) -> int:
 def _header(names: list[str], path: Path) -> list[str]:
     cleaned = [n.strip().lower().lstrip("\ufeff") for n in names]
     unknown = [n for n in cleaned if n not in COLUMNS]
+    if "relation_decisions" in unknown:
+        raise ReviewSheetError(
+            f"{path}: a sheet of an earlier kgverify (relation_decisions column); export the "
+            "items again and judge relations on their own rows"
+        )
     if unknown:
         raise ReviewSheetError(
             f"{path}: unknown column {unknown[0]!r} (columns: {', '.join(COLUMNS)})"
@@ -87,19 +96,33 @@ def _text(value: str | None) -> str | None:
     return value or None
 
 
+def _decision(raw: str, relation: bool) -> tuple[Decision | None, str | None]:
+    """An item's row: accept or reject; a relation row: true or false (yes, no, ...)."""
+    if not raw:
+        return None, None
+    if not relation:
+        if raw in ("accept", "reject"):
+            return Decision(raw), None
+        return None, f"unknown decision {raw!r} (accept, reject or empty)"
+    if raw in _TRUE:
+        return Decision.RELATION_TRUE, None
+    if raw in _FALSE:
+        return Decision.RELATION_FALSE, None
+    return None, f"a relation row's decision is true or false (does it hold?), not {raw!r}"
+
+
 def parse_row(
-    line: int, cells: dict[str, str], default_reviewer: str | None = None
+    row: int, cells: dict[str, str], default_reviewer: str | None = None
 ) -> SheetRow | RejectedSheetRow:
-    """One row's form: known decision, labels that are letters, relation decisions that
-    read ``ID=true|false``, a reason for a veto. All problems of a row in one reason."""
+    """One row's form: a known decision (accept or reject on an item's row, true or false on
+    a relation row), veto labels that are letters with a reason, and vetoes only on an
+    item's row. All problems of a row in one reason."""
     item = _text(cells.get("item_id"))
+    assertion = _text(cells.get("assertion_id"))
     problems: list[str] = []
-    decision: Decision | None = None
-    raw = (_text(cells.get("decision")) or "").lower()
-    if raw in ("accept", "reject"):
-        decision = Decision(raw)
-    elif raw:
-        problems.append(f"unknown decision {raw!r} (accept, reject or empty)")
+    decision, problem = _decision((_text(cells.get("decision")) or "").lower(), bool(assertion))
+    if problem:
+        problems.append(problem)
     labels: list[str] = []
     for label in _SPLIT.split(_text(cells.get("veto_labels")) or ""):
         if not label:
@@ -109,42 +132,32 @@ def parse_row(
         elif label.upper() not in labels:
             labels.append(label.upper())
     reason = _text(cells.get("veto_reason"))
-    if labels and not reason:
+    if assertion and (labels or reason):
+        problems.append("vetoes go on the item's row, not on a relation row")
+    elif labels and not reason:
         problems.append("a veto needs a veto_reason")
-    if reason and not labels and not any("veto label" in p for p in problems):
+    elif reason and not labels and not any("veto label" in p for p in problems):
         problems.append("veto_reason given but no veto_labels")
-    relations: dict[str, bool] = {}
-    for part in (_text(cells.get("relation_decisions")) or "").split(";"):
-        part = part.strip()
-        if not part:
-            continue
-        key, sep, value = part.partition("=")
-        key, value = key.strip(), value.strip().lower()
-        if not sep or not key or value not in _TRUE | _FALSE:
-            problems.append(f"relation decision {part!r} is not ASSERTION_ID=true|false")
-            continue
-        judged = value in _TRUE
-        if relations.get(key, judged) != judged:
-            problems.append(f"assertion {key!r} judged both true and false")
-        relations[key] = judged
     reviewer = _text(cells.get("reviewer")) or _text(default_reviewer)
     notes = _text(cells.get("notes"))
     if item is None:
         problems.insert(0, "no item_id")
-    row_has_content = decision or labels or relations or reason or notes
+    row_has_content = decision or labels or reason or notes
     if row_has_content and reviewer is None:
         problems.append("no reviewer (fill the reviewer column or pass --reviewer)")
     if problems:
-        return RejectedSheetRow(line=line, item_id=item, reason="; ".join(problems))
+        return RejectedSheetRow(
+            row=row, item_id=item, reason="; ".join(problems), reviewer=reviewer
+        )
     assert item is not None
     return SheetRow(
-        line=line,
+        row=row,
         item_id=item,
         task=_text(cells.get("task")),
+        assertion=assertion,
         decision=decision,
         veto_labels=labels,
         veto_reason=reason,
-        relations=relations,
         reviewer=reviewer,
         notes=notes,
     )
@@ -153,9 +166,10 @@ def parse_row(
 def read_sheet(
     path: Path, default_reviewer: str | None = None
 ) -> Iterator[SheetRow | RejectedSheetRow]:
-    """Every data row of the sheet, parsed or rejected with its line (the line a row starts
-    on: a quoted cell may span lines). Raises ReviewSheetError for a missing file or wrong
-    columns, before any row."""
+    """Every data row of the sheet, parsed or rejected with its row (as a spreadsheet shows
+    it: the header is row 1, a cell spanning lines is one row). A relation row with no
+    reviewer takes its item row's, else ``default_reviewer``. Raises ReviewSheetError for a
+    missing file or wrong columns, before any row."""
     if not path.is_file():
         raise ConfigError(f"no such review sheet: {path}")
     with path.open(encoding="utf-8-sig", newline="") as handle:
@@ -173,42 +187,48 @@ def _rows(
     if first is None:
         raise ReviewSheetError(f"{path}: empty sheet (no header)")
     names = _header(first, path)
-    previous = reader.line_num
+    item_reviewers: dict[str, str] = {}  # item id -> the reviewer written on its row
+    row = 1
     while True:
-        start = previous + 1
+        row += 1  # every record is a spreadsheet row, an empty line too
         try:
             cells = next(reader)
         except StopIteration:
             return
         except csv.Error as exc:
-            previous = reader.line_num
-            yield RejectedSheetRow(line=start, reason=f"unreadable CSV row ({exc})")
+            yield RejectedSheetRow(row=row, reason=f"unreadable CSV row ({exc})")
             continue
         except UnicodeDecodeError:
-            raise ReviewSheetError(f"{path}: line {start}: not UTF-8 text") from None
-        previous = reader.line_num
+            raise ReviewSheetError(f"{path}: row {row}: not UTF-8 text") from None
         if not cells or all(not c.strip() for c in cells):
-            continue  # an empty line is no row
+            continue  # an empty row is no review
         if len(cells) != len(names):
             item = cells[names.index("item_id")].strip() if len(cells) > len(names) else None
             yield RejectedSheetRow(
-                line=start,
+                row=row,
                 item_id=item or None,
                 reason=f"{len(cells)} cells, the header has {len(names)}",
             )
             continue
         try:
             # The quote write_sheet put before a formula character is not the reviewer's.
-            plain = [plain_cell(c) for c in cells]
-            yield parse_row(start, dict(zip(names, plain, strict=True)), default_reviewer)
+            values = dict(zip(names, (plain_cell(c) for c in cells), strict=True))
+            item_id = values["item_id"].strip()
+            reviewer = values["reviewer"].strip()
+            if not values["assertion_id"].strip():
+                if reviewer:
+                    item_reviewers[item_id] = reviewer
+            elif not reviewer:
+                values["reviewer"] = item_reviewers.get(item_id, "")
+            yield parse_row(row, values, default_reviewer)
         except ValidationError as exc:
-            yield RejectedSheetRow(line=start, reason=f"invalid row ({exc.errors()[0]['msg']})")
+            yield RejectedSheetRow(row=row, reason=f"invalid row ({exc.errors()[0]['msg']})")
 
 
 def check_row(row: SheetRow, item: ItemFacts | None) -> list[str]:
     """What is wrong with a well-formed row given the item it names (None: not in the
     graph): the task, veto labels (options of the item, distractors, not the answer), and
-    relation decisions (assertions of the item's basis)."""
+    a relation row's assertion (one the item rests on)."""
     if item is None:
         return [f"unknown item id {row.item_id!r} (not in the graph)"]
     problems = []
@@ -222,61 +242,65 @@ def check_row(row: SheetRow, item: ItemFacts | None) -> list[str]:
             )
         elif item.option(label) is None:
             problems.append(f"veto label {label!r} is not an option of the item ({labels})")
-    for assertion in row.relations:
-        if assertion not in item.basis:
-            problems.append(f"assertion {assertion!r} is not in the item's basis")
+    if row.assertion is not None and row.assertion not in item.basis:
+        problems.append(f"assertion {row.assertion!r} is not a relation the item rests on")
     return problems
 
 
-def reviews_of(row: SheetRow, item: ItemFacts) -> list[Review]:
-    """The reviews one checked row makes: its item decision, one per veto, one per relation
-    decision, or a comment when it only has notes."""
+def _review(
+    item: ItemFacts,
+    row: SheetRow,
+    decision: Decision,
+    target: str = "",
+    *,
+    reason: str | None = None,
+    concept: str | None = None,
+    label: str | None = None,
+) -> Review:
     reviewer = row.reviewer
     assert reviewer is not None
+    return Review(
+        id=review_id(item.id, decision, target, reviewer),
+        item=item.id,
+        reviewer=reviewer,
+        decision=decision,
+        reason=reason or row.notes,
+        notes=row.notes,
+        task=item.task,
+        topic=item.topic,
+        concept=concept,
+        content_key=item.content_key,
+        label=label,
+        assertion=row.assertion,
+        row=row.row,
+    )
 
-    def review(
-        decision: Decision,
-        target: str = "",
-        *,
-        reason: str | None = row.notes,
-        concept: str | None = None,
-        label: str | None = None,
-        assertion: str | None = None,
-    ) -> Review:
-        return Review(
-            id=review_id(item.id, decision, target, reviewer),
-            item=item.id,
-            reviewer=reviewer,
-            decision=decision,
-            reason=reason,
-            notes=row.notes,
-            task=item.task,
-            topic=item.topic,
-            concept=concept,
-            content_key=item.content_key,
-            label=label,
-            assertion=assertion,
-            line=row.line,
-        )
 
+def reviews_of(rows: Iterable[SheetRow], item: ItemFacts) -> list[Review]:
+    """The reviews one reviewer's checked rows on an item make: the item decision, one per
+    veto and one per relation judged (its id hashes the assertion), and a comment for a row
+    with only notes."""
     out: list[Review] = []
-    if row.decision is not None:
-        out.append(review(row.decision, concept=item.answer_concept))
-    for label in row.veto_labels:
-        option = item.option(label)
-        assert option is not None
-        out.append(
-            review(
-                Decision.VETO,
-                option.concept,
-                reason=row.veto_reason,
-                concept=option.concept,
-                label=label,
+    for row in rows:
+        made = len(out)
+        if row.decision is not None and row.assertion is not None:
+            out.append(_review(item, row, row.decision, row.assertion))
+        elif row.decision is not None:
+            out.append(_review(item, row, row.decision, concept=item.answer_concept))
+        for label in row.veto_labels:
+            option = item.option(label)
+            assert option is not None
+            out.append(
+                _review(
+                    item,
+                    row,
+                    Decision.VETO,
+                    option.concept,
+                    reason=row.veto_reason,
+                    concept=option.concept,
+                    label=label,
+                )
             )
-        )
-    for assertion, judged in sorted(row.relations.items()):
-        decision = Decision.RELATION_TRUE if judged else Decision.RELATION_FALSE
-        out.append(review(decision, assertion, assertion=assertion))
-    if not out and row.notes:
-        out.append(review(Decision.COMMENT))
+        if len(out) == made and row.notes:
+            out.append(_review(item, row, Decision.COMMENT, row.assertion or ""))
     return out

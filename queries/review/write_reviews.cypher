@@ -4,8 +4,10 @@
 // judged assertion (ON_ASSERTION). round and at are set when the node is created, so
 // importing the same sheet again changes nothing; the other properties are replaced (a
 // reason edited in the sheet) and a review made again stands again (retracted = false).
-// Rows whose item is not in the graph are not written (import checked them before).
-// @param rows: list of {id, item, reviewer, decision, reason, notes, task, topic, concept, content_key, label, assertion, line}
+// Rows whose item is not in the graph are not written (import checked them before). row is
+// the sheet row (as a spreadsheet shows it) the review came from; line, which held the
+// physical CSV line before, is cleared.
+// @param rows: list of {id, item, reviewer, decision, reason, notes, task, topic, concept, content_key, label, assertion, row}
 // @param round: round number for reviews created now
 // @returns written, created
 UNWIND $rows AS row
@@ -17,7 +19,7 @@ MERGE (v:Review {id: row.id})
 SET v.reviewer = row.reviewer, v.decision = row.decision, v.reason = row.reason,
     v.notes = row.notes, v.task = row.task, v.topic = row.topic, v.concept = row.concept,
     v.content_key = row.content_key, v.item = row.item, v.label = row.label,
-    v.assertion = row.assertion, v.line = row.line, v.retracted = false,
+    v.assertion = row.assertion, v.row = row.row, v.line = null, v.retracted = false,
     v.retracted_at = null
 MERGE (v)-[:ON_ITEM]->(i)
 WITH v, row, created

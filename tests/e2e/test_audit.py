@@ -391,17 +391,18 @@ def check_quality_cells(r: Run, probe: dict[str, Any]) -> None:
     assert probe["steps"][0]["removed"] > 0
 
     # The demonstration review: labels as the sheet was filled (a relation judged false in
-    # any row is false), item decisions per row.
+    # any row is false), item decisions per item row.
     filled = probe["filled"]
     assert filled and probe["imported"]["imported"] == len(filled)
     labels: dict[str, bool] = {}
     decisions: dict[str, str] = {}
-    for row in filled:
-        decisions[row["item_id"]] = row["decision"]
-        for part in row["relation_decisions"].split(";"):
-            assertion, value = part.split("=")
-            assert assertion in items[row["item_id"]].basis
-            labels[assertion] = labels.get(assertion, True) and value == "true"
+    for row in filled:  # an item's row, or a relation row (its assertion judged)
+        assertion = row["assertion_id"]
+        if not assertion:
+            decisions[row["item_id"]] = row["decision"]
+            continue
+        assert assertion in items[row["item_id"]].basis and row["relation"]
+        labels[assertion] = labels.get(assertion, True) and row["decision"] == "true"
     assert set(decisions.values()) == {"accept", "reject"} and False in labels.values()
     some = False
     for row, p in zip(probe["precision"], policies, strict=True):

@@ -762,13 +762,14 @@ def test_a_review_import_changes_the_next_derivation(derived: Derived, tmp_path:
     sheet = tmp_path / "review" / "sheet.csv"
     with sheet.open(encoding="utf-8") as handle:
         table = list(csv.DictReader(handle))
-    for row in table:
-        if row["item_id"] == vetoed_item.item_id:
+    for row in table:  # an item's row, then one row per relation it rests on
+        item_row = not row["assertion_id"]
+        if row["item_id"] == vetoed_item.item_id and item_row:
             row["veto_labels"], row["veto_reason"] = veto.label, "a defensible answer"
-        if row["item_id"] == rejected_item.item_id:
+        if row["item_id"] == rejected_item.item_id and item_row:
             row["decision"] = "reject"
-        if row["item_id"] == false_item.item_id:
-            row["relation_decisions"] = f"{false_item.basis[0]}=false"
+        if row["item_id"] == false_item.item_id and row["assertion_id"] == false_item.basis[0]:
+            row["decision"] = "false"
     with sheet.open("w", encoding="utf-8", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(table[0]), lineterminator="\n")
         writer.writeheader()

@@ -292,7 +292,8 @@ def fill_review_sheets(workdir: Path) -> None:
         if not found or any(r["decision"] for r in found):
             continue
         for row in found:
-            row["decision"] = "accept"
+            if not row["assertion_id"]:  # the item's row; its relation rows stay unjudged
+                row["decision"] = "accept"
         with sheet.open("w", encoding="utf-8", newline="") as handle:
             writer = csv.DictWriter(handle, fieldnames=list(found[0]), lineterminator="\n")
             writer.writeheader()

@@ -1,18 +1,22 @@
 """The clinician review loop on the sample, in the real Neo4j: derive, export pages and a
-sheet, fill it as a reviewer would (reject one item, veto one distractor with a reason,
-judge one basis relation false, accept a few), import, and check the Review nodes, the
-flags, the assertion marks, the state derivation reads and the review_coverage audit
-against what the sheet said; import again (the same graph); bad sheets (rejects with line
-numbers; one error line when nothing is valid); a changed sheet retracts."""
+sheet, fill it as a reviewer would with the csv module (reject one item, veto one distractor
+with a reason over two lines, write "false" beside one relation's label, accept a few),
+import, and check the Review nodes, the flags, the assertion marks, the state derivation
+reads and the review_coverage audit against what the sheet said; import again (the same
+graph); bad sheets (rejects cited by the row a spreadsheet shows, exit 3 after the valid
+rows are imported; one error line when nothing is valid); a changed sheet retracts; the
+pages read as sentences; a round trip through the command line."""
 
 from __future__ import annotations
 
 import csv
+import html
 import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -84,6 +88,21 @@ def write_sheet_rows(path: Path, sheet_rows: list[dict[str, str]]) -> None:
         writer.writerows(sheet_rows)
 
 
+def item_rows(sheet_rows: list[dict[str, str]]) -> dict[str, dict[str, str]]:
+    """Each item's own row (its relation rows carry an assertion_id)."""
+    return {r["item_id"]: r for r in sheet_rows if not r["assertion_id"]}
+
+
+def relation_row(sheet_rows: list[dict[str, str]], item: str, assertion: str) -> dict[str, str]:
+    [found] = [r for r in sheet_rows if r["item_id"] == item and r["assertion_id"] == assertion]
+    return found
+
+
+def spreadsheet_row(sheet_rows: list[dict[str, str]], row: dict[str, str]) -> int:
+    """The row a spreadsheet shows for a DictReader row (the header is row 1)."""
+    return next(n for n, r in enumerate(sheet_rows, 2) if r is row)
+
+
 def distractors(item: QAItem) -> list[tuple[str, str, str]]:
     return [(o.label, o.concept_id, o.text) for o in item.options if o.label != item.answer]
 
@@ -99,6 +118,7 @@ class Filled:
     accepted: list[QAItem]
     filled: int
     expected_flags: dict[str, set[str]] = field(default_factory=dict)  # item -> kinds
+    rows: int = 0  # data rows of the sheet: one per item and one per relation it rests on
 
 
 @pytest.fixture(scope="module")
@@ -132,15 +152,18 @@ def filled(derived: Derived, exported: Exported) -> Filled:
     accepted = [i for i in items if i.item_id not in taken][:2]
     assert len(accepted) == 2
     sheet_rows = read_sheet_rows(exported.out / "sheet.csv")
-    by_id = {r["item_id"]: r for r in sheet_rows}
+    by_id = item_rows(sheet_rows)
     by_id[rejected.item_id].update(decision="reject", reviewer=REVIEWER, notes="stem gives it away")
     by_id[vetoed.item_id].update(
         decision="accept",
         veto_labels=veto[0],
-        veto_reason="second line option, defensible",
+        veto_reason="second line option, defensible\nper the local guideline",
         reviewer=REVIEWER,
     )
-    by_id[judged.item_id].update(relation_decisions=f"{assertion}=false", reviewer=REVIEWER)
+    # The relation is judged where the sheet names it in words, no id pasted.
+    judged_row = relation_row(sheet_rows, judged.item_id, assertion)
+    assert " — " in judged_row["relation"]
+    judged_row.update(decision="false", reviewer=REVIEWER)
     for item in accepted:
         by_id[item.item_id].update(decision="ACCEPT")  # reviewer from --reviewer
     sheet = exported.out / "sheet.csv"
@@ -150,7 +173,16 @@ def filled(derived: Derived, exported: Exported) -> Filled:
         for item_id in ids:
             expected.setdefault(item_id, set()).add(kind)
     return Filled(
-        sheet, rejected, vetoed, veto, judged, assertion, accepted, 5, expected_flags=expected
+        sheet,
+        rejected,
+        vetoed,
+        veto,
+        judged,
+        assertion,
+        accepted,
+        5,
+        expected_flags=expected,
+        rows=len(sheet_rows),
     )
 
 
@@ -190,11 +222,22 @@ def test_export_writes_a_page_per_item_an_index_and_the_sheet(
     assert all(f'href="items/{p}.html"' in index for p in pages)
     sheet_rows = read_sheet_rows(out / "sheet.csv")
     seed = derived.settings.derive_seed
-    assert [r["item_id"] for r in sheet_rows] == [
-        i.item_id for i in pick(derived.items, None, seed)
-    ]
+    ordered = pick(derived.items, None, seed)
+    assert list(item_rows(sheet_rows)) == [i.item_id for i in ordered]
     assert set(sheet_rows[0]) == set(COLUMNS) and all(not r["decision"] for r in sheet_rows)
-    assert "relation_decisions" in (out / "README.txt").read_text()
+    # Each item's row, then one row per relation it rests on, named beside its id.
+    assert [(r["item_id"], r["assertion_id"]) for r in sheet_rows] == [
+        pair for i in ordered for pair in [(i.item_id, ""), *((i.item_id, a) for a in i.basis)]
+    ]
+    for item in ordered:
+        first = relation_row(sheet_rows, item.item_id, item.basis[0])
+        subject, predicate, obj = first["relation"].split(" — ")
+        assert predicate in ("may treat", "may indicate", "may lead to")
+        # Concepts by name, never by id (a vocabulary prefix and a code).
+        assert not any(re.fullmatch(r"[A-Z]+:\S+", n) for n in (subject, obj)), first
+        assert not first["question"] and not first["decision"]
+    readme = (out / "README.txt").read_text()
+    assert "true (the relation holds)" in readme and "relation_decisions" not in readme
     # Same QA folder, graph and seed: the same bytes.
     again = review_export(
         tmp_path / "again", qa=derived.qa, settings=derived.settings, graph=derived.graph
@@ -212,7 +255,7 @@ def test_a_page_shows_the_evidence_with_names_sources_and_releases(
     page = (exported.out / "items" / f"{item.item_id}.html").read_text()
     assert "<script" not in page.lower() and "http" not in page
     answer = next(o for o in item.options if o.label == item.answer)
-    assert "correct answer" in page and answer.concept_id in page
+    assert "the answer" in page and answer.concept_id in page
     for why in item.why_wrong:
         assert why.concept_id in page
         for j in why.justifications:
@@ -250,7 +293,7 @@ def test_import_counts_reconcile_and_reviews_are_written(
     derived: Derived, filled: Filled, imported: Imported
 ) -> None:
     report = imported.first
-    assert report.rows == len(derived.items)
+    assert report.rows == filled.rows > len(derived.items)
     assert (report.imported, report.rejected, report.rejects) == (filled.filled, 0, [])
     assert report.blank == report.rows - filled.filled and report.round == 1
     assert report.reviews == {"accept": 3, "reject": 1, "relation_false": 1, "veto": 1}
@@ -267,7 +310,8 @@ def test_import_counts_reconcile_and_reviews_are_written(
     assert all(r["at"] and r["task"] and r["topic"] and r["key"] for r in reviews)
     [veto] = [r for r in reviews if r["d"] == "veto"]
     assert veto["item"] == filled.vetoed.item_id and veto["concept"] == filled.veto[1]
-    assert veto["topic"] == filled.vetoed.topic and veto["reason"].startswith("second line")
+    assert veto["topic"] == filled.vetoed.topic
+    assert veto["reason"] == "second line option, defensible\nper the local guideline"
     assert (
         value(
             derived.graph,
@@ -406,11 +450,14 @@ def test_importing_the_same_sheet_again_changes_nothing(
 # -- bad sheets --------------------------------------------------------------------------------
 
 
-def test_bad_rows_are_rejected_with_their_lines(
+def test_bad_rows_are_rejected_with_their_spreadsheet_rows_and_exit_3(
     derived: Derived, filled: Filled, imported: Imported, tmp_path: Path, cli_env: Settings
 ) -> None:
+    """The valid rows are imported and reported; every rejected row is cited by the row a
+    spreadsheet shows (a note over two lines is one row), and the import exits 3 with one
+    error line. A reviewer's rows on one item stand or fall together."""
     v = filled.vetoed
-    good = filled.accepted[0]
+    good, other = filled.accepted
     blank = dict.fromkeys(COLUMNS, "")
     sheet = tmp_path / "bad.csv"
     write_sheet_rows(
@@ -419,25 +466,38 @@ def test_bad_rows_are_rejected_with_their_lines(
             blank | {"item_id": "no-such-item", "decision": "accept", "reviewer": "other"},
             blank
             | {"item_id": v.item_id, "veto_labels": v.answer, "veto_reason": "x", "reviewer": "o"},
-            blank | {"item_id": good.item_id, "notes": "fine by me", "reviewer": "other"},
-            blank | {"item_id": good.item_id, "decision": "perhaps", "reviewer": "other"},
+            blank | {"item_id": good.item_id, "notes": "fine by me,\nreally", "reviewer": "other"},
+            blank | {"item_id": other.item_id, "decision": "accept", "reviewer": "other"},
+            blank | {"item_id": other.item_id, "assertion_id": other.basis[0], "decision": "maybe"},
         ],
     )
+    assert len(sheet.read_text().splitlines()) == 7  # the header, 5 rows, one over two lines
     result = CliRunner().invoke(cli, ["review", "import", str(sheet), "--json"])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 3, result.output
     report = json.loads(result.stdout)
-    assert (report["rows"], report["imported"], report["blank"], report["rejected"]) == (4, 1, 0, 3)
-    assert [(r["line"], r["reason"]) for r in report["rejects"]] == [
+    assert (report["rows"], report["imported"], report["blank"], report["rejected"]) == (5, 1, 0, 4)
+    assert [(r["row"], r["reason"]) for r in report["rejects"]] == [
         (2, "unknown item id 'no-such-item' (not in the graph)"),
         (3, f"veto label '{v.answer}' is the answer, not a distractor (reject the item instead)"),
-        (5, "unknown decision 'perhaps' (accept, reject or empty)"),
+        (5, "not imported: row 6 of the same item and reviewer was rejected"),
+        (6, "a relation row's decision is true or false (does it hold?), not 'maybe'"),
     ]
     assert report["reviews"] == {"comment": 1}
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.output
+    assert result.stderr.startswith(
+        "error: review import: 4 of 5 rows rejected, 1 imported (row 2: unknown item id "
+    )
+    assert "; 1 more); fix those rows and import the sheet again; all in " in result.stderr
     lines = (tmp_path / "bad.rejects.jsonl").read_text().splitlines()
-    assert [json.loads(x)["line"] for x in lines] == [2, 3, 5]
+    assert [json.loads(x)["line"] for x in lines] == [2, 3, 5, 6]  # the spreadsheet's rows
     table = CliRunner().invoke(cli, ["review", "import", str(sheet)])
-    assert (
-        table.exit_code == 0 and "Rejected rows" in table.output and "no-such-item" in table.output
+    assert table.exit_code == 3 and "Rejected rows" in table.stdout
+    assert "no-such-item" in table.stdout and table.stderr.startswith("error: review import: 4 ")
+    # Nothing of the rejected rows reached the graph: no review by "other" on that item.
+    assert not value(
+        derived.graph,
+        "MATCH (v:Review {reviewer: 'other'})-[:ON_ITEM]->(:Item {id: $id}) RETURN count(v) > 0",
+        id=other.item_id,
     )
 
 
@@ -466,7 +526,7 @@ def test_a_sheet_with_nothing_valid_is_one_error_line(
         assert result.exit_code == 2, result.output
         assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: "), result.stderr
         assert "Traceback" not in result.output and result.stdout == ""
-    assert "line 2: unknown item id" in runner.invoke(cli, ["review", "import", str(sheet)]).stderr
+    assert "row 2: unknown item id" in runner.invoke(cli, ["review", "import", str(sheet)]).stderr
     (tmp_path / "cols.csv").write_text("item_id,verdict\nx,accept\n")
     wrong = runner.invoke(cli, ["review", "import", str(tmp_path / "cols.csv")])
     assert (
@@ -490,7 +550,7 @@ def test_export_command_line(derived: Derived, tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert report["exported"] == {"treatment": 3} and report["sample"] == 3
-    assert len(read_sheet_rows(tmp_path / "r" / "sheet.csv")) == 3
+    assert len(item_rows(read_sheet_rows(tmp_path / "r" / "sheet.csv"))) == 3
     missing = runner.invoke(
         cli, ["review", "export", "-o", str(tmp_path / "x"), "--qa", str(tmp_path / "none")]
     )
@@ -548,3 +608,141 @@ def test_a_changed_sheet_retracts_what_it_no_longer_says(
         )
         is not None
     )
+
+
+# -- for clinicians ------------------------------------------------------------------------------
+
+
+def _seen(page: str) -> str:
+    """The page's text as a reader sees it with the folds closed."""
+    shown = re.sub(r"<details>.*?</details>", "", page, flags=re.S)
+    text = html.unescape(re.sub(r"<[^>]+>", " ", shown))
+    return re.sub(r"\s+", " ", text)
+
+
+def test_every_page_reads_top_down_in_sentences(derived: Derived, exported: Exported) -> None:
+    """Patient, question, options labelled once, the answer with its relation as a sentence
+    with the vocabularies behind it, one sentence per wrong option; rules, versions and ids
+    only behind the folds."""
+    sheet_rows = read_sheet_rows(exported.out / "sheet.csv")
+    by_id = item_rows(sheet_rows)
+    for item in derived.items:
+        page = (exported.out / "items" / f"{item.item_id}.html").read_text()
+        seen = _seen(page)
+        heads = re.findall(r"<h2>([^<]+)</h2>", page)
+        assert heads[:5] == [
+            "Patient",
+            "Question",
+            "Options",
+            "Answer",
+            "Why the other options are wrong",
+        ]
+        assert re.search(r"\b([A-J])\. \1\.", seen) is None, item.item_id  # not "A. A."
+        for o in item.options:
+            assert f"{o.label}. {o.text}" in seen
+        answer = next(o.text for o in item.options if o.label == item.answer)
+        assert f"The answer is {item.answer}. {answer} ." in seen
+        # One sentence per relation the answer rests on, ending with what says so.
+        assert seen.count("Because: ") == len(item.basis), (item.item_id, seen[:2000])
+        sources = re.findall(r"\([^()]*\b(?:UMLS|SNOMEDCT|RXNORM) [^()]*\)\.", seen)
+        assert len(sources) >= len(item.basis), (item.item_id, seen[:2000])
+        for why in item.why_wrong:
+            assert f"Why {why.label} is wrong: {why.text} " in seen, seen
+        for j in (j for w in item.why_wrong for j in w.justifications):
+            assert f"{j.rule}@{j.version}" in page and f"{j.rule}@{j.version}" not in seen
+        for assertion in item.basis:
+            assert assertion in page and assertion not in seen
+        row = spreadsheet_row(sheet_rows, by_id[item.item_id])
+        assert f"row {row} is this item" in seen
+        assert (
+            f"row {row + 1}: {relation_row(sheet_rows, item.item_id, item.basis[0])['relation']}"
+            in seen
+        )
+    index = (exported.out / "index.html").read_text()
+    assert "<th>sheet row</th>" in index
+
+
+def test_a_round_trip_through_the_command_line(
+    derived: Derived, tmp_path: Path, cli_env: Settings
+) -> None:
+    """Export, fill the sheet as a spreadsheet user would (csv module; a note over lines;
+    "true" written beside a relation's label; one misspelt decision), import: the good rows
+    land, the bad one is cited by its spreadsheet row, exit 3; fixed and imported again:
+    exit 0."""
+    runner = CliRunner()
+    out = tmp_path / "r"
+    args = ["review", "export", "-o", str(out), "--qa", str(derived.qa), "--task", "treatment"]
+    exported = runner.invoke(cli, [*args, "--sample", "4", "--json"])
+    assert exported.exit_code == 0, exported.output
+    sheet = out / "sheet.csv"
+    sheet_rows = read_sheet_rows(sheet)
+    by_id = item_rows(sheet_rows)
+    assert len(by_id) == 4
+    # A relation nobody judged yet (the module's sheet judged one false), and its item.
+    judged = next(
+        r
+        for r in sheet_rows
+        if r["relation"]
+        and value(
+            derived.graph, "MATCH (a:Assertion {id: $id}) RETURN a.review", id=r["assertion_id"]
+        )
+        is None
+    )
+    first = by_id[judged["item_id"]]
+    second, third = [r for r in by_id.values() if r is not first][:2]
+    first.update(decision="accept", reviewer="rt", notes="clear stem;\nright answer")
+    judged["decision"] = "true"  # the reviewer's own cell left empty: the item row's reviewer
+    second.update(decision="acept", reviewer="rt")
+    third.update(decision="reject", reviewer="rt", notes="ambiguous")
+    write_sheet_rows(sheet, sheet_rows)
+    bad_row = spreadsheet_row(sheet_rows, second)
+    imported = runner.invoke(cli, ["review", "import", str(sheet), "--json"])
+    assert imported.exit_code == 3, imported.output
+    report = json.loads(imported.stdout)
+    assert (report["imported"], report["rejected"]) == (3, 1)
+    assert [(r["row"], r["item_id"]) for r in report["rejects"]] == [(bad_row, second["item_id"])]
+    assert imported.stderr == (
+        f"error: review import: 1 of {len(sheet_rows)} rows rejected, 3 imported (row {bad_row}: "
+        "unknown decision 'acept' (accept, reject or empty)); fix those rows and import the "
+        f"sheet again; all in {out / 'sheet.rejects.jsonl'}\n"
+    )
+    landed = rows(
+        derived.graph,
+        "MATCH (v:Review {reviewer: 'rt'})-[:ON_ITEM]->(i:Item) "
+        "OPTIONAL MATCH (v)-[:ON_ASSERTION]->(a:Assertion) "
+        "RETURN i.id AS item, v.decision AS decision, a.id AS assertion, v.row AS row, "
+        "v.notes AS notes, a.review AS mark ORDER BY v.row",
+    )
+    judged_row = spreadsheet_row(sheet_rows, judged)
+    expected: list[dict[str, Any]] = [
+        {
+            "item": first["item_id"],
+            "decision": "accept",
+            "assertion": None,
+            "row": spreadsheet_row(sheet_rows, first),
+            "notes": "clear stem;\nright answer",
+            "mark": None,
+        },
+        {
+            "item": first["item_id"],
+            "decision": "relation_true",
+            "assertion": judged["assertion_id"],
+            "row": judged_row,
+            "notes": None,
+            "mark": "true",
+        },
+        {
+            "item": third["item_id"],
+            "decision": "reject",
+            "assertion": None,
+            "row": spreadsheet_row(sheet_rows, third),
+            "notes": "ambiguous",
+            "mark": None,
+        },
+    ]
+    assert landed == sorted(expected, key=lambda r: r["row"])
+    second["decision"] = "accept"
+    write_sheet_rows(sheet, sheet_rows)
+    fixed = runner.invoke(cli, ["review", "import", str(sheet)])
+    assert fixed.exit_code == 0 and fixed.stderr == "", fixed.output
+    assert not (out / "sheet.rejects.jsonl").exists()

@@ -59,7 +59,15 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
     ),
     ("derive", ("kgverify.derive", "kgverify.dialogue")),
     ("audit", ("kgverify.audit",)),
-    ("review", ("kgverify.review.export", "kgverify.review.importer", "kgverify.review.pages")),
+    (
+        "review",
+        (
+            "kgverify.review.export",
+            "kgverify.review.importer",
+            "kgverify.review.pages",
+            "kgverify.review.words",
+        ),
+    ),
     # Where linking and verification batches run (local, Ray): above every stage they open.
     ("engines", ("kgverify.engines",)),
     # The whole run's parameters and report (api.pipeline): every stage's report in one.

@@ -1,16 +1,22 @@
-"""Review pages without a graph: everything from the item, the graph or the record is
-escaped (a question holding ``<script>`` stays text), pages are self-contained, edges are
-drawn with names, source and release, and the sample is a seeded order per task."""
+"""Review pages without a graph: a page reads top-down in sentences (patient, question,
+options labelled once, the answer and the relation it rests on with its sources, why each
+distractor is wrong) with the paths, rules and ids behind folds; everything from the item,
+the graph or the record is escaped (a question holding ``<script>`` stays text), pages are
+self-contained, edges are drawn with names, source and release, and the sample is a seeded
+order per task."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
+import pytest
+
 from kgverify.audit.lineage import Lineage
-from kgverify.derive.model import QAItem
-from kgverify.review.export import pick
+from kgverify.derive.model import LURES, DistractorWhy, QAItem
+from kgverify.review.export import pick, sheet_rows
 from kgverify.review.pages import DrawnEdge, EdgeSource, index_page, item_page, page_name
+from kgverify.review.words import relation_label, why_wrong_sentence
 
 EVIL = '<script>alert("x")</script>'
 
@@ -119,7 +125,19 @@ def make_lineage(item: QAItem) -> Lineage:
                     "extractor": "template@0.1.0",
                     "confidence": 1.0,
                     "evidence": [path],
-                    "evidence_concepts": [{"id": "UMLS:C0029408", "name": "Osteoarthritis"}],
+                    "evidence_edges": [
+                        {
+                            "start": "UMLS:C0012091",
+                            "type": "MAY_TREAT",
+                            "end": "UMLS:C0029408",
+                            "sab": "MED-RT",
+                            "release": "UMLS@2025AA",
+                        }
+                    ],
+                    "evidence_concepts": [
+                        {"id": "UMLS:C0012091", "name": "Diclofenac"},
+                        {"id": "UMLS:C0029408", "name": "Osteoarthritis"},
+                    ],
                     "facts": [{"id": "omop:f1", "table": "condition_occurrence", "row": "17"}],
                 }
             ],
@@ -169,12 +187,126 @@ def test_evidence_is_drawn_with_names_source_and_release() -> None:
     assert (
         "Prednisone UMLS:C0032952 -[MAY_TREAT, MED-RT, UMLS@2025AA]-&gt; Asthma UMLS:C0004096"
     ) in text
-    assert "✓ correct answer" in page.replace("&#10003;", "✓")
+    assert "✓ the answer" in page.replace("&#10003;", "✓")
     assert "condition_occurrence" in page and "treatment.indications_elsewhere@v1" in page
     assert "UMLS@2025AA" in text and "default@ff" in text and "ck" in text
     # An edge of the path the graph did not answer for still shows, marked.
     page = item_page(item, make_lineage(item), {})
     assert "source not read" in page
+
+
+def _text(html: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).replace("&#10003;", "✓")
+
+
+def _outside_folds(page: str) -> str:
+    return re.sub(r"<details>.*?</details>", "", page, flags=re.S)
+
+
+def test_a_page_reads_top_down_in_sentences() -> None:
+    item = make_item(question="Which drug for the osteoarthritis?")
+    page = item_page(item, make_lineage(item), EDGES, {"UMLS:C0029408": "Osteoarthritis"}, row=5)
+    heads = re.findall(r"<h2>([^<]+)</h2>", page)
+    assert heads == [
+        "Patient",
+        "Question",
+        "Options",
+        "Answer",
+        "Why the other options are wrong",
+        "Your decision",
+    ]
+    seen = _text(_outside_folds(page))
+    assert "Condition: Osteoarthritis &lt;b&gt;knee&lt;/b&gt;, recorded 2020-01-02" in seen
+    # Each option labelled once: no list marker beside the label ("A. A. Diclofenac").
+    assert '<ul class="options">' in page and "<ol" not in _outside_folds(page)
+    assert re.search(r"\b([A-D])\. \1\.", seen) is None
+    assert "A. Diclofenac ✓ the answer" in seen and "B. Pred&quot;nisone&lt;" in seen
+    assert "The answer is A. Diclofenac ." in seen
+    assert "Because: Diclofenac may treat Osteoarthritis (MED-RT, UMLS 2025AA)." in seen
+    assert (
+        "Why B is wrong: Pred&quot;nisone&lt; is used for other conditions, not Osteoarthritis."
+    ) in seen
+    assert "In the vocabularies: it treats &lt;asthma&gt;, not osteoarthritis." in seen
+    assert "row 5 is this item" in seen
+    assert "row 6: Diclofenac — may treat — Osteoarthritis" in seen
+    # Rules, versions, paths, edges and ids are there for engineers, behind the folds.
+    for detail in (
+        "treatment.indications_elsewhere@v1",
+        "direct.support@abc",
+        "-[MAY_TREAT",
+        "UMLS:C0032952",
+        "as1",
+        "condition_occurrence",
+        "default@ff",
+    ):
+        assert detail in page and detail not in _outside_folds(page), detail
+    assert page.count("<details>") == 3  # the answer's path, one distractor, the record
+
+
+@pytest.mark.parametrize(
+    ("lure", "rule", "sentence"),
+    [
+        (
+            "same_area",
+            "treatment.indications_elsewhere",
+            "Prednisone is in the same drug group as Diclofenac, but it is used for other "
+            "conditions, not Osteoarthritis.",
+        ),
+        (
+            "other_area",
+            "treatment.indications_elsewhere",
+            "Prednisone is used for other conditions, not Osteoarthritis.",
+        ),
+        (
+            "patient_specific",
+            "treatment.contraindicated_for_patient",
+            "Prednisone can treat Osteoarthritis, but something the question shows about this "
+            "patient rules it out.",
+        ),
+        (
+            "other_area",
+            "treatment.contraindicated",
+            "Prednisone should not be given for Osteoarthritis: it is contraindicated for it or a "
+            "condition close to it.",
+        ),
+        (
+            "same_system",
+            "diagnosis.clues_elsewhere",
+            "Prednisone belongs to the same body system as Diclofenac, but nothing the question "
+            "shows points to it.",
+        ),
+        (
+            "other_system",
+            "diagnosis.clues_elsewhere",
+            "Prednisone belongs to another body system, and nothing the question shows points to "
+            "it.",
+        ),
+    ],
+)
+def test_why_a_distractor_is_wrong_is_one_plain_sentence(
+    lure: str, rule: str, sentence: str
+) -> None:
+    item = make_item()
+    why = DistractorWhy.model_validate(
+        item.why_wrong[0].model_dump()
+        | {"text": "Prednisone", "lure": lure}
+        | {"justifications": [{"rule": rule, "version": "v1", "reason": "r"}]}
+    )
+    assert lure in LURES
+    assert why_wrong_sentence(item, why, {"UMLS:C0029408": "Osteoarthritis"}) == sentence
+
+
+def test_the_sheet_names_each_relation_beside_its_id() -> None:
+    item = make_item()
+    assert relation_label("Penicillin V", "treats", "Streptococcal sore throat") == (
+        "Penicillin V — may treat — Streptococcal sore throat"
+    )
+    rows = sheet_rows(item, make_lineage(item))
+    assert [(r["item_id"], r["relation"], r["assertion_id"]) for r in rows] == [
+        ("abc123", "", ""),
+        ("abc123", "Diclofenac — may treat — Osteoarthritis", "as1"),
+    ]
+    assert rows[0]["answer_text"] == "A. Diclofenac" and rows[1]["question"] == ""
 
 
 def test_the_index_links_every_page_and_escapes_too() -> None:

@@ -1,5 +1,6 @@
-"""The review sheet without a graph: its columns, each row's form and line, the checks
-against an item's facts, the reviews a row makes, and the state derivation reads."""
+"""The review sheet without a graph: its columns, each row's form and the row a spreadsheet
+shows for it, item rows and relation rows, the checks against an item's facts, the reviews
+a reviewer's rows make, and the state derivation reads."""
 
 from __future__ import annotations
 
@@ -58,7 +59,7 @@ ITEM = ItemFacts(
 )
 
 
-def test_written_sheet_reads_back_blank_rows_with_their_lines(tmp_path: Path) -> None:
+def test_written_sheet_reads_back_blank_rows_with_their_spreadsheet_rows(tmp_path: Path) -> None:
     path = tmp_path / "sheet.csv"
     question = 'A "quoted" question,\nover two lines'
     written = write_sheet(
@@ -71,7 +72,8 @@ def test_written_sheet_reads_back_blank_rows_with_their_lines(tmp_path: Path) ->
     assert written == 2
     parsed = list(read_sheet(path))
     assert [type(p) for p in parsed] == [SheetRow, SheetRow]
-    assert [p.line for p in parsed] == [2, 4]  # the first row spans lines 2 and 3
+    # The first row's question spans two lines of the file; a spreadsheet shows one row.
+    assert [p.row for p in parsed] == [2, 3]
     assert all(isinstance(p, SheetRow) and p.blank for p in parsed)
 
 
@@ -84,41 +86,63 @@ def test_a_filled_row_parses_every_column(tmp_path: Path) -> None:
             decision="Reject",
             veto_labels="b; c",
             veto_reason="both are used for it",
-            relation_decisions="as1=false; as2=TRUE",
             reviewer="jd",
             notes="see guideline",
         ),
+        row(
+            item_id="it1",
+            relation="Diclofenac — may treat — Osteoarthritis",
+            assertion_id="as1",
+            decision="FALSE",
+        ),
+        row(item_id="it1", assertion_id="as2", decision="yes", reviewer="mk", notes="n"),
     )
-    [parsed] = read_sheet(path)
-    assert isinstance(parsed, SheetRow) and not parsed.blank
-    assert parsed.item_id == "it1" and parsed.decision is Decision.REJECT
-    assert parsed.veto_labels == ["B", "C"] and parsed.veto_reason == "both are used for it"
-    assert parsed.relations == {"as1": False, "as2": True}
-    assert parsed.reviewer == "jd" and parsed.notes == "see guideline"
+    item, first, second = read_sheet(path)
+    assert isinstance(item, SheetRow) and not item.blank and item.assertion is None
+    assert item.item_id == "it1" and item.decision is Decision.REJECT
+    assert item.veto_labels == ["B", "C"] and item.veto_reason == "both are used for it"
+    assert item.reviewer == "jd" and item.notes == "see guideline"
+    # A relation row takes its item row's reviewer when its own cell is empty.
+    assert isinstance(first, SheetRow) and (first.assertion, first.decision, first.reviewer) == (
+        "as1",
+        Decision.RELATION_FALSE,
+        "jd",
+    )
+    assert isinstance(second, SheetRow) and (second.decision, second.reviewer) == (
+        Decision.RELATION_TRUE,
+        "mk",
+    )
 
 
 @pytest.mark.parametrize(
     ("cells", "reason"),
     [
         ({"decision": "maybe"}, "unknown decision 'maybe' (accept, reject or empty)"),
+        ({"decision": "true"}, "unknown decision 'true' (accept, reject or empty)"),
         ({"veto_labels": "B"}, "a veto needs a veto_reason"),
         ({"veto_reason": "why"}, "veto_reason given but no veto_labels"),
         ({"veto_labels": "BB", "veto_reason": "x"}, "veto label 'BB' is not an option letter"),
-        ({"relation_decisions": "as1"}, "relation decision 'as1' is not ASSERTION_ID=true|false"),
-        ({"relation_decisions": "as1=perhaps"}, "is not ASSERTION_ID=true|false"),
-        ({"relation_decisions": "as1=true;as1=false"}, "assertion 'as1' judged both"),
+        (
+            {"assertion_id": "as1", "decision": "accept"},
+            "a relation row's decision is true or false (does it hold?), not 'accept'",
+        ),
+        (
+            {"assertion_id": "as1", "veto_labels": "B", "veto_reason": "x"},
+            "vetoes go on the item's row, not on a relation row",
+        ),
         ({"decision": "accept", "reviewer": ""}, "no reviewer"),
         ({"item_id": "", "decision": "accept"}, "no item_id"),
     ],
 )
-def test_a_malformed_row_is_rejected_with_its_line_and_reason(
+def test_a_malformed_row_is_rejected_with_its_row_and_reason(
     tmp_path: Path, cells: dict[str, str], reason: str
 ) -> None:
     base = {"item_id": "it1", "reviewer": "jd"}
-    path = sheet(tmp_path, row(item_id="it0"), row(**(base | cells)))
+    path = sheet(tmp_path, row(item_id="it0", question='"two\nlines"'), row(**(base | cells)))
     first, second = read_sheet(path)
     assert isinstance(first, SheetRow) and first.blank
-    assert isinstance(second, RejectedSheetRow) and second.line == 3
+    # Row 3 as a spreadsheet shows it, though the file's line 4 (the question above spans two).
+    assert isinstance(second, RejectedSheetRow) and second.row == 3
     assert reason in second.reason
 
 
@@ -133,14 +157,14 @@ def test_the_default_reviewer_fills_an_empty_column_only() -> None:
 def test_wrong_cell_counts_and_empty_lines(tmp_path: Path) -> None:
     path = sheet(tmp_path, "it1,treatment", "", row(item_id="it2"), "it3" + "," * len(COLUMNS))
     parsed = list(read_sheet(path))
-    assert [(type(p).__name__, p.line) for p in parsed] == [
+    # An empty line is a row a spreadsheet shows (row 3), though no review.
+    assert [(type(p).__name__, p.row) for p in parsed] == [
         ("RejectedSheetRow", 2),
         ("SheetRow", 4),
         ("RejectedSheetRow", 5),
     ]
-    assert (
-        isinstance(parsed[0], RejectedSheetRow) and "2 cells, the header has 10" in parsed[0].reason
-    )
+    assert isinstance(parsed[0], RejectedSheetRow)
+    assert f"2 cells, the header has {len(COLUMNS)}" in parsed[0].reason
     assert parsed[2].item_id == "it3"
 
 
@@ -166,6 +190,11 @@ def test_columns_in_any_order_and_a_spreadsheet_bom(tmp_path: Path) -> None:
         (HEADER + ",colour", "unknown column 'colour'"),
         (HEADER.replace(",decision", ""), "missing column 'decision'"),
         (HEADER + ",notes", "column 'notes' appears twice"),
+        (
+            HEADER.replace("relation,assertion_id", "relation_decisions"),
+            "a sheet of an earlier kgverify \\(relation_decisions column\\); export the items "
+            "again",
+        ),
     ],
 )
 def test_wrong_columns_are_one_error(tmp_path: Path, header: str, message: str) -> None:
@@ -183,15 +212,16 @@ def test_missing_or_empty_sheet_is_one_error(tmp_path: Path) -> None:
 
 
 def _checked(**changes: object) -> list[str]:
-    base = SheetRow(line=2, item_id="it1", task="treatment", reviewer="jd")
+    base = SheetRow(row=2, item_id="it1", task="treatment", reviewer="jd")
     return check_row(base.model_copy(update=changes), ITEM)
 
 
 def test_rows_are_checked_against_the_item() -> None:
-    assert check_row(SheetRow(line=2, item_id="zz", reviewer="jd"), None) == [
+    assert check_row(SheetRow(row=2, item_id="zz", reviewer="jd"), None) == [
         "unknown item id 'zz' (not in the graph)"
     ]
-    assert _checked(decision=Decision.ACCEPT, veto_labels=["B"], relations={"as1": False}) == []
+    assert _checked(decision=Decision.ACCEPT, veto_labels=["B"]) == []
+    assert _checked(assertion="as1", decision=Decision.RELATION_FALSE) == []
     assert _checked(task="diagnosis") == [
         "task 'diagnosis' does not match the item's task 'treatment'"
     ]
@@ -199,36 +229,59 @@ def test_rows_are_checked_against_the_item() -> None:
         "veto label 'A' is the answer, not a distractor (reject the item instead)"
     ]
     assert _checked(veto_labels=["E"]) == ["veto label 'E' is not an option of the item (A, B, C)"]
-    assert _checked(relations={"as9": True}) == ["assertion 'as9' is not in the item's basis"]
+    assert _checked(assertion="as9", decision=Decision.RELATION_TRUE) == [
+        "assertion 'as9' is not a relation the item rests on"
+    ]
 
 
-def test_a_row_makes_one_review_per_decision_with_stable_ids() -> None:
-    parsed = SheetRow(
-        line=7,
+def test_a_reviewers_rows_make_one_review_per_decision_with_stable_ids() -> None:
+    item_row = SheetRow(
+        row=7,
         item_id="it1",
         decision=Decision.REJECT,
         veto_labels=["B"],
         veto_reason="also first line",
-        relations={"as2": True, "as1": False},
         reviewer="jd",
         notes="n",
     )
+    relation_rows = [
+        SheetRow(
+            row=8, item_id="it1", assertion="as1", decision=Decision.RELATION_FALSE, reviewer="jd"
+        ),
+        SheetRow(
+            row=9,
+            item_id="it1",
+            assertion="as2",
+            decision=Decision.RELATION_TRUE,
+            reviewer="jd",
+            notes="per guideline",
+        ),
+    ]
+    parsed = [item_row, *relation_rows]
     reviews = reviews_of(parsed, ITEM)
-    assert [(r.decision, r.concept, r.assertion, r.label) for r in reviews] == [
-        (Decision.REJECT, "UMLS:C0012091", None, None),
-        (Decision.VETO, "UMLS:C0032952", None, "B"),
-        (Decision.RELATION_FALSE, None, "as1", None),
-        (Decision.RELATION_TRUE, None, "as2", None),
+    assert [(r.decision, r.concept, r.assertion, r.label, r.row) for r in reviews] == [
+        (Decision.REJECT, "UMLS:C0012091", None, None, 7),
+        (Decision.VETO, "UMLS:C0032952", None, "B", 7),
+        (Decision.RELATION_FALSE, None, "as1", None, 8),
+        (Decision.RELATION_TRUE, None, "as2", None, 9),
     ]
     assert reviews[1].reason == "also first line" and reviews[0].reason == "n"
-    assert all(r.topic == ITEM.topic and r.content_key == "ck1" and r.line == 7 for r in reviews)
+    assert reviews[2].reason is None and reviews[3].reason == "per guideline"
+    assert all(r.topic == ITEM.topic and r.content_key == "ck1" for r in reviews)
     assert reviews[1].id == review_id("it1", Decision.VETO, "UMLS:C0032952", "jd")
+    assert reviews[2].id == review_id("it1", Decision.RELATION_FALSE, "as1", "jd")
     assert len({r.id for r in reviews}) == 4
     assert [r.id for r in reviews_of(parsed, ITEM)] == [r.id for r in reviews]
-    other = reviews_of(parsed.model_copy(update={"reviewer": "mk"}), ITEM)
+    other = reviews_of([p.model_copy(update={"reviewer": "mk"}) for p in parsed], ITEM)
     assert not {r.id for r in other} & {r.id for r in reviews}
-    [comment] = reviews_of(SheetRow(line=2, item_id="it1", reviewer="jd", notes="hm"), ITEM)
+    [comment] = reviews_of([SheetRow(row=2, item_id="it1", reviewer="jd", notes="hm")], ITEM)
     assert comment.decision is Decision.COMMENT and comment.reason == "hm"
+    # Notes on a relation row alone: a comment on that relation, apart from the item's.
+    [on_relation] = reviews_of(
+        [SheetRow(row=3, item_id="it1", assertion="as1", reviewer="jd", notes="hm")], ITEM
+    )
+    assert on_relation.decision is Decision.COMMENT and on_relation.assertion == "as1"
+    assert on_relation.id != comment.id
 
 
 def test_formula_cells_stay_text() -> None:
@@ -250,7 +303,7 @@ def test_sheet_round_trips_formula_cells(tmp_path: Path) -> None:
         "decision": "accept",
         "veto_labels": "B",
         "veto_reason": "+ also treats it",
-        "relation_decisions": "as1=true",
+        "relation": "=Diclofenac — may treat — Osteoarthritis",
         "reviewer": HYPERLINK,
         "notes": "\tindented; 'quoted' stays",
     }
@@ -264,11 +317,8 @@ def test_sheet_round_trips_formula_cells(tmp_path: Path) -> None:
     assert parsed.reviewer == HYPERLINK
     assert parsed.veto_reason == "+ also treats it"
     assert parsed.notes == "\tindented; 'quoted' stays".strip()
-    assert (parsed.decision, parsed.veto_labels, parsed.relations) == (
-        Decision.ACCEPT,
-        ["B"],
-        {"as1": True},
-    )
+    assert "'=Diclofenac" in raw
+    assert (parsed.decision, parsed.veto_labels, parsed.assertion) == (Decision.ACCEPT, ["B"], None)
     # Owner-only, whatever the umask: the sheet names patients' items.
     assert path.stat().st_mode & 0o777 == 0o600
     assert path.parent.stat().st_mode & 0o777 == 0o700
