@@ -1,9 +1,13 @@
-"""The import graph of ``kgverify/`` and ``loaders/`` has no loops, and no stage imports one
-above it (docs/architecture.md: data flows one way, and so do imports).
+"""The import graph of ``kgverify/``, ``loaders/`` and ``benchmarks/`` has no loops, and no
+stage imports one above it (docs/architecture.md: data flows one way, and so do imports).
+The benchmarks sit above every stage: they may import anything of kgverify and loaders,
+and nothing there imports them.
 
 Every ``import`` counts, wherever it stands: module level, inside a function, under
-``TYPE_CHECKING``. A deferred import hides a loop from the interpreter, not from a reader.
-The graph is read with ``ast`` from the files themselves, nothing is imported.
+``TYPE_CHECKING``; so does ``importlib.import_module("kgverify.x")`` or
+``__import__("kgverify.x")`` with a literal name. A deferred import hides a loop from the
+interpreter, not from a reader. The graph is read with ``ast`` from the files themselves,
+nothing is imported.
 """
 
 from __future__ import annotations
@@ -11,11 +15,11 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("kgverify", "loaders")
+PACKAGES = ("kgverify", "loaders", "benchmarks")
 
 # The stages from the bottom up; a module may import its own stage and the ones below. A
 # name covers that module and everything under it; the longest name that fits decides.
@@ -77,6 +81,8 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("cli", ("kgverify.cli", "kgverify.__main__")),
     # The sample generator (kgverify/sample/_generator, not in the wheel): nothing imports it.
     ("sample generator", ("kgverify.sample",)),
+    # Benchmarks and device checks: they drive the whole package; nothing in it reaches them.
+    ("benchmarks", ("benchmarks",)),
 ]
 # Within kgverify, only these reach the top-level loaders package (which imports kgverify);
 # kgverify.pipeline for the loaders' report and registry only.
@@ -109,26 +115,81 @@ def _named(node: ast.Import | ast.ImportFrom, module: str, is_package: bool) -> 
         yield base
 
 
-def import_graph() -> dict[str, dict[str, int]]:
-    """module -> {imported module of this tree: first line}, for every import statement."""
-    modules = _modules()
-    graph: dict[str, dict[str, int]] = {m: {} for m in modules}
-    for module, path in modules.items():
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-        for node in ast.walk(tree):
-            if not isinstance(node, ast.Import | ast.ImportFrom):
-                continue
-            names = list(_named(node, module, path.name == "__init__.py"))
+def _literal(node: ast.expr | None) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def _argument(call: ast.Call, at: int, keyword: str) -> ast.expr | None:
+    if len(call.args) > at:
+        return call.args[at]
+    return next((k.value for k in call.keywords if k.arg == keyword), None)
+
+
+def _dynamic(call: ast.Call) -> str | None:
+    """The module a call imports by a literal name: ``importlib.import_module("a.b")`` (or
+    ``import_module`` imported by name; a relative name with a literal ``package``), or
+    ``__import__("a.b")`` (absolute only). None for any other call, or a name computed at
+    run time, which no reader of the source can follow."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        called = func.attr if func.value.id == "importlib" else None
+    else:
+        called = func.id if isinstance(func, ast.Name) else None
+    name = _literal(_argument(call, 0, "name"))
+    if name is None:
+        return None
+    if called == "__import__":
+        level = _argument(call, 4, "level")
+        absolute = level is None or (isinstance(level, ast.Constant) and level.value == 0)
+        return name if absolute else None
+    if called != "import_module":
+        return None
+    if not name.startswith("."):
+        return name
+    package = _literal(_argument(call, 1, "package"))
+    if package is None:
+        return None
+    rest = name.lstrip(".")
+    for _ in range(len(name) - len(rest) - 1):
+        package = package.rpartition(".")[0]
+    return f"{package}.{rest}" if rest else package
+
+
+def imports_of(
+    tree: ast.AST, module: str, is_package: bool, modules: Iterable[str]
+) -> dict[str, int]:
+    """{module of ``modules`` that ``tree`` imports: first line}, by statement or by a call
+    with a literal name (``_dynamic``)."""
+    known = set(modules)
+    found: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            names = list(_named(node, module, is_package))
             if isinstance(node, ast.ImportFrom):
                 # `from pkg import name`: the submodule pkg.name when it is one, else pkg.
                 pairs = zip(names[::2], names[1::2], strict=True)
-                names = [sub if sub in modules else base for sub, base in pairs]
-            for name in names:
-                target = name
-                while target and target not in modules:
-                    target = target.rpartition(".")[0]
-                if target and target != module:
-                    graph[module].setdefault(target, node.lineno)
+                names = [sub if sub in known else base for sub, base in pairs]
+        elif isinstance(node, ast.Call) and (dynamic := _dynamic(node)):
+            names = [dynamic]
+        else:
+            continue
+        for name in names:
+            target = name
+            while target and target not in known:
+                target = target.rpartition(".")[0]
+            if target and target != module:
+                found.setdefault(target, node.lineno)
+    return found
+
+
+def import_graph() -> dict[str, dict[str, int]]:
+    """module -> {imported module of this tree: first line}, for every import statement and
+    every import by a literal name."""
+    modules = _modules()
+    graph: dict[str, dict[str, int]] = {}
+    for module, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        graph[module] = imports_of(tree, module, path.name == "__init__.py", modules)
     return graph
 
 
@@ -196,6 +257,33 @@ def test_the_graph_is_read() -> None:
     assert "kgverify.rows" in graph["kgverify.ehr.common"]
     assert "kgverify.graph.connection" in graph["kgverify.graph.driver"]
     assert "loaders.pipeline" in graph["kgverify.api"]  # inside load_vocabulary
+    assert "kgverify.api" in graph["benchmarks.bench_load"]
+    assert "benchmarks.synth_umls" in graph["benchmarks.bench_load"]
+
+
+def test_imports_by_a_literal_name_count() -> None:
+    source = """
+import importlib
+from importlib import import_module
+
+def later():
+    importlib.import_module("kgverify.api")
+    import_module(".model", package="kgverify.derive")
+    import_module("..rules", "kgverify.verify.verifier")
+    __import__("kgverify.cli")
+    importlib.import_module(name="loaders.pipeline")
+    __import__("kgverify.pipeline", globals(), locals(), [], 1)  # relative: not followed
+    importlib.import_module(computed)  # a name made at run time: not followed
+    __import__("os")  # not of this tree
+"""
+    found = imports_of(ast.parse(source), "kgverify.graph.driver", False, _modules())
+    assert found == {
+        "kgverify.api": 6,
+        "kgverify.derive.model": 7,
+        "kgverify.verify.rules": 8,
+        "kgverify.cli": 9,
+        "loaders.pipeline": 10,
+    }
 
 
 def test_no_import_loops() -> None:
@@ -236,6 +324,18 @@ def test_kgverify_reaches_loaders_only_to_dispatch_a_load() -> None:
         if b.split(".")[0] == "loaders"
     ]
     assert not reaching, "kgverify imports loaders:\n" + "\n".join(reaching)
+
+
+def test_nothing_of_kgverify_or_loaders_imports_benchmarks() -> None:
+    graph = import_graph()
+    reaching = [
+        f"{a}:{line} -> {b}"
+        for a, targets in sorted(graph.items())
+        if a.split(".")[0] != "benchmarks"
+        for b, line in sorted(targets.items())
+        if b.split(".")[0] == "benchmarks"
+    ]
+    assert not reaching, "imports of benchmarks:\n" + "\n".join(reaching)
 
 
 def test_loaders_first_then_kgverify_imports() -> None:
