@@ -43,7 +43,7 @@ def main() -> None:
     settings = Settings()
     facts = args.facts or settings.cache_dir / "sample" / "facts"
     planted = read_sample(PLANTED)
-    dialogues = list(resolve(planted, settings.salt()))
+    dialogues = list(resolve(planted, settings))
     with tempfile.TemporaryDirectory() as tmp, Graph.connect(settings) as graph:
         folder = Path(tmp)
         write_dialogues(dialogues, folder / "planted.jsonl")

@@ -1073,7 +1073,7 @@ def sample_dialogues(out: Path | None = None, *, settings: Settings | None = Non
     out = out or settings.cache_dir / "sample" / "dialogues.jsonl"
     make_dirs(out.parent)
     shipped = read_sample(sample_path("dialogues", "dialogues.jsonl"))
-    write_dialogues(resolve(shipped, settings.salt()), out)
+    write_dialogues(resolve(shipped, settings), out)
     return out
 
 
@@ -1666,6 +1666,7 @@ def review_export(
             tasks=chosen,
             sample=sample,
             seed=settings.derive_seed if seed is None else seed,
+            dates=settings.date_shift(),
         )
 
 

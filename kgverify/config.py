@@ -19,7 +19,7 @@ import re
 import tomllib
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
@@ -34,6 +34,9 @@ from pydantic_settings import (
 )
 
 from kgverify.errors import ConfigError
+
+if TYPE_CHECKING:
+    from kgverify.dates import DateShift
 
 # The values of kgverify.verify.model.VerdictKind, repeated here because importing it pulls
 # in the linker (seconds); tests/unit/test_settings_errors.py keeps the two equal.
@@ -314,6 +317,12 @@ class Settings(BaseSettings):
         "or validation pair of question topic and answer occurs in train), topic (task, "
         "topic), content (task, stem, answer) or patient",
     )
+    derive_dates: Literal["shifted", "exact"] = Field(
+        default="shifted",
+        description="dates in published items, fact sheets, sample dialogues and review "
+        "pages: shifted (per patient, 1 to 365 days either way, the same shift in every "
+        "output; kgverify/dates.py) or exact (as recorded)",
+    )
     derive_run: str = Field(
         default="latest",
         pattern=r"^(latest|all|[0-9]{8}-[0-9]{6}-[0-9a-f]{6})$",
@@ -431,6 +440,12 @@ class Settings(BaseSettings):
         if unknown or any(v < 0 for v in value.values()) or sum(value.values()) <= 0:
             raise ValueError("expected shares >= 0 for train, validation, test, not all zero")
         return value
+
+    def date_shift(self) -> DateShift:
+        """How this installation publishes dates (``derive_dates``; kgverify/dates.py)."""
+        from kgverify.dates import DateShift
+
+        return DateShift(self.derive_dates, self.salt() if self.derive_dates == "shifted" else "")
 
     def salt(self) -> str:
         """The pseudonym salt: the setting, else the generated owner-only file."""

@@ -19,6 +19,7 @@ from typing import IO, Any
 from pydantic import BaseModel
 
 from kgverify.__about__ import __version__
+from kgverify.dates import DateShift
 from kgverify.derive.model import DeriveReport, QAItem, Task
 from kgverify.derive.qa import SPLITS
 from kgverify.graph.driver import Graph, batched
@@ -67,6 +68,7 @@ class CardFacts:
     reviews: dict[str, int]
     near_depth: int
     justify_version: str
+    dates: DateShift  # how dates are published (kgverify/dates.py)
 
 
 def _size_category(n: int) -> str:
@@ -147,6 +149,7 @@ def dataset_card(
             else f"every patient in the graph ({report.patients} read; no run chosen)."
         ),
         "- Vocabulary releases: " + (", ".join(f"`{r}`" for r in report.releases) or "none"),
+        f"- Dates: {facts.dates.described}.",
         _policy_line(report.policy, facts.policy),
         "- Every item rests on assertions the policy passed and has exactly one correct",
         "  option. Every distractor carries `why_wrong`: a positive reason from the graph",
@@ -309,7 +312,8 @@ class QAWriter:
         if key not in self._files:
             folder = make_dirs(self.folder / item.task.value)
             self._files[key] = open_private(folder / f"{item.split}.jsonl")
-        self._files[key].write(item.model_dump_json() + "\n")
+        # The graph keeps the recorded dates; the published file, this installation's.
+        self._files[key].write(self.card.dates.text(item.patient_id, item.model_dump_json()) + "\n")
         per_split = self.report.items.setdefault(item.task.value, {})
         per_split[item.split] = per_split.get(item.split, 0) + 1
         positions = self.report.positions.setdefault(item.task.value, {})

@@ -138,6 +138,7 @@ def run_qa(
                 reviews=reviews.counts,
                 near_depth=settings.derive_near_depth,
                 justify_version=rules_version(),
+                dates=settings.date_shift(),
             )
             writer = QAWriter(
                 folder, graph if write else None, run, report, settings.batch_size, card
@@ -181,12 +182,15 @@ def run_facts(
     scope = FactsReport()
     settings = _scoped(graph, settings, scope)
     with sheet_pages(settings, graph) as built, partial_dir(out) as folder:
+        dates = settings.date_shift()
 
         def sheets() -> Iterator[FactSheet]:
             for n, sheet in enumerate(built.sheets, 1):
                 if progress is not None:
                     progress(n)
-                yield sheet
+                # Published with this installation's dates, as the items are (same shift).
+                text = dates.text(sheet.patient_id, sheet.model_dump_json())
+                yield FactSheet.model_validate_json(text)
 
         name = SHEETS_GZIP if gzip else SHEETS
         write_models(sheets(), folder / name)

@@ -13,6 +13,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from kgverify.config import Settings
+from kgverify.dates import DateShift
 from kgverify.dialogue.model import Dialogue, DialogueVerdicts, MentionVerdictKind, Turn
 from kgverify.ehr.privacy import pseudonym
 from kgverify.jsonl import read_models
@@ -40,11 +42,17 @@ class SampleDialogue(BaseModel):
     expected: list[Expected] = Field(default_factory=list)
     note: str = ""
 
-    def resolve(self, salt: str) -> Dialogue:
+    def resolve(self, salt: str, dates: DateShift | None = None) -> Dialogue:
+        """With this installation's pseudonym and, given ``dates``, its dates (a visit
+        outside encounters, ``day:YYYY-MM-DD``, as the fact sheets publish it)."""
+        patient = pseudonym(salt, f"{SOURCE}:patient", self.person)
+        encounter = self.encounter_id
+        if dates is not None and encounter is not None:
+            encounter = dates.text(patient, encounter)
         return Dialogue(
             dialogue_id=self.dialogue_id,
-            patient_id=pseudonym(salt, f"{SOURCE}:patient", self.person),
-            encounter_id=self.encounter_id,
+            patient_id=patient,
+            encounter_id=encounter,
             turns=self.turns,
         )
 
@@ -53,9 +61,11 @@ def read_sample(path: Path) -> list[SampleDialogue]:
     return list(read_models(path, SampleDialogue))
 
 
-def resolve(dialogues: Iterable[SampleDialogue], salt: str) -> Iterator[Dialogue]:
+def resolve(dialogues: Iterable[SampleDialogue], settings: Settings) -> Iterator[Dialogue]:
+    """The dialogues with this installation's pseudonyms and published dates."""
+    salt, dates = settings.salt(), settings.date_shift()
     for dialogue in dialogues:
-        yield dialogue.resolve(salt)
+        yield dialogue.resolve(salt, dates)
 
 
 class VerdictScore(BaseModel):

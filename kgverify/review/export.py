@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from kgverify.audit.lineage import Lineage, item_lineage
+from kgverify.dates import DateShift
 from kgverify.derive.export import read_items
 from kgverify.derive.model import QAItem, Task
 from kgverify.errors import ConfigError
@@ -175,10 +176,12 @@ def export_review(
     tasks: set[Task] | None = None,
     sample: int | None = None,
     seed: int = 13,
+    dates: DateShift | None = None,
 ) -> ReviewExportReport:
     """Write the review folder ``out`` (refused unless new or empty: a filled sheet there
     would be lost). Items the graph does not hold (derived with ``--no-write``, or from
-    another graph) are skipped and counted; none at all is an error."""
+    another graph) are skipped and counted; none at all is an error. The lineage read from
+    the graph has its dates published as the items have theirs (``dates``)."""
     started = time.perf_counter()
     check_paths(out, qa, sample)
     report = ReviewExportReport(out=str(out), qa=str(qa), seed=seed, sample=sample)
@@ -190,7 +193,11 @@ def export_review(
     chosen: list[tuple[QAItem, Lineage]] = []
     for item in pick(items, sample, seed):
         try:
-            chosen.append((item, item_lineage(graph, item.item_id)))
+            lineage = item_lineage(graph, item.item_id)
+            if dates is not None:  # the graph's recorded dates, as the item file shows them
+                text = dates.text(item.patient_id, lineage.model_dump_json())
+                lineage = Lineage.model_validate_json(text)
+            chosen.append((item, lineage))
         except ConfigError:
             skipped["not in the graph"] += 1
     report.skipped = dict(skipped)

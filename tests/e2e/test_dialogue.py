@@ -83,7 +83,7 @@ def checked(
     derive_facts(tmp / "facts", settings=sample_settings, graph=sample_graph)
     planted = read_sample(PLANTED)
     dialogues = tmp / "planted.jsonl"
-    write_dialogues(resolve(planted, sample_settings.salt()), dialogues)
+    write_dialogues(resolve(planted, sample_settings), dialogues)
     before = value(sample_graph, "MATCH (n) RETURN count(n) AS n")
     report = check_dialogues(
         dialogues,
@@ -150,22 +150,35 @@ def test_each_verdict_keeps_its_evidence(checked: Checked) -> None:
     assert ambiguous.verdict == "unlinked" and len(ambiguous.candidates) >= 2
 
 
+def visit_2917(settings: Settings) -> str:
+    """The sample's visit of person 2917 on 1990-02-08 (outside encounters), as this
+    installation publishes it (its dates shifted: kgverify/dates.py)."""
+    patient = pseudonym(settings.salt(), "omop:patient", "2917")
+    return settings.date_shift().text(patient, "day:1990-02-08")
+
+
 def test_check_turn_is_a_guard_for_an_agent_loop(checked: Checked) -> None:
     sheets = SheetFile(checked.facts)
     sheet = sheets.get(pseudonym(checked.settings.salt(), "omop:patient", "2917"))
     assert sheet is not None
     checker = open_dialogue_checker(checked.settings, checked.graph)
-    leaky = check_turn("I think it's strep throat.", sheet, "day:1990-02-08", checker=checker)
+    leaky = check_turn(
+        "I think it's strep throat.", sheet, visit_2917(checked.settings), checker=checker
+    )
     assert [m.verdict for m in leaky.problems()] == ["leak"]
     fine = check_turn(
         "My throat hurts and I take penicillin v potassium.",
         sheet,
-        "day:1990-02-08",
+        visit_2917(checked.settings),
         checker=checker,
     )
     assert fine.problems() == [] and fine.counts == {"grounded": 1}
     alone = check_turn(
-        "No chest pain.", sheet, "day:1990-02-08", settings=checked.settings, graph=checked.graph
+        "No chest pain.",
+        sheet,
+        visit_2917(checked.settings),
+        settings=checked.settings,
+        graph=checked.graph,
     )
     assert alone.problems() == []  # denying what the record does not hold invents nothing
     with pytest.raises(Exception, match="no encounter"):
@@ -248,7 +261,9 @@ def test_stored_verdicts_answer_the_audit_queries(checked: Checked, tmp_path: Pa
     )
     sheet = SheetFile(checked.facts).get(pseudonym(settings.salt(), "omop:patient", "2917"))
     assert sheet is not None
-    check_turn("I think it's strep throat.", sheet, "day:1990-02-08", settings=settings, graph=g)
+    check_turn(
+        "I think it's strep throat.", sheet, visit_2917(settings), settings=settings, graph=g
+    )
     assert _nodes(g) == stored
     # No patient words in the graph: no property holds a turn, nor a mention's own words.
     turns = [
@@ -418,7 +433,7 @@ def test_the_guard_makes_the_patient_say_a_leak_again(
     assert sheet is not None
     patient = simulated_patient(
         sheet,
-        "day:1990-02-08",
+        visit_2917(checked.settings),
         base_url=stand_in.url,
         model="stand-in",
         settings=checked.settings,
@@ -441,7 +456,7 @@ def test_the_guard_makes_the_patient_say_a_leak_again(
 def test_cli_patient_chat_end_to_end(checked: Checked, stand_in: FixtureServer) -> None:
     patient = pseudonym(checked.settings.salt(), "omop:patient", "2917")
     env = {"KGVERIFY_CACHE_DIR": str(checked.settings.cache_dir)}
-    args = ["patient", "chat", patient, "--encounter", "day:1990-02-08", "--facts"]
+    args = ["patient", "chat", patient, "--encounter", visit_2917(checked.settings), "--facts"]
     args += [str(checked.facts), "--base-url", stand_in.url, "--model", "stand-in"]
     runner = CliRunner()
     result = runner.invoke(cli, args, input="What brings you in today?\n", env=env)

@@ -25,6 +25,7 @@ from kgverify.audit.catalog import run_audit
 from kgverify.bounds import MAX_ID_CHARS
 from kgverify.cli import cli
 from kgverify.config import Settings
+from kgverify.dates import DateShift
 from kgverify.derive.export import CardFacts, QAWriter
 from kgverify.derive.model import DeriveReport, QAItem, Task
 from kgverify.ehr.ingest import ingest
@@ -196,7 +197,14 @@ def test_a_refused_item_costs_only_its_row(graph: Graph, tmp_path: Path) -> None
         )
 
     report = DeriveReport()
-    card = CardFacts(settings="s", policy={}, reviews={}, near_depth=2, justify_version="v")
+    card = CardFacts(
+        settings="s",
+        policy={},
+        reviews={},
+        near_depth=2,
+        justify_version="v",
+        dates=DateShift("exact", ""),
+    )
     writer = QAWriter(tmp_path, graph, "run-faults", report, batch=10, card=card)
     writer.write([item("faults-item-1"), item(HUGE), item("faults-item-3")])
     assert (report.written, report.not_written) == (2, 1)

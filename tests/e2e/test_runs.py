@@ -21,6 +21,7 @@ from click.testing import CliRunner, Result
 from kgverify.api import diff_runs, pipeline, runs, sample_path, sample_pipeline
 from kgverify.cli import cli
 from kgverify.config import Settings
+from kgverify.dates import shift_days, shift_text
 from kgverify.dialogue.patient import persona
 from kgverify.dialogue.record import SheetFile, view
 from kgverify.graph import Graph
@@ -252,3 +253,63 @@ def test_the_simulated_patient_is_as_old_as_the_item_says(two_runs: Runs) -> Non
             assert f"Age: {said.group(1)};" in persona(record, record.sheet), item["item_id"]
             compared += 1
     assert compared >= 10
+
+
+# -- dates (issue 34, point 2) ------------------------------------------------------------------
+def test_published_dates_are_shifted_per_patient_and_the_graph_keeps_the_recorded(
+    two_runs: Runs, tmp_path: Path
+) -> None:
+    r = two_runs
+    dates = r.settings.date_shift()
+    assert dates.mode == "shifted"  # the default
+    recorded = {
+        x["id"]: x["start"]
+        for x in rows(r.graph, "MATCH (f:Fact) RETURN f.id AS id, toString(f.start) AS start")
+    }
+    compared = 0
+    for path in (r.out / "qa").glob("*/*.jsonl"):
+        for line in path.read_text().splitlines():
+            item = json.loads(line)
+            days = dates.days(item["patient_id"])
+            assert days != 0
+            for fact in item["context"]:
+                if fact["start"] and recorded.get(fact["fact_id"]):
+                    assert fact["start"] == shift_text(recorded[fact["fact_id"]][:10], days)
+                    compared += 1
+            if item["episode"].startswith("day:"):
+                # The same visit names the same encounter of the patient's fact sheet.
+                sheet = SheetFile(r.out / "facts").get(item["patient_id"])
+                assert sheet and view(sheet, item["episode"]) is not None
+    assert compared > 10
+    card = (r.out / "qa" / "README.md").read_text()
+    assert "- Dates: shifted per patient" in card
+    # Exact dates when asked for, and the same facts then show what the graph holds.
+    shifted = _kgverify(r.settings, "derive", "facts", "-o", str(tmp_path / "shifted"))
+    assert shifted.exit_code == 0, shifted.output
+    exact = CliRunner().invoke(
+        cli,
+        ["derive", "facts", "-o", str(tmp_path / "exact2")],
+        env={
+            "KGVERIFY_NEO4J_HOME": str(r.settings.local_home),
+            "KGVERIFY_BOLT_PORT": str(r.settings.bolt_port),
+            "KGVERIFY_CACHE_DIR": str(r.settings.cache_dir),
+            "KGVERIFY_DERIVE_DATES": "exact",
+        },
+    )
+    assert exact.exit_code == 0, exact.output
+    shifted_sheets = (tmp_path / "shifted" / "sheets.jsonl").read_text()
+    exact_sheets = (tmp_path / "exact2" / "sheets.jsonl").read_text()
+    starts = {v[:10] for v in recorded.values() if v}
+    assert sum(d in exact_sheets for d in starts) > sum(d in shifted_sheets for d in starts)
+
+
+def test_a_date_shift_moves_every_date_and_nothing_else() -> None:
+    assert shift_text("day:1990-02-08, recorded 1972-10-27T10:00", 3) == (
+        "day:1990-02-11, recorded 1972-10-30T10:00"
+    )
+    # Not dates: codes and ids that only look alike stay.
+    for text in ("LNC:38265-5", "1990-13-45", "id 12345-12-123", "RXNORM@2025-01-06"):
+        assert shift_text(text, 30) == text
+    days = {shift_days("salt", f"patient-{n}") for n in range(500)}
+    assert 0 not in days and min(days) >= -365 and max(days) <= 365 and len(days) > 200
+    assert shift_days("salt", "p") == shift_days("salt", "p") != shift_days("other", "p")

@@ -33,6 +33,7 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
             "kgverify.bounds",
             "kgverify.secrets",
             "kgverify.config",
+            "kgverify.dates",
             "kgverify.jsonl",
             "kgverify.firstseen",
             "kgverify.collector",
