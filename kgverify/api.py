@@ -424,10 +424,12 @@ def find_concepts(
     The linker's candidates come first, in its order, with its method (``found_by``
     "linker"), then the full-text matches over names and synonyms it did not list
     (``method`` "fulltext", ``found_by`` "full-text search"). Every row's ``score`` is on
-    the linker's scale, 0 to 1: a full-text match gets the TF-IDF cosine between the text
-    and its nearest name, the score the linker's TF-IDF stage would give it (Lucene's own
-    score, unbounded, is not comparable). With no release loaded there is no index: only
-    the full-text search runs, and its scores are Lucene's divided by the best one.
+    the linker's scale, 0 to 1: a full-text match gets the score the linker's TF-IDF stage
+    would give its nearest name (``Linker.name_score``; Lucene's own score, unbounded, is
+    not comparable). ``close`` says whether the score reaches ``link_threshold``: when no
+    row is close, the text is not in the loaded vocabularies and the rows are only its
+    nearest names. With no release loaded there is no index: only the full-text search
+    runs, its scores are Lucene's divided by the best one, and no row is close.
     """
     from kgverify.link.index import LinkerIndexError
     from kgverify.link.linker import MentionQuery
@@ -469,9 +471,7 @@ def find_concepts(
             for row in found:
                 names = row.pop("names")
                 score = (
-                    linker.index.similarity(text, names)
-                    if linker is not None
-                    else row["score"] / best
+                    linker.name_score(text, names) if linker is not None else row["score"] / best
                 )
                 rows.append(
                     row
@@ -485,7 +485,12 @@ def find_concepts(
         finally:
             if linker is not None:
                 linker.index.close()
-    return rows[:limit]
+    # Without an index nothing is loaded to be close to, and Lucene's relative scores say
+    # nothing about closeness.
+    return [
+        row | {"close": linker is not None and row["score"] >= settings.link_threshold}
+        for row in rows[:limit]
+    ]
 
 
 _LUCENE_SPECIAL = frozenset('+-&|!(){}[]^"~*?:\\/')
