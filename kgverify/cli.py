@@ -2382,7 +2382,13 @@ def find_command(text: str, limit: int, as_json: bool) -> None:
             return
         # Nothing reaches the linker's threshold: the rows are neighbours, not matches, and
         # the first of them must not read as the concept the text names.
-        nearest = ", ".join(f"{row['name']} ({row['score']:.2f})" for row in rows[:3])
+        # One entry per name: a concept is often in several vocabularies under one name.
+        first_of_name: dict[str, dict[str, Any]] = {}
+        for row in rows:
+            first_of_name.setdefault(str(row["name"]).casefold(), row)
+        nearest = ", ".join(
+            f"{row['name']} ({row['score']:.2f})" for row in list(first_of_name.values())[:3]
+        )
         _console("stdout").print(table(f"Nearest names to {text!r} (no close match)", rows))
         click.echo(
             f"{text!r} is not in the loaded vocabularies: "

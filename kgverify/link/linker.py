@@ -615,7 +615,7 @@ def _numbers_agree(w: _Work) -> None:
 
 MIN_COVERAGE = 0.6
 """Share of a multi-word mention's letters that a TF-IDF neighbour's words must account for
-to keep a score above ``CONTRARY_SCORE``."""
+to keep a score above ``PARTIAL_SCORE``."""
 
 TYPO_SIMILARITY = 0.7
 """Levenshtein similarity at which a mention word counts as a neighbour's word misspelled
