@@ -433,6 +433,7 @@ def find_concepts(
     """
     from kgverify.link.index import LinkerIndexError
     from kgverify.link.linker import MentionQuery
+    from kgverify.link.normalize import fold_accents
 
     settings = settings or Settings()
     rows: list[dict[str, Any]] = []
@@ -460,11 +461,14 @@ def find_concepts(
                         }
                     )
             listed = {row["id"] for row in rows}
+            # The full-text index does not fold accents as the linker does: the folded words
+            # are searched beside the text's own ("népafénac" finds "Nepafenac").
+            words = lucene_words(text)
+            if (folded := fold_accents(text)) != text:
+                words = f"{words} {lucene_words(folded)}"
             found = [
                 row
-                for row in g.read(
-                    "summary/find_concepts_by_name", text=lucene_words(text), limit=limit
-                )
+                for row in g.read("summary/find_concepts_by_name", text=words, limit=limit)
                 if row["id"] not in listed
             ]
             best = max((row["score"] for row in found), default=0.0) or 1.0
