@@ -282,9 +282,10 @@ class Linker:
 
     def _by_variant(self, work: list[_Work]) -> None:
         """Fallback keys (``VARIANTS``: qualifier, salt, stereo, Greek, inverted,
-        letter-plural, locant, role, spacing and spelling forms) looked up among the
-        normalized names (among the names' own keys for ``OWN_KEYS``), one store query per
-        kind of key; only for mentions no name matched."""
+        letter-plural, classical-plural, locant, role, spacing and spelling forms) looked up
+        among the normalized names (among the names' own keys for ``OWN_KEYS``), one store
+        query per kind of key; a ``FIRST_FOUND`` stage's keys as alternatives, the first
+        that is a name winning. Only for mentions no name matched."""
         wanted: dict[int, list[tuple[_Work, str]]] = {NORMALIZED: []}
         wanted.update({_OWN_KEY_STAGES[key_of]: [] for key_of in OWN_KEYS.values()})
         ordered: list[tuple[_Work, list[str]]] = []

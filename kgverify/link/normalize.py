@@ -462,8 +462,8 @@ def _is_salt_word(word: str) -> bool:
 
 
 def _salt_positions(words: list[str]) -> list[int]:
-    """Where the salt words are, leaving out a nucleotide's or pyridoxal's phosphate (the
-    word before it, numbers skipped: "adenosine 5 triphosphate", is a bearer)."""
+    """Where the salt words are, leaving out a phosphate word whose previous word (numbers
+    skipped, as in "adenosine 5 triphosphate") is a nucleoside or pyridoxal."""
     found: list[int] = []
     before = ""
     for at, word in enumerate(words):
