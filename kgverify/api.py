@@ -424,13 +424,16 @@ def find_concepts(
     The linker's candidates come first, in its order, with its method (``found_by``
     "linker"), then the full-text matches over names and synonyms it did not list
     (``method`` "fulltext", ``found_by`` "full-text search"). Every row's ``score`` is on
-    the linker's scale, 0 to 1: a full-text match gets the TF-IDF cosine between the text
-    and its nearest name, the score the linker's TF-IDF stage would give it (Lucene's own
-    score, unbounded, is not comparable). With no release loaded there is no index: only
-    the full-text search runs, and its scores are Lucene's divided by the best one.
+    the linker's scale, 0 to 1: a full-text match gets the score the linker's TF-IDF stage
+    would give its nearest name (``Linker.name_score``; Lucene's own score, unbounded, is
+    not comparable). ``close`` says whether the score reaches ``link_threshold``: when no
+    row is close, the text is not in the loaded vocabularies and the rows are only its
+    nearest names. With no release loaded there is no index: only the full-text search
+    runs, its scores are Lucene's divided by the best one, and no row is close.
     """
     from kgverify.link.index import LinkerIndexError
     from kgverify.link.linker import MentionQuery
+    from kgverify.link.normalize import fold_accents
 
     settings = settings or Settings()
     rows: list[dict[str, Any]] = []
@@ -458,20 +461,21 @@ def find_concepts(
                         }
                     )
             listed = {row["id"] for row in rows}
+            # The full-text index does not fold accents as the linker does: the folded words
+            # are searched beside the text's own ("népafénac" finds "Nepafenac").
+            words = lucene_words(text)
+            if (folded := fold_accents(text)) != text:
+                words = f"{words} {lucene_words(folded)}"
             found = [
                 row
-                for row in g.read(
-                    "summary/find_concepts_by_name", text=lucene_words(text), limit=limit
-                )
+                for row in g.read("summary/find_concepts_by_name", text=words, limit=limit)
                 if row["id"] not in listed
             ]
             best = max((row["score"] for row in found), default=0.0) or 1.0
             for row in found:
                 names = row.pop("names")
                 score = (
-                    linker.index.similarity(text, names)
-                    if linker is not None
-                    else row["score"] / best
+                    linker.name_score(text, names) if linker is not None else row["score"] / best
                 )
                 rows.append(
                     row
@@ -485,7 +489,12 @@ def find_concepts(
         finally:
             if linker is not None:
                 linker.index.close()
-    return rows[:limit]
+    # Without an index nothing is loaded to be close to, and Lucene's relative scores say
+    # nothing about closeness.
+    return [
+        row | {"close": linker is not None and row["score"] >= settings.link_threshold}
+        for row in rows[:limit]
+    ]
 
 
 _LUCENE_SPECIAL = frozenset('+-&|!(){}[]^"~*?:\\/')

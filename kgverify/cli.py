@@ -2375,9 +2375,27 @@ def find_command(text: str, limit: int, as_json: bool) -> None:
     if not text.strip():
         raise ConfigError("find: the search text is empty")
     rows = find_concepts(text, limit=limit, settings=Settings())
-    emit(
-        rows, as_json, lambda: _console("stdout").print(table(f"Concepts matching {text!r}", rows))
-    )
+
+    def render() -> None:
+        if any(row["close"] for row in rows):
+            _console("stdout").print(table(f"Concepts matching {text!r}", rows))
+            return
+        # Nothing reaches the linker's threshold: the rows are neighbours, not matches, and
+        # the first of them must not read as the concept the text names.
+        # One entry per name: a concept is often in several vocabularies under one name.
+        first_of_name: dict[str, dict[str, Any]] = {}
+        for row in rows:
+            first_of_name.setdefault(str(row["name"]).casefold(), row)
+        nearest = ", ".join(
+            f"{row['name']} ({row['score']:.2f})" for row in list(first_of_name.values())[:3]
+        )
+        _console("stdout").print(table(f"Nearest names to {text!r} (no close match)", rows))
+        click.echo(
+            f"{text!r} is not in the loaded vocabularies: "
+            + (f"the nearest names are {nearest}" if rows else "no name comes near it")
+        )
+
+    emit(rows, as_json, render)
 
 
 def lucene_words(text: str) -> str:

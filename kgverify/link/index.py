@@ -46,11 +46,12 @@ from kgverify.graph.driver import Graph
 from kgverify.graph.queries import get_query
 from kgverify.link.kb import KbEntry, KbStore, StoreKnowledgeBase, export_entries
 from kgverify.link.mined import MINED_VERSION, MinedTables, mine
+from kgverify.link.normalize import exact_key
 from kgverify.link.rerank import RERANK_VERSION, Reranker, name_counts, train
 
 log = logging.getLogger(__name__)
 
-INDEX_FORMAT = 12
+INDEX_FORMAT = 13
 """Bumped whenever the files of an index change meaning; part of the cache key."""
 
 SPACE = "cosinesimil_sparse_fast"
@@ -577,14 +578,16 @@ class LinkerIndex:
             found[at] = [(int(self.positions[i]), sim) for i, sim in found[at][:k]]
         return found
 
-    def similarity(self, text: str, names: list[str]) -> float:
-        """The best cosine between ``text`` and any of ``names`` in this index's TF-IDF
-        space: the score the TF-IDF stage gives a neighbour, 1.0 for the same name."""
+    def similarities(self, text: str, names: list[str]) -> list[float]:
+        """The cosine between ``text`` and each of ``names`` in this index's TF-IDF space
+        (exact keys, as the index holds its aliases): the similarity the TF-IDF stage sees
+        for a neighbour, 1.0 for the same name."""
         if not names:
-            return 0.0
-        vectors = self.vectorizer.transform([text, *names])  # rows L2-normalized
-        best = (vectors[1:] @ vectors[0].T).max()
-        return float(min(1.0, max(0.0, best)))
+            return []
+        keys = [exact_key(t) for t in (text, *names)]
+        vectors = self.vectorizer.transform(keys)  # rows L2-normalized
+        found = (vectors[1:] @ vectors[0].T).toarray().ravel()
+        return [float(min(1.0, max(0.0, cosine))) for cosine in found.tolist()]
 
     @cached_property
     def _rare(self) -> _RareSearch:

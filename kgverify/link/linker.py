@@ -39,6 +39,7 @@ from kgverify.link.kb import (
 )
 from kgverify.link.model import LinkCandidate, LinkStatus, MentionLink, Method
 from kgverify.link.normalize import (
+    FIRST_FOUND,
     OWN_KEYS,
     VARIANTS,
     discriminators,
@@ -192,6 +193,21 @@ class Linker:
     def index_key(self) -> str:
         return self.index.info.key
 
+    def name_score(self, text: str, names: list[str]) -> float:
+        """The score the TF-IDF stage would give the nearest of ``names`` as a neighbour of
+        ``text``: its cosine, capped when it covers only a small part of a multi-word text
+        (``PARTIAL_SCORE``), as ``_decide`` caps it. ``kgverify find`` scores the full-text
+        matches the linker did not list with it, so they share the linker's scale."""
+        words = normalized_key(text).split()
+        guard = "coverage" not in self.params.disabled
+        return max(
+            (
+                min(cosine, PARTIAL_SCORE) if guard and _partial(words, name) else cosine
+                for name, cosine in zip(names, self.index.similarities(text, names), strict=True)
+            ),
+            default=0.0,
+        )
+
     def link(self, queries: Sequence[MentionQuery]) -> list[MentionLink]:
         """Link a batch; one result per query, in order."""
         # A batch allocates hundreds of thousands of short-lived objects (hits, entries,
@@ -266,17 +282,36 @@ class Linker:
 
     def _by_variant(self, work: list[_Work]) -> None:
         """Fallback keys (``VARIANTS``: qualifier, salt, stereo, Greek, inverted,
-        letter-plural, locant, role, spacing and spelling forms) looked up among the
-        normalized names (among the names' own keys for ``OWN_KEYS``), one store query per
-        kind of key; only for mentions no name matched."""
+        letter-plural, classical-plural, locant, role, spacing and spelling forms) looked up
+        among the normalized names (among the names' own keys for ``OWN_KEYS``), one store
+        query per kind of key; a ``FIRST_FOUND`` stage's keys as alternatives, the first
+        that is a name winning. Only for mentions no name matched."""
         wanted: dict[int, list[tuple[_Work, str]]] = {NORMALIZED: []}
         wanted.update({_OWN_KEY_STAGES[key_of]: [] for key_of in OWN_KEYS.values()})
+        ordered: list[tuple[_Work, list[str]]] = []
         for name, keys_of in VARIANTS.items():
-            if name not in self.params.disabled:
-                kind = _OWN_KEY_STAGES[OWN_KEYS[name]] if name in OWN_KEYS else NORMALIZED
-                wanted[kind].extend((w, key) for w in work for key in keys_of(w.text))
+            if name in self.params.disabled:
+                continue
+            if name in FIRST_FOUND:
+                ordered.extend((w, keys) for w in work if (keys := keys_of(w.text)))
+                continue
+            kind = _OWN_KEY_STAGES[OWN_KEYS[name]] if name in OWN_KEYS else NORMALIZED
+            wanted[kind].extend((w, key) for w in work for key in keys_of(w.text))
         for kind, pairs in wanted.items():
             self._look_up(pairs, kind, VARIANT_SCORE, Method.VARIANT)
+        self._look_up_first(ordered)
+
+    def _look_up_first(self, ordered: list[tuple[_Work, list[str]]]) -> None:
+        """Each mention's first key (of a ``FIRST_FOUND`` stage's list, best first) that is a
+        normalized name, all keys in one store query: a longer salt form the vocabulary has
+        is the link, never also its parent."""
+        if not ordered:
+            return
+        found = self.index.store.lookup([k for _, keys in ordered for k in keys], NORMALIZED)
+        for w, keys in ordered:
+            key = next((k for k in keys if found.get(k)), "")
+            for row in found.get(key, []):
+                w.add(_Hit(row, VARIANT_SCORE, Method.VARIANT, key))
 
     def _by_tfidf(self, work: list[_Work]) -> None:
         keys = [exact_key(w.text) for w in work]
@@ -444,6 +479,8 @@ class Linker:
                 _contrary(key, hit.alias, swaps) or _opposes(opposed, hit.alias)
             ):
                 hit.score = min(hit.score, CONTRARY_SCORE)
+        if "coverage" not in self.params.disabled:
+            _cover_the_mention(w)
         if "numbers" not in self.params.disabled:
             _numbers_agree(w)
         if "preferred" not in self.params.disabled:
@@ -537,7 +574,7 @@ def _alternatives_after(w: _Work, ranked: list[_Hit], entries: dict[int, KbEntry
     )
 
 
-SWITCHABLE = ("slot_order", *VARIANTS, "mined", "numbers", "preferred")
+SWITCHABLE = ("slot_order", *VARIANTS, "mined", "coverage", "numbers", "preferred")
 """Stages ``LinkParams.disabled`` can switch off (the benchmark's ablation)."""
 
 _NAME_STAGES: dict[Method, tuple[float, int]] = {
@@ -575,6 +612,57 @@ def _numbers_agree(w: _Work) -> None:
             hit.score = min(hit.score, cap)
         else:
             hit.score *= UNNUMBERED_FACTOR
+
+
+MIN_COVERAGE = 0.6
+"""Share of a multi-word mention's letters that a TF-IDF neighbour's words must account for
+to keep a score above ``PARTIAL_SCORE``."""
+
+TYPO_SIMILARITY = 0.7
+"""Levenshtein similarity at which a mention word counts as a neighbour's word misspelled
+("diabte", the singular ``normalized_key`` makes of "diabtes", against "diabetes": 0.75)."""
+
+PARTIAL_SCORE = 0.5
+"""Cap on a TF-IDF neighbour that covers only a small part of a multi-word mention."""
+
+
+def _cover_the_mention(w: _Work) -> None:
+    """A TF-IDF neighbour whose words account for less than ``MIN_COVERAGE`` of the letters of
+    a multi-word mention's words is capped at ``PARTIAL_SCORE``: it names a part of the
+    mention, not the mention. TF-IDF scores only the 3-grams the index has seen, so a
+    mention with an unknown word is scored on its known words alone: "Ménières Disease"
+    scored 0.80 against the root concept "disease" before accents were folded, and any
+    unknown word does the same. A mention word counts as covered when the neighbour has it,
+    has it inside a word run together ("beta blocker" / "betablocker"), or has it misspelled
+    (``TYPO_SIMILARITY``, words of five letters or more)."""
+    words = normalized_key(w.text).split()
+    if len(words) < 2:
+        return
+    for hit in w.hits.values():
+        if hit.method is Method.TFIDF and hit.score > PARTIAL_SCORE and _partial(words, hit.alias):
+            hit.score = PARTIAL_SCORE
+
+
+def _partial(words: list[str], alias: str) -> bool:
+    """``alias`` names only a part of a multi-word mention (its normalized ``words``)."""
+    return len(words) > 1 and _coverage(words, alias) < MIN_COVERAGE
+
+
+def _coverage(words: list[str], alias: str) -> float:
+    """Share of the letters of ``words`` (a mention's normalized words) that ``alias`` has."""
+    named = normalized_key(alias).split()
+    joined = "".join(named)
+    covered = sum(
+        len(word)
+        for word in words
+        if word in named
+        or (len(word) >= 3 and word in joined)
+        or (
+            len(word) >= MIN_TYPO_LENGTH
+            and any(Levenshtein.normalized_similarity(word, n) >= TYPO_SIMILARITY for n in named)
+        )
+    )
+    return covered / max(1, sum(len(word) for word in words))
 
 
 def _one_typo(key: str, alias: str) -> bool:
@@ -675,9 +763,23 @@ _ROMAN_WORDS = frozenset({"i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix"
 
 
 def _word_at(text: str, position: int) -> str:
-    start = text.rfind(" ", 0, position) + 1
-    end = text.find(" ", position)
-    return text[start : end if end >= 0 else len(text)]
+    """The run of letters an edit at ``position`` changes. Hyphens, digits and other
+    punctuation end a word as spaces do: in "sr-38" the edit changes the two-letter "sr"
+    (SN-38 is another substance), not a five-character word. An edit on a separator
+    changes the shorter of the words beside it (none beside it: nothing a typo could be)."""
+    if text[position].isalpha():
+        start = end = position
+        while start > 0 and text[start - 1].isalpha():
+            start -= 1
+        while end < len(text) and text[end].isalpha():
+            end += 1
+        return text[start:end]
+    beside = [
+        _word_at(text, at)
+        for at in (position - 1, position + 1)
+        if 0 <= at < len(text) and text[at].isalpha()
+    ]
+    return min(beside, key=len, default="")
 
 
 def _vocab_rank(entry: KbEntry) -> int:

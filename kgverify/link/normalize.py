@@ -1,7 +1,8 @@
 """String keys for the exact and normalized name stages of linking.
 
-``exact_key`` is what the TF-IDF index and the exact stage store: case-folded, whitespace
-collapsed, surrounding punctuation dropped ("Hemophilia." = "hemophilia").
+``exact_key`` is what the TF-IDF index and the exact stage store: accents folded,
+case-folded, whitespace collapsed, surrounding punctuation dropped ("Hemophilia." =
+"hemophilia", "Népafénac" = "nepafenac").
 
 ``normalized_key`` further undoes the vocabularies' inverted forms ("Diabetes mellitus,
 type 2" = "type 2 diabetes mellitus", "Arthritis, Rheumatoid" = "rheumatoid arthritis"),
@@ -20,6 +21,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 from functools import lru_cache
+from itertools import combinations
 
 _SPACE = re.compile(r"\s+")
 _EDGES = " \t.,;:!?\"'`"
@@ -71,9 +73,24 @@ _NOT_PLURAL = frozenset(
 )
 
 
+def fold_accents(text: str) -> str:
+    """The text without accents and with compatibility forms spelled plainly (NFKD, combining
+    marks dropped): "népafénac" -> "nepafenac", "Ménière" -> "Meniere", the micro sign -> the
+    Greek mu. Vocabularies and mentions write the same names both ways, and TF-IDF ignores
+    the 3-grams of an accented word it has never seen, so a half-seen mention would be
+    scored on its other words alone."""
+    if text.isascii():  # nearly every name: no decomposition to do
+        return text
+    return "".join(
+        ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch)
+    )
+
+
 def exact_key(text: str) -> str:
-    """Case-folded text, runs of whitespace made one space, surrounding punctuation cut."""
-    return _SPACE.sub(" ", text).strip(_EDGES).casefold()
+    """Accents folded, case-folded text, runs of whitespace made one space, surrounding
+    punctuation cut. Every other key starts from this one, so the index's names and the
+    mentions are folded alike."""
+    return _SPACE.sub(" ", fold_accents(text)).strip(_EDGES).casefold()
 
 
 @lru_cache(maxsize=1 << 16)
@@ -421,21 +438,68 @@ _SALT_WORD = re.compile(r"(?:mono|di|tri|tetra|penta|hexa|hepta|hemi|sesqui|bis)
 _ALKYL = frozenset({"methyl", "ethyl", "propyl", "isopropyl", "butyl", "hydrogen", "acid"})
 
 
+# Nucleosides and the vitamer whose phosphates are substances of their own, not salts:
+# "adenosine triphosphate" (ATP) is not a form of adenosine, nor "pyridoxal phosphate" of
+# pyridoxal. Matched as word endings, so "deoxyadenosine" counts too.
+_PHOSPHATE_BEARERS = (
+    "adenosine",
+    "guanosine",
+    "cytidine",
+    "uridine",
+    "thymidine",
+    "inosine",
+    "pyridoxal",
+)
+_PHOSPHATES = frozenset({"phosphate", "monophosphate", "diphosphate", "triphosphate"})
+MAX_SALT_FORMS = 8
+"""Salt forms a mention gives at most (its salt words taken off in every combination, fewest
+first): more than three salt words in one name is a list, not a salt."""
+
+
 def _is_salt_word(word: str) -> bool:
     match = _SALT_WORD.fullmatch(word)
     return word in SALT_WORDS or (match is not None and match.group(1) in SALT_WORDS)
 
 
+def _salt_positions(words: list[str]) -> list[int]:
+    """Where the salt words are, leaving out a phosphate word whose previous word (numbers
+    skipped, as in "adenosine 5 triphosphate") is a nucleoside or pyridoxal."""
+    found: list[int] = []
+    before = ""
+    for at, word in enumerate(words):
+        if word in _PHOSPHATES and before.endswith(_PHOSPHATE_BEARERS):
+            pass
+        elif _is_salt_word(word):
+            found.append(at)
+        if not word[0].isdigit():
+            before = word
+    return found
+
+
 def salt_keys(text: str) -> list[str]:
-    """The parent substance of a salt, ester or hydrate form: "saccharin sodium" ->
-    "saccharin", "dichloride, dequalinium" -> "dequalinium". Nothing when only salt words
-    would remain ("sodium chloride", "magnesium sulfate heptahydrate" are substances of
-    their own)."""
+    """The forms of a salt, ester or hydrate with salt words taken off one at a time, the
+    longest first: "mometasone furoate anhydrous" -> "mometasone furoate", then
+    "mometasone"; "saccharin sodium" -> "saccharin", "dichloride, dequalinium" ->
+    "dequalinium". The linker takes the first form that is a name (``FIRST_FOUND``), so a
+    salt the vocabulary has is not stripped to its parent. Among forms of one length, the
+    one keeping earlier words comes first (hydrate words come last). Nothing when only salt
+    words would remain ("sodium chloride", "magnesium sulfate heptahydrate" are substances
+    of their own) or only an alkyl word ("methyl salicylate"), and never a nucleotide's or
+    pyridoxal's phosphate ("adenosine triphosphate" is ATP, not adenosine)."""
     words = normalized_key(text).split()
-    kept = [w for w in words if not _is_salt_word(w)]
-    if len(kept) == len(words) or not any(w not in _ALKYL for w in kept):
+    salts = _salt_positions(words)
+    if not salts or not any(w not in _ALKYL for at, w in enumerate(words) if at not in salts):
         return []
-    return [" ".join(kept)]
+    forms: list[tuple[int, tuple[int, ...]]] = []
+    for size in range(1, len(salts) + 1):
+        for removed in combinations(salts, size):
+            kept = tuple(at for at in range(len(words)) if at not in removed)
+            forms.append((size, kept))
+            if len(forms) >= MAX_SALT_FORMS:
+                break
+        if len(forms) >= MAX_SALT_FORMS:
+            break
+    return list(dict.fromkeys(" ".join(words[at] for at in kept) for _, kept in sorted(forms)))
 
 
 # Stereo and optical-rotation prefixes at the start of a word: "(S)-", "(R,S)-", "L-", "D-",
@@ -570,6 +634,65 @@ def letter_plural_keys(text: str) -> list[str]:
     return [" ".join(changed)] if changed != words else []
 
 
+# Latin and Greek plurals of medical words, as (plural ending, singular ending), tried in
+# order: "hydronephroses" -> "hydronephrosis", "stomatitides" -> "stomatitis", "carcinomata"
+# -> "carcinoma", "appendices" -> "appendix", "vertebrae" -> "vertebra", "fungi" -> "fungus",
+# "diverticula" -> "diverticulum". Never applied by ``singular``: "doses", "bases",
+# "kinases" and "diseases" are English plurals, and "anemia" is no plural at all, so these
+# forms are only looked up, after the usual rule found nothing.
+_CLASSICAL = (
+    ("itides", ("itis",)),
+    ("omata", ("oma",)),
+    ("oses", ("osis",)),
+    ("ases", ("asis",)),
+    ("eses", ("esis",)),
+    ("ides", ("is",)),
+    ("ices", ("ix", "ex")),
+    ("ae", ("a",)),
+    ("i", ("us",)),
+    ("a", ("um",)),
+)
+MIN_CLASSICAL = 4
+"""Shorter words ("ova", "bi", "hi") keep their letters: too short to tell a plural."""
+_WORDS = re.compile(r"[^\W\d_]+")
+
+
+def _classical_singulars(word: str) -> tuple[str, ...]:
+    if len(word) < MIN_CLASSICAL:
+        return ()
+    for plural, singulars in _CLASSICAL:
+        if word.endswith(plural) and len(word) > len(plural) + 2:
+            return tuple(word[: -len(plural)] + one for one in singulars)
+    return ()
+
+
+def classical_plural_keys(text: str) -> list[str]:
+    """The name with a Latin or Greek plural made singular (``_CLASSICAL``):
+    "Hydronephroses" -> "hydronephrosis", "Stomatitides" -> "stomatitis", "renal calculi"
+    -> "renal calculus". Each plural word on its own, then all of them together (the first
+    singular of each). A fallback only: ``normalized_key`` keeps the usual English rule
+    ("hydronephroses" -> "hydronephrose"), and a classical form counts only when it is a
+    name of the index."""
+    folded = exact_key(text)
+    words = [(m.start(), m.end(), _classical_singulars(m.group())) for m in _WORDS.finditer(folded)]
+    changed = [(start, end, singulars) for start, end, singulars in words if singulars]
+
+    def rewritten(replace: list[tuple[int, int, str]]) -> str:
+        out, last = [], 0
+        for start, end, word in replace:
+            out += [folded[last:start], word]
+            last = end
+        return normalized_key("".join([*out, folded[last:]]))
+
+    keys = [
+        rewritten([(start, end, one)]) for start, end, singulars in changed for one in singulars
+    ]
+    if len(changed) > 1:
+        keys.append(rewritten([(start, end, singulars[0]) for start, end, singulars in changed]))
+    plain = normalized_key(text)
+    return [k for k in dict.fromkeys(keys) if k and k != plain]
+
+
 # The letters in lower case only (a capital "O-" or "N-" is a substituent atom); the words
 # spelled out in any case ("Para-aminobenzoic acid"). Before a word or a bracketed group.
 _LOCANT = re.compile(r"(?<![\w-])((?i:ortho|meta|para)|[omp])-(?=[A-Za-z]{3}|\()")
@@ -642,6 +765,7 @@ VARIANTS: dict[str, Callable[[str], list[str]]] = {
     "greek": greek_keys,
     "inverted": inverted_keys,
     "letter_plural": letter_plural_keys,
+    "classical_plural": classical_plural_keys,
     "locant": locant_keys,
     "role": role_keys,
     "spacing": spacing_keys,
@@ -649,6 +773,10 @@ VARIANTS: dict[str, Callable[[str], list[str]]] = {
 }
 """The fallback keys, by stage name, in the order the linker tries them. All are looked up
 among the normalized names except those in ``OWN_KEYS``."""
+FIRST_FOUND = frozenset({"salt"})
+"""Fallback stages whose keys are alternatives, best first: only the first key that is a name
+counts ("mometasone furoate anhydrous" links "mometasone furoate" where both it and
+"mometasone" are names)."""
 OWN_KEYS: dict[str, Callable[[str], str]] = {"spacing": compact_key, "spelling": spelling_key}
 """Fallback stages whose keys are looked up among the names' own keys of that function (a
 store stage each), not among the normalized names."""

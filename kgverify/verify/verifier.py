@@ -153,8 +153,10 @@ class Verifier:
 
     def _linked(self, relations: Sequence[Relation]) -> list[LinkedRelation]:
         todo = [r for r in relations if isinstance(r, CandidateRelation)]
+        # Drained to the end, not pulled one by one: the generator fills the link report
+        # (by_status, by_method, seconds) only after its last relation.
         fresh = iter(
-            link_relations(todo, self.linker, self.link_report, contexts=self.contexts)
+            list(link_relations(todo, self.linker, self.link_report, contexts=self.contexts))
             if todo
             else []
         )

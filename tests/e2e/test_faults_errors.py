@@ -96,7 +96,7 @@ def test_the_cli_says_the_server_is_rate_limiting(settings: Settings, graph: Gra
     assert "refusing logins" in seen[-1], seen
 
 
-@pytest.mark.parametrize("text", ['a"b', "heart/valve", "NOT", "(", "\\"])
+@pytest.mark.parametrize("text", ['a"b', "heart/valve", "NOT", "(", "\\", "Ménière ("])
 def test_find_takes_any_text(graph: Graph, cli_env: Settings, text: str) -> None:
     result = CliRunner().invoke(cli, ["find", text, "--json"])
     assert result.exit_code == 0, result.output

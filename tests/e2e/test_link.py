@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from kgverify.api import build_linker_index, load_vocabulary, open_linker, sample_path
 from kgverify.cli import cli
@@ -198,6 +198,38 @@ def test_find_ranks_as_the_linker_does(
     assert all(row["method"] in ("tfidf", "fulltext") for row in rows)
     table = CliRunner().invoke(cli, ["find", "heart attack"])
     assert table.exit_code == 0 and "UMLS:C0027051" in table.stdout
+    assert "not in the loaded vocabularies" not in table.stdout
+
+
+def test_find_says_when_no_name_is_close(
+    sample_graph: Graph,
+    cli_env: Settings,
+    sample_settings: Settings,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 38: "Ménières Disease" (not in the sample) found the root concept "Disease" at
+    0.80, as if the text named it; the nearest names are now offered as such."""
+    monkeypatch.setenv("KGVERIFY_CACHE_DIR", str(sample_settings.cache_dir))
+
+    def find(*args: str) -> Result:
+        result = CliRunner().invoke(cli, ["find", *args])
+        assert result.exit_code == 0, result.output
+        return result
+
+    for text in ("Ménières Disease", "quantum flux capacitor"):
+        rows = json.loads(find(text, "--json").stdout)
+        assert rows and not any(row["close"] or row["linked"] for row in rows), (text, rows)
+        # "Disease" is listed as a neighbour, never scored as a match.
+        assert all(row["score"] < sample_settings.link_threshold for row in rows), rows
+        table = find(text).stdout
+        assert f"{text!r} is not in the loaded vocabularies: the nearest names are" in table
+        assert "no close match" in table
+    # Each name once, though UMLS and SNOMED CT both have "Disease".
+    assert "are Disease (0.50), Kidney" in find("Ménières Disease").stdout.replace("\n", " ")
+    # A name that is there is close, and the table says nothing of the kind.
+    rows = json.loads(find("héart attack", "--json").stdout)  # accents folded
+    assert rows[0]["close"] and rows[0]["linked"] and rows[0]["id"] == "UMLS:C0027051"
+    assert "not in the loaded vocabularies" not in find("heart attack").stdout
 
 
 def test_bad_lines_are_rejected_with_their_line(

@@ -382,6 +382,9 @@ def test_cli_rejects_bad_lines_and_reports_unknown_patients(
     assert (report["read"], report["verified"], report["rejected"]) == (3, 1, 2)
     assert report["by_predicate"] == {"treats": {"supported": 1}}
     assert report["unknown_patients"] == 1
+    # The relation linked on the way is summed up (issue 38: by_status was {}, seconds 0.0).
+    assert report["link"]["by_status"] == {"linked": 2}
+    assert report["link"]["by_method"] and report["link"]["seconds"] > 0
     rejects = [json.loads(x) for x in Path(report["rejects"]).read_text().splitlines()]
     assert [(r["line"], r["reason"].split(":")[0]) for r in rejects] == [
         (2, "predicate"),

@@ -73,6 +73,7 @@ ENTRIES = [
     entry("CHEBI:17", "cyclofenil", kinds="substance"),
     entry("CHEBI:18", "piracetam", kinds="substance"),
     entry("MONDO:9", "FID syndrome"),  # an acronym of other letters than "PHID"
+    entry("MONDO:10", "hydronephrosis"),
 ]
 
 
@@ -288,6 +289,7 @@ def test_each_fallback_stage_links_its_case_and_can_be_switched_off(index: Linke
         "greek": (f"{BETA}-blocker", "UMLS:C1", DRUG),
         "inverted": ("Leukemia, Myeloid, Acute", "MONDO:4", CONDITION),
         "letter_plural": ("Hemophilia As", "MONDO:1", CONDITION),
+        "classical_plural": ("Hydronephroses", "MONDO:10", CONDITION),
         "locant": ("o-bromophenol", "CHEBI:9", DRUG),
         "role": ("Agents, Antitussive", "CHEBI:11", DRUG),
         "spacing": ("4-(dimethylamino) phenol", "CHEBI:15", DRUG),
