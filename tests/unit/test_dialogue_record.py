@@ -74,7 +74,7 @@ def test_the_whole_record_without_an_encounter() -> None:
     assert record is not None
     assert {f.fact_id for f, _ in record.sayable} == {"d1", "h1"}
     assert {f.fact_id for f in record.record_only} == {"c1", "l1", "c2", "l2"}
-    assert set(record.codes) == {f"{f}00" for f in ("d1", "c1", "l1", "h1", "c2", "l2")}
+    assert set(record.codes) == {f"{f}00".upper() for f in ("d1", "c1", "l1", "h1", "c2", "l2")}
 
 
 def mention(start: int, text: str, verdict: str) -> MentionVerdict:
