@@ -8,17 +8,21 @@ against the record as the patient's fact sheet shows it at the encounter:
   ("sinusitis" for acute bacterial sinusitis), or through a shared ingredient (a brand, the
   ingredient of a recorded product);
 - **leak**: it names a record-only fact (the diagnosis to be found, another condition of
-  the visit, a lab, a procedure) or says one of the record's codes;
+  the visit, a lab, a procedure) or says one of the record's codes, of any system;
 - **contradicted**: it denies a recorded fact the patient may say ("I don't take aspirin"
-  while aspirin is a current drug), a number disagrees with the recorded one after unit
+  while aspirin is a current drug; "I never had a stroke" with a stroke in the history),
+  says an active one is over, a number disagrees with the recorded one after unit
   conversion, or the graph forbids it (a drug the record does not hold, said in one breath
   with a condition it is contraindicated for);
 - **unsupported**: no fact of the record is behind it. This says the record is silent, not
-  that the claim is false;
+  that the claim is false. A relative's illness is always this, with ``experiencer:
+  family``: the sheet holds the patient's facts only;
 - **unlinked**: the words name no single concept and none of their candidates meets a fact.
 
-Negation, cessation ("anymore", "used to") and hedges are flags on every mention; a ceased
-history fact stays grounded, a ceased current drug or symptom is contradicted.
+ConText's categories (negated, possible, hypothetical, historical, family) and cessation are
+flags on every mention (``negation.cues``). A present denial or an ending contradicts only
+what is active at the encounter (``RecordView.active``), a past denial the whole record; a
+supposition contradicts nothing.
 """
 
 from __future__ import annotations
