@@ -58,7 +58,7 @@ ENDED = frozenset({"gone", "resolved", "healed", "disappeared", "cleared", "stop
 says it is easing, not over."""
 ENDED_PAIRS = frozenset(
     {("went", "away"), ("gone", "away"), ("is", "over"), ("'s", "over"), ("was", "over"),
-     ("all", "better")}
+     ("all", "better"), ("cleared", "up")}
 )  # fmt: skip
 # What may stand between a mention and its ending ("the rash has all cleared up now").
 _ENDED_GAP = frozenset(
@@ -68,10 +68,10 @@ _ENDED_GAP = frozenset(
      ",", "though", "so", "luckily", "thankfully"}
 )  # fmt: skip
 # After a one-word ending only these may follow ("the pain stopped." but not "I take
-# aspirin, stopped ibuprofen").
+# aspirin, stopped ibuprofen", nor "my digoxin has gone up").
 _ENDED_NEXT = frozenset(
     {"", ".", ",", "!", "?", ";", "now", "completely", "entirely", "already", "last", "a",
-     "about", "after", "since", "by", "and", "but", "so", "though", "then", "up", "away"}
+     "about", "after", "since", "by", "and", "but", "so", "though", "then"}
 )  # fmt: skip
 
 HEDGES = frozenset(

@@ -105,3 +105,4 @@ def test_an_ending_after_the_mention() -> None:
     assert not cue("The cough never went away.", "cough").ceased
     assert not cue("I take aspirin, stopped ibuprofen", "aspirin").ceased
     assert not cue("I have a headache but it's better now", "headache").ceased
+    assert not cue("My digoxin has gone up", "digoxin").ceased
