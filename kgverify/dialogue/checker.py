@@ -376,18 +376,19 @@ class DialogueChecker:
         self, mentions: list[_Mention], verdicts: list[MentionVerdict]
     ) -> list[MentionVerdict]:
         """A drug the record does not hold, said with a condition the graph says it is
-        contraindicated for: contradicted, with the rule's path."""
+        contraindicated for: contradicted, with the rule's path. Both must be ``claimed``:
+        "my father takes ibuprofen for his peptic ulcer" is no claim of the patient's."""
         drug_kinds = {k.value for k in DRUG_KINDS}
         condition_kinds = {k.value for k in CONDITION_KINDS}
         pairs: dict[tuple[str, str, str], list[int]] = {}
         names: dict[str, str] = {}
         for n, (m, v) in enumerate(zip(mentions, verdicts, strict=True)):
-            if v.verdict is not V.UNSUPPORTED or not _claims(m) or not m.kinds & drug_kinds:
+            if v.verdict is not V.UNSUPPORTED or not v.claimed or not m.kinds & drug_kinds:
                 continue
             if m.link.concept_id is None:
                 continue
-            for other in mentions:
-                if other is m or not _claims(other) or not other.kinds & condition_kinds:
+            for other, said_of in zip(mentions, verdicts, strict=True):
+                if other is m or not said_of.claimed or not other.kinds & condition_kinds:
                     continue
                 if other.link.concept_id is not None:
                     triple = (m.link.concept_id, other.link.concept_id, "contraindicated_for")
@@ -493,11 +494,6 @@ _COUNTS = frozenset(
      "doses", "of"}
 )  # fmt: skip
 """After a number without a unit: it counts ("5 a day", "2 tablets"), it is no strength."""
-
-
-def _claims(m: _Mention) -> bool:
-    """The patient affirms it of themself (``MentionVerdict.claimed``, before the verdict)."""
-    return not (m.cues.negated or m.cues.hypothetical or m.cues.family)
 
 
 def _takes_dose(m: _Mention) -> bool:

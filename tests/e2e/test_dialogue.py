@@ -227,6 +227,10 @@ def test_context_numbers_and_codes_of_realistic_patient_turns(checked: Checked) 
     family = said("There's no anemia in the family.")["anemia"]
     assert family.verdict == "unsupported" and family.experiencer == "family"
     assert said("I don't have anemia.")["anemia"].verdict == "contradicted"
+    mine = said("I take ibuprofen for my peptic ulcer.")["ibuprofen"]
+    assert mine.verdict == "contradicted" and mine.claimed  # contraindicated
+    theirs = said("My father takes ibuprofen for his peptic ulcer.")["ibuprofen"]
+    assert theirs.verdict == "unsupported" and theirs.experiencer == "family"
     # A vague time is never compared; a said number is.
     vague = said("I had anemia a few years ago.")["anemia"]
     assert vague.verdict == "grounded" and [n.vague for n in vague.numbers] == [True]
