@@ -265,7 +265,7 @@ class DialogueChecker:
         if hit.sayable:
             denied = m.cues.negated and not m.cues.ceased and said_of
             over = m.cues.ceased and not m.cues.hypothetical and record.active(hit.fact)
-            if m.cues.negated and not denied and not m.cues.ceased:
+            if m.cues.negated and not (denied or m.cues.ceased or m.cues.hypothetical):
                 flags += "; not active at the encounter: the denial agrees"
             if denied or over:
                 recorded = f"a recorded {_words(hit.fact.section)} ({hit.fact.text}, {hit.where})"
@@ -478,7 +478,7 @@ _CODE = re.compile(
 joined by dots or hyphens ("718-7", "0093-0058-01"), maybe after its system."""
 _CODE_WORDS = frozenset(
     {"code", "codes", "snomed", "loinc", "icd", "icd-10", "icd10", "icd-9", "icd10cm",
-     "rxnorm", "rxcui", "ndc", "number", "#"}
+     "rxnorm", "rxcui", "ndc"}
 )  # fmt: skip
 
 _DOSE_BEFORE = frozenset({"of", "the", "my", "that", "this", "your"})
