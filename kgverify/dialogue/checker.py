@@ -8,24 +8,29 @@ against the record as the patient's fact sheet shows it at the encounter:
   ("sinusitis" for acute bacterial sinusitis), or through a shared ingredient (a brand, the
   ingredient of a recorded product);
 - **leak**: it names a record-only fact (the diagnosis to be found, another condition of
-  the visit, a lab, a procedure) or says one of the record's codes;
+  the visit, a lab, a procedure) or says one of the record's codes, of any system;
 - **contradicted**: it denies a recorded fact the patient may say ("I don't take aspirin"
-  while aspirin is a current drug), a number disagrees with the recorded one after unit
+  while aspirin is a current drug; "I never had a stroke" with a stroke in the history),
+  says an active one is over, a number disagrees with the recorded one after unit
   conversion, or the graph forbids it (a drug the record does not hold, said in one breath
   with a condition it is contraindicated for);
 - **unsupported**: no fact of the record is behind it. This says the record is silent, not
-  that the claim is false;
+  that the claim is false. A relative's illness is always this, with ``experiencer:
+  family``: the sheet holds the patient's facts only;
 - **unlinked**: the words name no single concept and none of their candidates meets a fact.
 
-Negation, cessation ("anymore", "used to") and hedges are flags on every mention; a ceased
-history fact stays grounded, a ceased current drug or symptom is contradicted.
+ConText's categories (negated, possible, hypothetical, historical, family) and cessation are
+flags on every mention (``negation.cues``). A present denial or an ending contradicts only
+what is active at the encounter (``RecordView.active``), a past denial the whole record; a
+supposition contradicts nothing.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
-from spacy.tokens import Doc, Span
+from spacy.tokens import Doc
 
 from kgverify.derive.model import FactSheet, SheetFact
 from kgverify.dialogue.matcher import TALKABLE, Match, MentionMatcher
@@ -39,17 +44,18 @@ from kgverify.dialogue.model import (
     Role,
     TurnVerdict,
 )
-from kgverify.dialogue.negation import Cues, clause_end, clause_start, cues
+from kgverify.dialogue.negation import Cues, clause_start, cues, sentence_bounds
 from kgverify.dialogue.numbers import (
     Quantity,
     agrees,
     duration_agrees,
     elapsed_days,
+    is_dose,
     quantity,
     said,
     strengths,
 )
-from kgverify.dialogue.record import Reach, ReachCache, RecordView, view
+from kgverify.dialogue.record import Reach, ReachCache, RecordView, code_key, view
 from kgverify.errors import ConfigError
 from kgverify.graph.model import Kind
 from kgverify.link.linker import Linker, MentionQuery
@@ -60,7 +66,6 @@ from kgverify.verify.verifier import Verifier
 V = MentionVerdictKind
 DRUG_KINDS = frozenset({Kind.INGREDIENT, Kind.DRUG_PRODUCT, Kind.BRAND, Kind.SUBSTANCE})
 CONDITION_KINDS = frozenset({Kind.DISORDER, Kind.FINDING})
-CURRENT_SECTIONS = frozenset({"current_drug", "symptom"})
 DOSE_TOLERANCE = 0.01
 VALUE_TOLERANCE = 0.05
 
@@ -135,13 +140,14 @@ class DialogueChecker:
         """Every mention of one patient turn, judged against ``record``."""
         doc = self.matcher.doc(text)
         mentions = self._mentions(doc, self.matcher.find(doc))
-        self._attach_numbers(doc, text, mentions)
+        codes = spoken_codes(doc, text, record, turn, mentions)
+        self._attach_numbers(doc, text, mentions, [(c.start, c.end) for c in codes])
         reaches = self.reach.get(
             [i for m in mentions for i in m.ids] + [f.concept_id for f in record.facts]
         )
         verdicts = [self._judge(m, record, reaches, turn) for m in mentions]
         verdicts = self._contraindicated(mentions, verdicts)
-        verdicts += self._codes(doc, text, record, turn, verdicts)
+        verdicts += codes
         verdicts.sort(key=lambda v: v.start)
         return TurnVerdict(turn=turn, text=text, mentions=verdicts)
 
@@ -166,9 +172,11 @@ class DialogueChecker:
             out.append(_Mention(match, link, cues(doc, match.span), ids, kinds))
         return out
 
-    def _attach_numbers(self, doc: Doc, text: str, mentions: list[_Mention]) -> None:
-        """Each number of a clause goes to the nearest mention of that clause."""
-        taken = [(m.match.span.start_char, m.match.span.end_char) for m in mentions]
+    def _attach_numbers(
+        self, doc: Doc, text: str, mentions: list[_Mention], codes: list[tuple[int, int]]
+    ) -> None:
+        """Each number of the turn goes to the mention syntax gives it (``_owner``)."""
+        taken = [(m.match.span.start_char, m.match.span.end_char) for m in mentions] + codes
         for mention in mentions:
             span = mention.match.span
             if _takes_dose(mention):
@@ -176,18 +184,12 @@ class DialogueChecker:
                 mention.numbers += [
                     q for q in said(text, span.start_char, span.end_char) if q.dimension
                 ]
-            first = doc[clause_start(doc, span.start)].idx
-            end_token = clause_end(doc, span.end - 1)
-            last = doc[end_token - 1].idx + len(doc[end_token - 1]) if end_token else len(text)
-            for q in said(text, first, last):
-                if any(a <= q.start < b for a, b in taken):
-                    continue  # a number inside a name ("Aspirin 81 MG ...") is the name's
-                fits = [m for m in mentions if _same_clause(doc, m, span) and _takes(m, q)]
-                if not fits:
-                    continue
-                nearest = min(fits, key=lambda m: _gap(m, q))
-                if nearest is mention:
-                    mention.numbers.append(q)
+        for q in said(text):
+            if any(a <= q.start < b for a, b in taken):
+                continue  # a number inside a name ("Aspirin 81 MG ...") or a code is theirs
+            owner = _owner(doc, mentions, q)
+            if owner is not None:
+                owner.numbers.append(q)
 
     # -- verdicts -------------------------------------------------------------------------
 
@@ -203,6 +205,9 @@ class DialogueChecker:
             "kind": ",".join(sorted(m.kinds)) or "unknown",
             "negated": m.cues.negated,
             "hedged": m.cues.hedged,
+            "hypothetical": m.cues.hypothetical,
+            "historical": m.cues.historical,
+            "experiencer": "family" if m.cues.family else "patient",
             "status": m.link.status,
             "concept_id": m.link.concept_id,
             "concept_name": _name(m.link),
@@ -215,6 +220,16 @@ class DialogueChecker:
         if not m.ids:
             return MentionVerdict(
                 **base, verdict=V.UNLINKED, reason=f"no concept for {span.text!r}{flags}"
+            )
+        if m.cues.family:
+            # The sheet holds the patient's facts only: a relative's illness neither grounds,
+            # leaks nor contradicts one of them ("my father had coronary artery disease").
+            return MentionVerdict(
+                **base,
+                verdict=V.UNSUPPORTED,
+                reason=f"about a relative, not the patient: the record holds no family "
+                f"history{flags}",
+                evidence=[Evidence(via="family", detail=" ".join(m.cues.words))],
             )
         said_ok = [h for h in hits if h.sayable]
         hit = (said_ok or hits)[0] if hits else None
@@ -235,7 +250,7 @@ class DialogueChecker:
             )
         shown = {_evidence(h).model_dump_json(): _evidence(h) for h in (said_ok or hits)[:3]}
         evidence = list(shown.values())
-        if disagreeing:
+        if disagreeing and not m.cues.hypothetical:
             wrong = "; ".join(f"said {n.text}, recorded {n.recorded}" for n in disagreeing)
             return MentionVerdict(
                 **base,
@@ -243,10 +258,15 @@ class DialogueChecker:
                 reason=f"a number disagrees with the record: {wrong}",
                 evidence=[*evidence, Evidence(via="number", detail=wrong)],
             )
+        # A supposition ("if I stopped my warfarin") denies nothing; a present denial ("I
+        # don't take warfarin") or an ending only what holds at the encounter; a past one
+        # ("I never had a stroke") the whole record.
+        said_of = not m.cues.hypothetical and (m.cues.ever or record.active(hit.fact))
         if hit.sayable:
-            denied = m.cues.negated and not m.cues.ceased
-            current = hit.fact.section in CURRENT_SECTIONS and "earlier" not in hit.where
-            over = m.cues.ceased and current
+            denied = m.cues.negated and not m.cues.ceased and said_of
+            over = m.cues.ceased and not m.cues.hypothetical and record.active(hit.fact)
+            if m.cues.negated and not (denied or m.cues.ceased or m.cues.hypothetical):
+                flags += "; not active at the encounter: the denial agrees"
             if denied or over:
                 recorded = f"a recorded {_words(hit.fact.section)} ({hit.fact.text}, {hit.where})"
                 said = f"denies {recorded}" if denied else f"says {recorded} is over"
@@ -262,7 +282,7 @@ class DialogueChecker:
                 reason=f"{_words(hit.fact.section)} of {hit.where}, via {hit.via}{flags}",
                 evidence=evidence,
             )
-        if m.cues.negated and not m.cues.ceased:
+        if m.cues.negated and not m.cues.ceased and not m.cues.hypothetical:
             return MentionVerdict(
                 **base,
                 verdict=V.CONTRADICTED,
@@ -341,7 +361,14 @@ class DialogueChecker:
                 next((c for c in compared if c[1] is False), compared[0]),
             )
             numbers.append(
-                Number(text=q.text, value=q.value, unit=q.unit, recorded=recorded, agrees=agree)
+                Number(
+                    text=q.text,
+                    value=q.value,
+                    unit=q.unit,
+                    recorded=recorded,
+                    agrees=agree,
+                    vague=q.vague,
+                )
             )
         return numbers, [n for n in numbers if n.agrees is False]
 
@@ -349,18 +376,19 @@ class DialogueChecker:
         self, mentions: list[_Mention], verdicts: list[MentionVerdict]
     ) -> list[MentionVerdict]:
         """A drug the record does not hold, said with a condition the graph says it is
-        contraindicated for: contradicted, with the rule's path."""
+        contraindicated for: contradicted, with the rule's path. Both must be ``claimed``:
+        "my father takes ibuprofen for his peptic ulcer" is no claim of the patient's."""
         drug_kinds = {k.value for k in DRUG_KINDS}
         condition_kinds = {k.value for k in CONDITION_KINDS}
         pairs: dict[tuple[str, str, str], list[int]] = {}
         names: dict[str, str] = {}
         for n, (m, v) in enumerate(zip(mentions, verdicts, strict=True)):
-            if v.verdict is not V.UNSUPPORTED or m.cues.negated or not m.kinds & drug_kinds:
+            if v.verdict is not V.UNSUPPORTED or not v.claimed or not m.kinds & drug_kinds:
                 continue
             if m.link.concept_id is None:
                 continue
-            for other in mentions:
-                if other is m or other.cues.negated or not other.kinds & condition_kinds:
+            for other, said_of in zip(mentions, verdicts, strict=True):
+                if other is m or not said_of.claimed or not other.kinds & condition_kinds:
                     continue
                 if other.link.concept_id is not None:
                     triple = (m.link.concept_id, other.link.concept_id, "contraindicated_for")
@@ -396,56 +424,140 @@ class DialogueChecker:
                 )
         return out
 
-    def _codes(
-        self, doc: Doc, text: str, record: RecordView, turn: int, found: list[MentionVerdict]
-    ) -> list[MentionVerdict]:
-        """A code of the record said aloud: a leak."""
-        covered = [(v.start, v.end) for v in found]
-        codes = record.codes
-        out = []
-        for token in doc:
-            fact = codes.get(token.text) or codes.get(token.text.split(":", 1)[-1])
-            if fact is None or any(a <= token.idx < b for a, b in covered):
+
+def spoken_codes(
+    doc: Doc, text: str, record: RecordView, turn: int, mentions: list[_Mention]
+) -> list[MentionVerdict]:
+    """A code of the record said aloud, of any of its systems ("65363002", LOINC "718-7",
+    ICD-10-CM "I48.91", an RxNorm or NDC code), as written or with its system
+    ("ICD10CM:I48.91"): a leak. A code of under five digits only after a word that says it
+    is one ("code 161", "RxNorm 161"), so that "my sugar was 161" is a number."""
+    covered = [(m.match.span.start_char, m.match.span.end_char) for m in mentions]
+    codes = record.codes
+    out = []
+    for found in _CODE.finditer(text):
+        key = code_key(found.group("code"))
+        fact = codes.get(key)
+        if fact is None or any(a <= found.start() < b for a, b in covered):
+            continue
+        if key.isdigit() and len(key) < 5 and not found.group("system"):
+            before = doc[: _token(doc, found.start())]
+            if not any(t.lower_ in _CODE_WORDS for t in before[-2:]):
                 continue
-            out.append(
-                MentionVerdict(
-                    turn=turn,
-                    start=token.idx,
-                    end=token.idx + len(token),
-                    text=token.text,
-                    kind="code",
-                    verdict=V.LEAK,
-                    reason=f"a code of the record ({fact.code}, {fact.section})",
-                    evidence=[
-                        Evidence(
-                            fact_id=fact.fact_id,
-                            section=fact.section,
-                            fact_text=fact.text,
-                            fact_concept=fact.concept_id,
-                            via="code",
-                        )
-                    ],
-                )
+        out.append(
+            MentionVerdict(
+                turn=turn,
+                start=found.start(),
+                end=found.end(),
+                text=found.group(0),
+                kind="code",
+                verdict=V.LEAK,
+                reason=f"a code of the record ({fact.code}, {fact.section})",
+                evidence=[
+                    Evidence(
+                        fact_id=fact.fact_id,
+                        section=fact.section,
+                        fact_text=fact.text,
+                        fact_concept=fact.concept_id,
+                        via="code",
+                    )
+                ],
             )
-        return out
+        )
+    return out
 
 
 # -- helpers ------------------------------------------------------------------------------
 
 
-def _same_clause(doc: Doc, m: _Mention, span: Span) -> bool:
-    return clause_start(doc, m.match.span.start) == clause_start(doc, span.start)
+_CODE = re.compile(
+    r"(?<![\w.:/-])(?:(?P<system>[A-Za-z][A-Za-z0-9-]{1,10}):\s?)?"
+    r"(?P<code>[A-Za-z]{0,3}\d[A-Za-z0-9]*(?:[.-][A-Za-z0-9]+)*)(?![\w-])"
+)
+"""Something said that may be a code: a digit, maybe letters before it ("I48.91"), groups
+joined by dots or hyphens ("718-7", "0093-0058-01"), maybe after its system."""
+_CODE_WORDS = frozenset(
+    {"code", "codes", "snomed", "loinc", "icd", "icd-10", "icd10", "icd-9", "icd10cm",
+     "rxnorm", "rxcui", "ndc"}
+)  # fmt: skip
+
+_DOSE_BEFORE = frozenset({"of", "the", "my", "that", "this", "your"})
+"""Between a dose and the drug after it ("5 mg of warfarin", "81 mg aspirin")."""
+_BARE_AFTER = frozenset(
+    {",", "is", "'s", "was", "at", "dose", "of", "about", "around", "my", "the", "it", "-", ":"}
+)
+"""Between a drug and a number without a unit that is its strength ("Coumadin 5", "my
+Coumadin dose is 5")."""
+_COUNTS = frozenset(
+    {"pill", "pills", "tablet", "tablets", "tab", "tabs", "capsule", "capsules", "times",
+     "time", "puff", "puffs", "drop", "drops", "units", "a", "per", "each", "every", "x",
+     "doses", "of"}
+)  # fmt: skip
+"""After a number without a unit: it counts ("5 a day", "2 tablets"), it is no strength."""
 
 
 def _takes_dose(m: _Mention) -> bool:
     return bool(m.kinds & {k.value for k in DRUG_KINDS})
 
 
-def _takes(m: _Mention, q: Quantity) -> bool:
-    """A dose or strength belongs to a drug; other numbers to any mention."""
-    if q.dimension in ("mass", "volume", "dose_conc"):
-        return _takes_dose(m)
-    return True
+def _token(doc: Doc, char: int) -> int:
+    """The index of the token holding character ``char``."""
+    span = doc.char_span(char, char + 1, alignment_mode="expand")
+    return span.start if span is not None else len(doc) - 1
+
+
+def _owner(doc: Doc, mentions: list[_Mention], q: Quantity) -> _Mention | None:
+    """The mention a said number belongs to. A dose, or a number without a unit, goes to a
+    drug as syntax says (``_drug_for``); a number without a unit that no drug takes, and
+    every other number (a duration, a temperature, a weight), to the nearest mention of its
+    clause."""
+    at, last = _token(doc, q.start), _token(doc, q.end - 1)
+    if is_dose(q) or q.dimension is None:
+        drug = _drug_for(doc, mentions, q, at, last)
+        if drug is not None or is_dose(q):
+            return drug
+    clause = clause_start(doc, at)
+    fits = [
+        m
+        for m in mentions
+        if clause_start(doc, m.match.span.start) == clause
+        and (q.dimension is not None or not _takes_dose(m))
+    ]
+    return min(fits, key=lambda m: _gap(m, q)) if fits else None
+
+
+def _drug_for(
+    doc: Doc, mentions: list[_Mention], q: Quantity, at: int, last: int
+) -> _Mention | None:
+    """The drug a dose follows in its sentence ("Coumadin, five milligrams, and digoxin":
+    Coumadin's, never digoxin's), or the one it names right after ("5 mg of warfarin"); in a
+    sentence without a drug ("I take digoxin. It's 0.125 mg."), the last drug of the
+    sentence before. A number without a unit only right after its drug in its clause and
+    not counting something ("Coumadin 5", not "2 aspirin" nor "Coumadin, 2 a day")."""
+    drugs = [m for m in mentions if _takes_dose(m)]
+    first, stop = sentence_bounds(doc, doc[at : last + 1])
+    if is_dose(q):
+        k = last + 1
+        while k < stop and doc[k].lower_ in _DOSE_BEFORE:
+            k += 1
+        ahead = next((m for m in drugs if m.match.span.start == k), None)
+        if ahead is not None:
+            return ahead
+    before = [m for m in drugs if first <= m.match.span.start and m.match.span.end <= at]
+    if before:
+        drug = max(before, key=lambda m: m.match.span.end)
+        if is_dose(q):
+            return drug
+        between = doc[drug.match.span.end : at]
+        after = doc[last + 1].lower_ if last + 1 < len(doc) else ""
+        if all(t.lower_ in _BARE_AFTER for t in between) and after not in _COUNTS:
+            return drug
+        return None
+    if not is_dose(q) or first == 0 or any(first <= m.match.span.start < stop for m in drugs):
+        return None
+    previous = sentence_bounds(doc, doc[first - 1 : first])[0]
+    earlier = [m for m in drugs if previous <= m.match.span.start and m.match.span.end <= first]
+    return max(earlier, key=lambda m: m.match.span.end) if earlier else None
 
 
 def _gap(m: _Mention, q: Quantity) -> int:
@@ -488,7 +600,14 @@ def _offered(link: MentionLink) -> str:
 
 
 def _flags(c: Cues) -> str:
-    flags = (("negated", c.negated), ("ceased", c.ceased), ("hedged", c.hedged))
+    flags = (
+        ("negated", c.negated),
+        ("ceased", c.ceased),
+        ("hedged", c.hedged),
+        ("hypothetical", c.hypothetical),
+        ("historical", c.historical),
+        ("family", c.family),
+    )
     words = [w for w, on in flags if on]
     return f" [{', '.join(words)}: {' '.join(c.words)}]" if words else ""
 
@@ -507,8 +626,8 @@ def _evidence(hit: _Hit) -> Evidence:
 
 def _compare(q: Quantity, fact: SheetFact | None, at: str | None) -> tuple[str | None, bool | None]:
     """The recorded value a said number is set against, and whether they agree."""
-    if fact is None:
-        return None, None
+    if fact is None or q.vague:
+        return None, None  # "a few years ago" is no number of days
     if q.dimension == "duration":
         until = at if q.ago or fact.end is None else fact.end
         days = elapsed_days(fact.start, until)
@@ -520,6 +639,12 @@ def _compare(q: Quantity, fact: SheetFact | None, at: str | None) -> tuple[str |
         shown = f"{fact.value:g} {fact.unit or ''}".strip()
         return shown, agrees(q, recorded, VALUE_TOLERANCE)
     doses = strengths(fact.text)
+    if q.dimension is None:
+        # Without a unit, only against a product of one strength ("Coumadin 5" for warfarin
+        # 5 mg); "250" for amoxicillin 250 mg / clavulanate 125 mg could be either.
+        if len(doses) != 1 or doses[0].dimension != "mass":
+            return None, None
+        return doses[0].text, agrees(q, doses[0], DOSE_TOLERANCE)
     comparable = [d for d in doses if d.dimension == q.dimension]
     if not comparable:
         return None, None

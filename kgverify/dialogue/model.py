@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from enum import StrEnum
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -46,6 +47,11 @@ class Dialogue(_Frozen):
     turns: list[Turn] = Field(min_length=1)
 
 
+Experiencer = Literal["patient", "family"]
+"""Whose a mention is: the patient's own, or a relative's (family history, ConText's
+experiencer)."""
+
+
 class MentionVerdictKind(StrEnum):
     """What the record says about one mention in a patient turn (docs/dialogue.md)."""
 
@@ -65,6 +71,9 @@ class Number(_Frozen):
     unit: str | None = None
     recorded: str | None = Field(default=None, description="the recorded value compared with")
     agrees: bool | None = Field(default=None, description="None: nothing recorded to compare")
+    vague: bool = Field(
+        default=False, description="a vague amount ('a few years', 'several'): never compared"
+    )
 
 
 class Evidence(_Frozen):
@@ -76,7 +85,7 @@ class Evidence(_Frozen):
     fact_concept: str | None = None
     via: str = Field(
         description="same concept, lay synonym, is-a, ingredient, brand, code, number, "
-        "negation, contraindicated, candidate, none"
+        "negation, contraindicated, family, candidate, none"
     )
     path: list[str] = Field(
         default_factory=list, description="graph edges as 'start -TYPE-> end' (concept ids)"
@@ -94,6 +103,11 @@ class MentionVerdict(_Frozen):
     kind: str = Field(description="what was matched: concept kinds, or 'code'")
     negated: bool = False
     hedged: bool = False
+    hypothetical: bool = Field(default=False, description="said as a supposition ('if I had')")
+    historical: bool = Field(default=False, description="said of the past ('years ago')")
+    experiencer: Experiencer = Field(
+        default="patient", description="whose it is: the patient's, or a relative's ('family')"
+    )
     status: LinkStatus | None = Field(default=None, description="the linker's status")
     concept_id: str | None = None
     concept_name: str | None = None
@@ -102,6 +116,12 @@ class MentionVerdict(_Frozen):
     reason: str
     evidence: list[Evidence] = Field(default_factory=list)
     numbers: list[Number] = Field(default_factory=list)
+
+    @property
+    def claimed(self) -> bool:
+        """Whether the patient affirms it of themself: not denied, not a supposition, not a
+        relative's. Only such a mention the record does not hold is an invention."""
+        return not self.negated and not self.hypothetical and self.experiencer == "patient"
 
 
 class TurnVerdict(_Frozen):
@@ -119,13 +139,14 @@ class TurnVerdict(_Frozen):
         return out
 
     def problems(self) -> list[MentionVerdict]:
-        """What a guard asks the agent to say again: leaks, contradictions, and affirmed
-        claims the record does not hold (a denial of something unrecorded is no invention)."""
+        """What a guard asks the agent to say again: leaks, contradictions, and claims the
+        record does not hold (``claimed``: a denial of something unrecorded, a supposition
+        or a relative's illness is no invention)."""
         return [
             m
             for m in self.mentions
             if m.verdict in (MentionVerdictKind.LEAK, MentionVerdictKind.CONTRADICTED)
-            or (m.verdict is MentionVerdictKind.UNSUPPORTED and not m.negated)
+            or (m.verdict is MentionVerdictKind.UNSUPPORTED and m.claimed)
         ]
 
 

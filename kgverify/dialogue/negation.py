@@ -1,13 +1,39 @@
-"""Negation, cessation and hedging around a mention, NegEx-style: a cue before the mention
-in the same clause ("no chest pain", "I don't take aspirin", "never had asthma"), a
-cessation cue ("I stopped the aspirin", "not anymore", "I used to take"), or a hedge
-anywhere in the sentence ("maybe", "I think", "not sure"). Clauses end at sentence
-punctuation, at contrastive words ("but", "although") and where a new subject starts ("...,
-and I take aspirin"). Works on the tokens of spaCy's blank English tokenizer, which splits
-"don't" into "do" and "n't"."""
+"""The context of a mention as ConText reads it (Harkema et al., 2009): is it negated,
+possible (hedged), hypothetical, historical, or someone else's (a relative's)? And is it
+said to be over (cessation)? Cues are words and phrases of patient speech with a direction
+and a scope, on the tokens of spaCy's blank English tokenizer (which splits "don't" into
+"do" and "n't"); docs/dialogue.md, "How a turn is read", says why these are implemented
+here and not taken from medspaCy or negspacy.
+
+Scopes:
+
+- a **denial** ("no", "not", "n't", "never", "without") reaches forward within its clause
+  (eight tokens), unless the word it denies is about something else: a verb of how things
+  act ("it doesn't mix with my verapamil", "I don't like aspirin") or a preposition after
+  an unrelated word ("I don't take aspirin for my headaches": the headaches are not
+  denied). Denials that agree ("I don't have no pain") stay one denial; a denial of a
+  clause ("it's not that", "I don't think", "I can't say") turns the clause over, so "It's
+  not that I don't take my Plavix" affirms Plavix. A past denial ("never", "didn't",
+  "haven't") is marked ``ever``: it denies the whole record, a present one ("I don't take")
+  only what is active at the encounter;
+- **cessation** before the mention ("stopped", "used to", "no longer"), after it in its
+  clause ("not anymore", "the cough is gone", "has all cleared up now"), or in the next
+  clause when that clause is about it ("I had a rash, but it went away");
+- a **hedge** ("maybe", "I think", "not sure") anywhere in the mention's clause, or opening
+  its sentence;
+- **hypothetical** ("if", "in case", "what if", "whether") forward within the sentence;
+- **historical** ("years ago", "as a child", "in the past", "history of") in the clause;
+- **family** (experiencer other than the patient): a relative before the mention in its
+  sentence with no first-person word between ("My father had coronary artery disease";
+  not "my mother says I have asthma"), or "in the family" after it in its clause ("no
+  epilepsy in the family").
+
+Clauses end at sentence punctuation, at contrastive words ("but", "although") and where a
+new subject starts ("..., and I take aspirin")."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from spacy.tokens import Doc, Span
@@ -17,11 +43,36 @@ DENIAL = frozenset(
 )
 """A cue that denies what follows in its clause."""
 
+_PAST_AUX = frozenset({"did", "have", "has", "had", "was", "were", "'ve"})
+"""Before "n't"/"not", these make a denial past ("didn't", "haven't"): it reaches the whole
+record, not only what is active now."""
+
 CEASED = frozenset({"stopped", "quit", "anymore", "discontinued", "ceased"})
 """A cue that says something is over (a single token; "no longer", "used to", "any more"
 are two-token cues below)."""
 
 CEASED_PAIRS = frozenset({("no", "longer"), ("used", "to"), ("any", "more"), ("no", "more")})
+
+ENDED = frozenset({"gone", "resolved", "healed", "disappeared", "cleared", "stopped", "ended"})
+"""After a mention: it is over ("the rash cleared up", "it's gone"); not "better", which
+says it is easing, not over."""
+ENDED_PAIRS = frozenset(
+    {("went", "away"), ("gone", "away"), ("is", "over"), ("'s", "over"), ("was", "over"),
+     ("all", "better"), ("cleared", "up")}
+)  # fmt: skip
+# What may stand between a mention and its ending ("the rash has all cleared up now").
+_ENDED_GAP = frozenset(
+    {"has", "have", "had", "is", "'s", "are", "was", "were", "'ve", "all", "now", "completely",
+     "finally", "totally", "just", "since", "pretty", "much", "mostly", "it", "they", "that",
+     "those", "these", "both", "then", "got", "get", "gotten", "kind", "of", "but", "and",
+     ",", "though", "so", "luckily", "thankfully"}
+)  # fmt: skip
+# After a one-word ending only these may follow ("the pain stopped." but not "I take
+# aspirin, stopped ibuprofen", nor "my digoxin has gone up").
+_ENDED_NEXT = frozenset(
+    {"", ".", ",", "!", "?", ";", "now", "completely", "entirely", "already", "last", "a",
+     "about", "after", "since", "by", "and", "but", "so", "though", "then"}
+)  # fmt: skip
 
 HEDGES = frozenset(
     {"maybe", "perhaps", "possibly", "probably", "might", "may", "unsure", "guess", "suppose"}
@@ -29,10 +80,56 @@ HEDGES = frozenset(
 HEDGE_PAIRS = frozenset(
     {("i", "think"), ("not", "sure"), ("could", "be"), ("kind", "of"), ("sort", "of")}
 )
-HEDGE_PAIRS |= {("wonder", "if"), ("worried", "it"), ("afraid", "it")}
+HEDGE_PAIRS |= {("wonder", "if"), ("worried", "it"), ("afraid", "it"), ("n't", "know")}
 
-# "not sure" hedges, it does not deny; "no idea" neither.
-_NOT_DENIAL_AFTER = frozenset({"sure", "certain", "idea", "doubt"})
+HYPOTHETICAL = frozenset({"if", "whether", "unless"})
+HYPOTHETICAL_PAIRS = frozenset({("in", "case"), ("what", "if")})
+
+HISTORICAL = frozenset({"ago", "previously", "formerly", "childhood"})
+HISTORICAL_PHRASES = frozenset(
+    {("the", "past"), ("history", "of"), ("as", "a", "child"), ("as", "a", "kid"),
+     ("when", "i", "was"), ("years", "back"), ("long", "time")}
+)  # fmt: skip
+
+FAMILY = frozenset(
+    {"father", "mother", "dad", "mom", "mum", "daddy", "mommy", "brother", "sister", "son",
+     "daughter", "grandmother", "grandfather", "grandma", "grandpa", "granddad", "aunt",
+     "uncle", "cousin", "parents", "parent", "sibling", "siblings", "niece", "nephew",
+     "husband", "wife", "grandparents", "relatives", "relative", "family", "twin"}
+)  # fmt: skip
+"""A relative (or spouse): what follows in the sentence is theirs, until the patient speaks
+of themself again."""
+_NOT_RELATIVE_AFTER = frozenset({"doctor", "physician", "practice", "medicine", "gp"})
+""""my family doctor" is the patient's doctor, not a relative."""
+_FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself"})
+_IN_FAMILY = frozenset({("in", "the", "family"), ("in", "my", "family"), ("in", "our", "family")})
+
+# A denial of a clause ("it's not that ...", "I don't think ..."): it turns over what the
+# clause says, denied or not.
+_CLAUSE_DENIERS = frozenset({"say", "think", "believe", "mean"})
+_CLAUSE_AFTER_NOT = frozenset({"that", "like", "as"})
+# Verbs of how things act or what one likes: a denial of them denies no fact of the record
+# ("these pills don't mix with my verapamil", "I don't want warfarin").
+_RELATION_VERBS = frozenset(
+    {"mix", "interact", "combine", "go", "work", "agree", "help", "matter", "like", "love",
+     "mind", "want", "trust", "react", "respond", "bother", "know", "affect"}
+)  # fmt: skip
+# A preposition after a word other than these takes the denial off to another thing ("I
+# don't take aspirin for my headaches"); after these it is part of the denied claim ("not
+# allergic to penicillin", "never diagnosed with diabetes").
+_LINKS = frozenset({"with", "to", "into", "for", "against", "about", "than", "because"})
+_LICENSING = frozenset(
+    {"diagnosed", "allergic", "suffer", "suffers", "suffered", "suffering", "treated",
+     "history", "sign", "signs", "symptoms", "come", "came", "put", "allergy", "allergies"}
+)  # fmt: skip
+_AUX = frozenset(
+    {"do", "does", "did", "be", "been", "being", "am", "is", "are", "was", "were", "'m", "'re",
+     "'s", "have", "has", "had", "'ve", "ever", "even", "really", "actually", "currently",
+     "always", "usually", "yet", "at", "all", "any", "longer", "i", "you"}
+)  # fmt: skip
+
+# "not sure" hedges, it does not deny; "no idea", "not only", "no problem" neither.
+_NOT_DENIAL_AFTER = frozenset({"sure", "certain", "idea", "doubt", "only", "just", "matter"})
 
 _SENTENCE_END = frozenset({".", "!", "?", ";"})
 _CONTRAST = frozenset({"but", "however", "although", "though", "except", "yet", "whereas"})
@@ -40,7 +137,7 @@ _SUBJECTS = frozenset({"i", "he", "she", "we", "they", "it", "my", "you"})
 _OPENERS = _SUBJECTS | HEDGES | {"so", "then", "also"}
 
 WINDOW = 8
-"""Tokens a cue before a mention reaches, at most."""
+"""Tokens a denial or cessation cue before a mention reaches, at most."""
 
 
 @dataclass(frozen=True)
@@ -48,6 +145,10 @@ class Cues:
     negated: bool = False
     ceased: bool = False
     hedged: bool = False
+    hypothetical: bool = False
+    historical: bool = False
+    family: bool = False
+    ever: bool = False  # the denial is past ("never", "didn't"): it reaches the whole record
     words: tuple[str, ...] = ()
 
 
@@ -102,32 +203,115 @@ def sentence_bounds(doc: Doc, span: Span) -> tuple[int, int]:
     return start, min(len(doc), end + 1)
 
 
+def _phrase_at(doc: Doc, i: int, phrases: Iterable[tuple[str, ...]]) -> str | None:
+    for phrase in phrases:
+        if all(_lower(doc, i + k) == w for k, w in enumerate(phrase)):
+            return " ".join(phrase)
+    return None
+
+
+def _denies(doc: Doc, cue: int, target: int) -> bool:
+    """Whether the denial at ``cue`` is about the words at ``target``, not about a verb or
+    a preposition's object in between."""
+    head = cue + 1
+    while head < target and doc[head].lower_ in _AUX | {"n't", "not"}:
+        head += 1
+    if head < target and doc[head].lower_ in _RELATION_VERBS:
+        return False
+    for k in range(cue + 1, target):
+        if doc[k].lower_ in _LINKS and _lower(doc, k - 1) not in _LICENSING:
+            return False
+    return True
+
+
+def _clause_denier(doc: Doc, i: int) -> bool:
+    """A denial of a clause: "it's not that ...", "not like ...", "I don't think ...",
+    "I can't say ..."."""
+    after = _lower(doc, i + 1)
+    return after in _CLAUSE_DENIERS or (doc[i].lower_ == "not" and after in _CLAUSE_AFTER_NOT)
+
+
+def _ended_after(doc: Doc, span: Span) -> str | None:
+    """An ending said after the mention ("the rash has cleared up", "..., but it went
+    away"), within its sentence; not when denied ("it never went away")."""
+    stop = sentence_bounds(doc, span)[1]
+    i = span.end
+    while i < stop:
+        word = doc[i].lower_
+        pair = _phrase_at(doc, i, ENDED_PAIRS)
+        if pair is not None or (word in ENDED and _lower(doc, i + 1) in _ENDED_NEXT):
+            if any(doc[k].lower_ in DENIAL for k in range(clause_start(doc, i), i)):
+                return None
+            return pair or word
+        if word not in _ENDED_GAP and word not in DENIAL:
+            return None
+        i += 1
+    return None
+
+
+def _family(doc: Doc, span: Span) -> str | None:
+    """The relative the mention is about, if it is about one."""
+    first, _ = sentence_bounds(doc, span)
+    for i in range(span.start - 1, first - 1, -1):
+        word = doc[i].lower_
+        if word in FAMILY and _lower(doc, i + 1) not in _NOT_RELATIVE_AFTER:
+            return word
+        if word in _FIRST_PERSON:
+            return None
+    for i in range(span.end, clause_end(doc, span.end - 1)):
+        found = _phrase_at(doc, i, _IN_FAMILY)
+        if found is not None:
+            return found
+    return None
+
+
 def cues(doc: Doc, span: Span) -> Cues:
-    """The negation, cessation and hedge cues that reach ``span``."""
-    negated = ceased = hedged = False
+    """The ConText cues that reach ``span``."""
+    ceased = hedged = hypothetical = historical = ever = False
     words: list[str] = []
-    first = max(clause_start(doc, span.start), span.start - WINDOW)
-    for i in range(first, span.start):
+    denials = 0  # denials of the mention's words ("I don't take ..."): any one denies
+    turned = 0  # denials of its clause ("it's not that ..."): each turns it over
+    start = clause_start(doc, span.start)
+    for i in range(max(start, span.start - WINDOW), span.start):
         word, after = doc[i].lower_, _lower(doc, i + 1)
         if (word, after) in CEASED_PAIRS:
             ceased = True
             words.append(f"{word} {after}")
         elif word in DENIAL and after not in _NOT_DENIAL_AFTER:
-            negated = True
-            words.append(word)
+            if _lower(doc, i - 1) in {"no", "not", "n't"} or word == after:
+                continue  # "not not" is read once, at its first word
+            if _clause_denier(doc, i):
+                continue  # counted below, over the whole clause
+            if _denies(doc, i, span.start):
+                denials += 1
+                past = word in {"n't", "not"} and _lower(doc, i - 1) in _PAST_AUX
+                ever |= word == "never" or past
+                words.append(word)
         elif word in CEASED:
             ceased = True
             words.append(word)
-    # After the mention, within its clause: "aspirin? not anymore", "the cough is gone".
+    for i in range(start, span.start):
+        if doc[i].lower_ in DENIAL and _clause_denier(doc, i):
+            turned += 1
+            words.append(f"{doc[i].lower_} {_lower(doc, i + 1)}")
+        elif doc[i].lower_ in {"n't", "not"} and _lower(doc, i + 1) in {"n't", "not"}:
+            turned += 1  # "I don't not take it"
+            words.append("not not")
+    negated = (denials > 0) != (turned % 2 == 1)
+    # After the mention, within its clause: "aspirin? not anymore".
     for i in range(span.end, clause_end(doc, span.end - 1)):
         word, after = doc[i].lower_, _lower(doc, i + 1)
         if word in {"anymore"} or (word, after) in {("any", "more"), ("no", "more")}:
             ceased = True
             words.append(word if word == "anymore" else f"{word} {after}")
+    ended = _ended_after(doc, span)
+    if ended is not None:
+        ceased = True
+        words.append(ended)
     opening = sentence_bounds(doc, span)[0]
     # The mention's clause, and the sentence's first two words ("I think I have strep").
     scope = [*range(opening, min(opening + 2, span.start))]
-    scope += range(clause_start(doc, span.start), clause_end(doc, span.end - 1))
+    scope += range(start, clause_end(doc, span.end - 1))
     for i in dict.fromkeys(scope):
         if span.start <= i < span.end:
             continue
@@ -135,4 +319,27 @@ def cues(doc: Doc, span: Span) -> Cues:
         if word in HEDGES or (word, after) in HEDGE_PAIRS:
             hedged = True
             words.append(word if word in HEDGES else f"{word} {after}")
-    return Cues(negated=negated, ceased=ceased, hedged=hedged, words=tuple(words))
+        phrase = _phrase_at(doc, i, HISTORICAL_PHRASES)
+        if word in HISTORICAL or phrase is not None:
+            historical = True
+            words.append(phrase or word)
+    for i in range(opening, span.start):
+        word, after = doc[i].lower_, _lower(doc, i + 1)
+        if word in _CONTRAST:  # "if it rains I stay in, but I take aspirin"
+            hypothetical = False
+        elif word in HYPOTHETICAL or (word, after) in HYPOTHETICAL_PAIRS:
+            hypothetical = True
+            words.append(word if word in HYPOTHETICAL else f"{word} {after}")
+    relative = _family(doc, span)
+    if relative is not None:
+        words.append(relative)
+    return Cues(
+        negated=negated,
+        ceased=ceased,
+        hedged=hedged,
+        hypothetical=hypothetical,
+        historical=historical,
+        family=relative is not None,
+        ever=ever or historical,
+        words=tuple(words),
+    )

@@ -73,8 +73,19 @@ _WORDS = {
     "a": 1,
     "an": 1,
     "a couple of": 2,
+    "a couple": 2,
+    "couple of": 2,
     "a few": 3,
+    "few": 3,
+    "several": 3,
+    "some": 3,
+    "many": 5,
 }
+VAGUE = frozenset(
+    {"a couple of", "a couple", "couple of", "a few", "few", "several", "some", "many"}
+)
+"""Amounts people say without meaning a number ("a few years ago", "several weeks"): read,
+shown, never compared with the record."""
 _UNIT_RE = (
     r"mg/dl|mg/ml|mmol/l|mmhg|degrees\s+(?:celsius|fahrenheit|c|f)|°[cf]|celsius|fahrenheit|"
     r"milligrams?|micrograms?|mcg|µg|ug|mg|grams?|g|milliliters?|ml|liters?|l|kilograms?|kilos?|"
@@ -82,7 +93,7 @@ _UNIT_RE = (
 )
 _NUMBER_WORDS = "|".join(sorted(map(re.escape, _WORDS), key=len)[::-1])
 _NUMBER = re.compile(
-    r"(?<![\w.])(?P<value>\d+(?:[.,]\d+)?|"
+    r"(?<![\w.])(?P<value>\d{1,3}(?:,\d{3})+(?![\d.])|\d+(?:[.,]\d+)?|"
     + _NUMBER_WORDS
     # a word number must be followed by a duration or dose unit to count
     + r")\s*(?P<unit>(?:"
@@ -114,12 +125,20 @@ class Quantity:
     start: int = 0
     end: int = 0
     ago: bool = False
+    vague: bool = False  # "a few", "several": never compared
+
+
+def is_dose(q: Quantity) -> bool:
+    """A drug's amount: a mass, a volume or a concentration."""
+    return q.dimension in ("mass", "volume", "dose_conc")
 
 
 def _float(text: str) -> float | None:
-    key = text.lower()
+    key = " ".join(text.lower().split())
     if key in _WORDS:
         return float(_WORDS[key])
+    if re.fullmatch(r"\d{1,3}(?:,\d{3})+", text):  # "2,303": thousands, not a decimal comma
+        return float(text.replace(",", ""))
     try:
         return float(text.replace(",", "."))
     except ValueError:
@@ -147,15 +166,16 @@ def said(text: str, start: int = 0, end: int | None = None) -> list[Quantity]:
     end = len(text) if end is None else end
     for m in _NUMBER.finditer(text, start, end):
         raw, unit = m.group("value"), m.group("unit")
-        if not raw[0].isdigit() and not unit:
-            continue
+        if not raw[0].isdigit() and (not unit or text[m.start("unit") - 1].isalpha()):
+            continue  # a number word needs a unit, and a word of its own ("someday": none)
         value = _float(raw)
         if value is None or _FREQUENCY.search(text, 0, m.start()):
             continue
         q = quantity(value, unit, m.group(0).strip())
         ago = bool(_AGO.match(text, m.end()))
+        vague = " ".join(raw.lower().split()) in VAGUE
         out.append(
-            Quantity(q.text, q.value, q.unit, q.dimension, q.base, m.start(), m.end(), ago=ago)
+            Quantity(q.text, q.value, q.unit, q.dimension, q.base, m.start(), m.end(), ago, vague)
         )
     return out
 

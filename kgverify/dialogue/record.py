@@ -9,12 +9,13 @@ sayable, every other fact record-only."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kgverify.derive.model import SHEETS, SHEETS_GZIP, FactSheet, SheetFact
+from kgverify.derive.model import SHEETS, SHEETS_GZIP, EncounterSheet, FactSheet, SheetFact
 from kgverify.errors import ConfigError
 from kgverify.graph.driver import Graph, batched
 from kgverify.jsonl import read_models
@@ -30,26 +31,63 @@ class RecordView:
     sayable: list[tuple[SheetFact, str]]  # (fact, where: "this encounter" / "an earlier ...")
     record_only: list[SheetFact]
     age_band: str | None = None  # at the encounter (the sheet's band for the whole record)
+    current: frozenset[str] = frozenset()  # fact ids of the drugs and symptoms at the encounter
 
     @property
     def facts(self) -> Iterator[SheetFact]:
         yield from (f for f, _ in self.sayable)
         yield from self.record_only
 
+    def active(self, fact: SheetFact) -> bool:
+        """Whether ``fact`` holds at the encounter: a drug or symptom of the encounter itself
+        (its ``current_drug`` and ``symptom`` sections, the last encounter's for the whole
+        record), or any other fact without an end, or ending after the encounter began. A
+        drug recorded at an earlier encounter is not current, however it was recorded."""
+        if fact.fact_id in self.current:
+            return True
+        if fact.section in CURRENT_SECTIONS:
+            return False
+        return fact.end is None or (self.start is not None and fact.end[:10] >= self.start[:10])
+
     @property
     def codes(self) -> dict[str, SheetFact]:
-        """The codes of the record's facts (the part after the system), each to its fact."""
+        """The codes of the record's facts, whatever their system (SNOMED CT, LOINC,
+        ICD-10-CM, RxNorm, NDC), under ``code_key`` (the part after the system), each to its
+        fact."""
         out: dict[str, SheetFact] = {}
         for fact in self.sheet_facts():
-            code = fact.code.split(":", 1)[-1]
-            if len(code) >= 3:
-                out.setdefault(code, fact)
+            key = code_key(fact.code.split(":", 1)[-1])
+            if len(key) >= 3:
+                out.setdefault(key, fact)
         return out
 
     def sheet_facts(self) -> Iterator[SheetFact]:
         for sheet in self.sheet.encounters:
             yield from sheet.patient_can_say
             yield from sheet.record_only
+
+
+CURRENT_SECTIONS = frozenset({"current_drug", "symptom"})
+"""The sections that hold what is true at the encounter itself."""
+
+_NDC = re.compile(r"(\d{4,5})-(\d{3,4})-(\d{1,2})")
+
+
+def code_key(code: str) -> str:
+    """A code as a key both its record and its spoken form share: letters upper-cased and
+    separators dropped ("I48.91" and "i4891", "718-7" and "7187"); an NDC in any of its
+    hyphenated 10-digit layouts (4-4-2, 5-3-2, 5-4-1) padded to the 11-digit 5-4-2 one."""
+    ndc = _NDC.fullmatch(code.strip())
+    if ndc is not None and len("".join(ndc.groups())) in (10, 11):
+        labeler, product, package = ndc.groups()
+        return labeler.zfill(5) + product.zfill(4) + package.zfill(2)
+    return re.sub(r"[^0-9A-Z]", "", code.upper())
+
+
+def _current(here: EncounterSheet | None) -> frozenset[str]:
+    if here is None:
+        return frozenset()
+    return frozenset(f.fact_id for f in here.patient_can_say if f.section in CURRENT_SECTIONS)
 
 
 def view(sheet: FactSheet, encounter: str | None) -> RecordView | None:
@@ -73,6 +111,7 @@ def view(sheet: FactSheet, encounter: str | None) -> RecordView | None:
             list(sayable.values()),
             list(record_only.values()),
             last.age_band if last and last.age_band else sheet.age_band,
+            _current(last),
         )
     at = next((n for n, e in enumerate(sheet.encounters) if e.episode == encounter), None)
     if at is None:
@@ -87,7 +126,7 @@ def view(sheet: FactSheet, encounter: str | None) -> RecordView | None:
                 said.setdefault(f.fact_id, (f, f"an earlier encounter ({earlier.episode})"))
     held = [f for f in here.record_only if f.fact_id not in said]
     age = here.age_band or sheet.age_band
-    return RecordView(sheet, encounter, here.start, list(said.values()), held, age)
+    return RecordView(sheet, encounter, here.start, list(said.values()), held, age, _current(here))
 
 
 class SheetFile:

@@ -35,7 +35,7 @@ def _tally(result: DialogueVerdicts, leaks: Counter[str], invented: Counter[str]
         for m in turn.mentions:
             if m.verdict is MentionVerdictKind.LEAK:
                 leaks["code" if m.kind == "code" else (m.evidence[0].section or "?")] += 1
-            elif m.verdict is MentionVerdictKind.UNSUPPORTED and not m.negated:
+            elif m.verdict is MentionVerdictKind.UNSUPPORTED and m.claimed:
                 invented[m.kind] += 1
 
 

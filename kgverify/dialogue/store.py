@@ -46,6 +46,9 @@ def mention_row(m: MentionVerdict) -> dict[str, Any]:
         "status": m.status.value if m.status is not None else None,
         "negated": m.negated,
         "hedged": m.hedged,
+        "hypothetical": m.hypothetical,
+        "experiencer": m.experiencer,
+        "claimed": m.claimed,
         "reason": text_free_reason(m),
     }
 

@@ -4,7 +4,7 @@
 // (MENTIONS). A re-check replaces the dialogue's mentions and patient edge. Text-free by
 // design: ids, verdicts, kinds, sections, offsets and reasons without the patient's words;
 // what the patient said stays in the verdicts JSONL.
-// @param rows: list of {id, patient_id, encounter_id, found, turns, mentions, grounded, leak, contradicted, unsupported, unlinked, judged: list of {turn, start, end, verdict, kind, section, via, fact_id, concept_id, status, negated, hedged, reason}}
+// @param rows: list of {id, patient_id, encounter_id, found, turns, mentions, grounded, leak, contradicted, unsupported, unlinked, judged: list of {turn, start, end, verdict, kind, section, via, fact_id, concept_id, status, negated, hedged, hypothetical, experiencer, claimed, reason}}
 // @returns written
 UNWIND $rows AS row
 MERGE (d:Dialogue {id: row.id})

@@ -30,6 +30,7 @@ from kgverify.api import (
 from kgverify.audit import get_audit
 from kgverify.cli import cli
 from kgverify.config import Settings
+from kgverify.derive.model import FactSheet
 from kgverify.dialogue import (
     DialogueVerdicts,
     MentionVerdict,
@@ -183,6 +184,85 @@ def test_check_turn_is_a_guard_for_an_agent_loop(checked: Checked) -> None:
     assert alone.problems() == []  # denying what the record does not hold invents nothing
     with pytest.raises(Exception, match="no encounter"):
         check_turn("hello", sheet, "day:1800-01-01", checker=checker)
+
+
+def _anticoagulated(checked: Checked) -> tuple[FactSheet, str]:
+    """A sample patient at an encounter with warfarin, digoxin and verapamil current, anemia
+    in the history without an end, aspirin recorded only decades before, and a hemoglobin
+    (LOINC 718-7) in the record."""
+    for sheet in SheetFile(checked.facts).sheets.values():
+        codes = {f.code for e in sheet.encounters for f in e.patient_can_say + e.record_only}
+        if "LNC:718-7" not in codes:
+            continue
+        for e in sheet.encounters:
+            current = " ".join(f.text for f in e.patient_can_say if f.section == "current_drug")
+            anemia = [f for f in e.patient_can_say if f.text == "anemia" and f.end is None]
+            if all(d in current for d in ("warfarin", "digoxin", "verapamil")) and anemia:
+                assert "aspirin" not in current
+                return sheet, e.episode
+    raise AssertionError("no such sample patient")
+
+
+def test_context_numbers_and_codes_of_realistic_patient_turns(checked: Checked) -> None:
+    """Issue 37: the wrong verdicts users found, each beside the case it must not break."""
+    sheet, encounter = _anticoagulated(checked)
+    checker = open_dialogue_checker(checked.settings, checked.graph)
+
+    def said(text: str) -> dict[str, MentionVerdict]:
+        turn = check_turn(text, sheet, encounter, checker=checker)
+        return {m.text.lower(): m for m in turn.mentions}
+
+    # Another drug's dose is not this drug's; a dose binds to the drug it follows.
+    both = said("I take Coumadin, five milligrams, and digoxin.")
+    assert both["digoxin"].verdict == "grounded" and both["digoxin"].numbers == []
+    wrong = said("I take digoxin 0.25 mg and warfarin.")
+    assert wrong["digoxin"].verdict == "contradicted" and wrong["warfarin"].numbers == []
+    # A dose in the next sentence, a dose without a unit where one strength is recorded.
+    assert said("I take digoxin. It's 0.25 mg.")["digoxin"].verdict == "contradicted"
+    right = said("I take digoxin. It's 0.125 mg.")["digoxin"]
+    assert right.verdict == "grounded" and [n.agrees for n in right.numbers] == [True]
+    assert said("My verapamil dose is 80.")["verapamil"].verdict == "contradicted"
+    bare = said("My verapamil dose is 40.")["verapamil"]
+    assert bare.verdict == "grounded" and [n.recorded for n in bare.numbers] == ["40 mg"]
+    counted = said("I take 2 digoxin.")["digoxin"]  # a count, no strength
+    assert counted.verdict == "grounded" and counted.numbers == []
+    # Double negation affirms; a negated verb about another thing denies nothing.
+    affirmed = said("It's not that I don't take my digoxin.")["digoxin"]
+    assert affirmed.verdict == "grounded" and not affirmed.negated
+    assert said("I don't take digoxin.")["digoxin"].verdict == "contradicted"
+    other = said("I take warfarin, but it doesn't mix with my verapamil.")["verapamil"]
+    assert other.verdict == "grounded" and not other.negated
+    # A relative's illness is never the patient's own fact.
+    father = said("My father had atrial fibrillation.")["atrial fibrillation"]
+    assert father.verdict == "unsupported" and father.experiencer == "family"
+    assert not father.claimed and father.evidence[0].via == "family"
+    assert said("I think I have atrial fibrillation.")["atrial fibrillation"].verdict == "leak"
+    family = said("There's no anemia in the family.")["anemia"]
+    assert family.verdict == "unsupported" and family.experiencer == "family"
+    assert said("I don't have anemia.")["anemia"].verdict == "contradicted"
+    mine = said("I take ibuprofen for my peptic ulcer.")["ibuprofen"]
+    assert mine.verdict == "contradicted" and mine.claimed  # contraindicated
+    theirs = said("My father takes ibuprofen for his peptic ulcer.")["ibuprofen"]
+    assert theirs.verdict == "unsupported" and theirs.experiencer == "family"
+    # A vague time is never compared; a said number is.
+    vague = said("I had anemia a few years ago.")["anemia"]
+    assert vague.verdict == "grounded" and [n.vague for n in vague.numbers] == [True]
+    assert vague.numbers[0].agrees is None
+    assert said("I had anemia 2 years ago.")["anemia"].verdict == "contradicted"
+    # Current means the encounter's drugs: aspirin of decades ago is not denied by "I don't".
+    old = said("I don't take aspirin.")["aspirin"]
+    assert old.verdict == "grounded" and old.negated and "not active" in old.reason
+    assert said("I've never taken aspirin.")["aspirin"].verdict == "contradicted"
+    assert said("I stopped taking aspirin.")["aspirin"].verdict == "grounded"
+    assert said("I stopped taking digoxin.")["digoxin"].verdict == "contradicted"
+    # "all cleared up now" ends it: anemia has no end in the record.
+    over = said("I had anemia, but it's all cleared up now.")["anemia"]
+    assert over.verdict == "contradicted" and "is over" in over.reason
+    assert said("I had anemia, but it never went away.")["anemia"].verdict == "grounded"
+    # A code of another system than SNOMED CT said aloud: here LOINC.
+    code = said("The lab code was 718-7.")["718-7"]
+    assert code.verdict == "leak" and code.kind == "code" and code.evidence[0].section == "lab"
+    assert "718" not in said("My sugar was 718.")  # a number, not a code
 
 
 def test_the_reach_query_walks_typed_relationships_only(checked: Checked) -> None:

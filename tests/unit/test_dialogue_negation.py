@@ -48,3 +48,61 @@ def test_hedges() -> None:
     c = cue("I'm not sure it is asthma", "asthma")
     assert c.hedged and not c.negated  # "not sure" hedges, it does not deny
     assert not cue("I have asthma. Maybe later.", "asthma").hedged
+
+
+def test_double_negation_affirms_and_agreeing_denials_deny() -> None:
+    assert not cue("It's not that I don't take my Plavix.", "Plavix").negated
+    assert not cue("I can't say I don't take aspirin", "aspirin").negated
+    assert not cue("I don't not take aspirin", "aspirin").negated
+    assert cue("I don't think I have asthma", "asthma").negated  # a denied clause
+    assert cue("I don't have no chest pain", "chest pain").negated  # "no" agrees
+
+
+def test_a_denied_verb_about_another_thing_denies_nothing() -> None:
+    text = "I take Coumadin, but it doesn't mix with my verapamil."
+    assert not cue(text, "verapamil").negated
+    assert not cue("I don't like aspirin", "aspirin").negated
+    assert not cue("I don't take aspirin for my headaches", "headaches").negated
+    assert cue("I don't take aspirin for my headaches", "aspirin").negated
+    assert cue("I'm not allergic to penicillin", "penicillin").negated
+    assert cue("I was never diagnosed with diabetes", "diabetes").negated
+
+
+def test_past_denials_reach_the_whole_record() -> None:
+    assert cue("I've never had a stroke", "stroke").ever
+    assert cue("I didn't take warfarin", "warfarin").ever
+    assert cue("I haven't had a cough", "cough").ever
+    c = cue("I don't take warfarin", "warfarin")
+    assert c.negated and not c.ever  # present: only what is active at the encounter
+
+
+def test_a_relatives_illness_is_theirs() -> None:
+    father = cue("My father had coronary artery disease.", "coronary artery disease")
+    assert father.family and not father.negated
+    family = cue("There's no epilepsy in the family.", "epilepsy")
+    assert family.family and family.negated
+    assert cue("My mother had a stroke and diabetes", "diabetes").family
+    assert not cue("My mother says I have asthma.", "asthma").family
+    assert not cue("My father had a stroke, and I have asthma", "asthma").family
+    assert not cue("My family doctor gave me lisinopril", "lisinopril").family
+    assert not cue("I have epilepsy.", "epilepsy").family
+
+
+def test_suppositions_and_the_past() -> None:
+    assert cue("What if it's strep throat?", "strep throat").hypothetical
+    assert cue("I take aspirin if I get headaches", "headaches").hypothetical
+    assert not cue("I take aspirin if I get headaches", "aspirin").hypothetical
+    assert not cue("If it rains I stay in, but I have asthma", "asthma").hypothetical
+    assert cue("I had a stroke years ago", "stroke").historical
+    assert cue("I had asthma as a child", "asthma").historical
+    assert not cue("I have asthma", "asthma").historical
+
+
+def test_an_ending_after_the_mention() -> None:
+    assert cue("I had a rash, but it's all cleared up now.", "rash").ceased
+    assert cue("My sore throat went away.", "sore throat").ceased
+    assert cue("The cough is gone", "cough").ceased
+    assert not cue("The cough never went away.", "cough").ceased
+    assert not cue("I take aspirin, stopped ibuprofen", "aspirin").ceased
+    assert not cue("I have a headache but it's better now", "headache").ceased
+    assert not cue("My digoxin has gone up", "digoxin").ceased

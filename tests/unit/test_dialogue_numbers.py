@@ -61,3 +61,20 @@ def test_durations_against_recorded_dates() -> None:
     [two_years] = said("2 years ago")
     assert duration_agrees(two_weeks, days) and not duration_agrees(two_years, days)
     assert elapsed_days(None, "2020-01-01") is None
+
+
+def test_vague_amounts_are_read_but_marked() -> None:
+    [few] = said("It started a few years ago")
+    assert few.vague and few.dimension == "duration" and few.ago
+    [several] = said("several weeks")
+    assert several.vague
+    [exact] = said("two years ago")
+    assert not exact.vague
+    assert said("someday") == []  # a number word needs a word of its own
+
+
+def test_thousands_are_no_decimal_comma() -> None:
+    [days] = said("2,303 days")
+    assert days.base == 2303.0
+    [dose] = said("1,5 mg")
+    assert dose.base == 1.5

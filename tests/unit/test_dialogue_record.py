@@ -12,7 +12,7 @@ from kgverify.dialogue.model import (
     Turn,
     TurnVerdict,
 )
-from kgverify.dialogue.record import view
+from kgverify.dialogue.record import code_key, view
 from kgverify.dialogue.sample import Expected, SampleDialogue, score
 
 
@@ -74,7 +74,7 @@ def test_the_whole_record_without_an_encounter() -> None:
     assert record is not None
     assert {f.fact_id for f, _ in record.sayable} == {"d1", "h1"}
     assert {f.fact_id for f in record.record_only} == {"c1", "l1", "c2", "l2"}
-    assert set(record.codes) == {f"{f}00" for f in ("d1", "c1", "l1", "h1", "c2", "l2")}
+    assert set(record.codes) == {f"{f}00".upper() for f in ("d1", "c1", "l1", "h1", "c2", "l2")}
 
 
 def mention(start: int, text: str, verdict: str) -> MentionVerdict:
@@ -118,3 +118,28 @@ def test_scores_pair_overlapping_words() -> None:
     assert got["grounded"] == (1, 2, 1)
     assert got["leak"] == (1, 0, 0)
     assert got["unsupported"] == (1, 1, 0)  # "asthma" missed, "I" spurious
+
+
+def test_current_means_active_at_the_encounter() -> None:
+    later = view(SHEET, "day:2001-01-01")
+    first = view(SHEET, "day:2000-01-01")
+    assert later is not None and first is not None
+    drug = next(f for f, _ in later.sayable if f.fact_id == "d1")
+    history = next(f for f, _ in later.sayable if f.fact_id == "h1")
+    assert first.active(drug)  # its own encounter's current drug
+    assert not later.active(drug)  # a drug of an earlier encounter is not current
+    assert later.active(history)  # a condition without an end
+    ended = history.model_copy(update={"end": "2000-06-01"})
+    assert not later.active(ended)
+    whole = view(SHEET, None)
+    assert whole is not None and not whole.active(drug)  # the last encounter's drugs only
+
+
+def test_codes_of_every_system_meet_their_spoken_forms() -> None:
+    assert code_key("I48.91") == code_key("i4891") == "I4891"
+    assert code_key("718-7") == code_key("7187")
+    # An NDC in its 10-digit layouts and its 11-digit one.
+    assert code_key("0093-0058-01") == code_key("00093-0058-01") == "00093005801"
+    assert code_key("12345-678-90") == "12345067890"
+    assert code_key("12345-6789-1") == "12345678901"
+    assert code_key("2023-01-15") == "20230115"  # a date is no NDC

@@ -1,0 +1,72 @@
+"""Codes of the record said aloud (``checker.spoken_codes``), of every system the record
+holds, on a real spaCy doc and a real fact sheet."""
+
+from __future__ import annotations
+
+import spacy
+
+from kgverify.derive.model import EncounterSheet, FactSheet, SheetFact
+from kgverify.dialogue.checker import spoken_codes
+from kgverify.dialogue.record import view
+
+NLP = spacy.blank("en")
+
+
+def fact(fid: str, section: str, code: str) -> SheetFact:
+    return SheetFact(
+        fact_id=fid,
+        section=section,
+        text=fid,
+        concept_id=f"X:{fid}",
+        code=code,
+        source_table="t",
+        source_row=fid,
+        verdict="grounded",
+    )
+
+
+SHEET = FactSheet(
+    patient_id="p",
+    split="train",
+    age_band="60-69",
+    sex="M",
+    checks=[],
+    encounters=[
+        EncounterSheet(
+            episode="day:2020-01-01",
+            start="2020-01-01",
+            kind=None,
+            patient_can_say=[
+                fact("drug", "current_drug", "RXNORM:161"),
+                fact("pack", "current_drug", "NDC:00093005801"),
+                fact("otitis", "history", "SNOMEDCT:65363002"),
+            ],
+            record_only=[
+                fact("af", "diagnosis", "ICD10CM:I48.91"),
+                fact("hb", "lab", "LNC:718-7"),
+            ],
+        )
+    ],
+)
+
+
+def codes(text: str) -> list[tuple[str, str | None]]:
+    record = view(SHEET, "day:2020-01-01")
+    assert record is not None
+    found = spoken_codes(NLP.make_doc(text), text, record, 0, [])
+    assert all(v.verdict == "leak" and v.kind == "code" for v in found)
+    return [(v.text, v.evidence[0].fact_id) for v in found]
+
+
+def test_codes_of_every_system_are_leaks() -> None:
+    assert codes("My code was 65363002.") == [("65363002", "otitis")]
+    assert codes("They wrote I48.91 and LOINC 718-7.") == [("I48.91", "af"), ("718-7", "hb")]
+    assert codes("It said ICD10CM:I48.91") == [("ICD10CM:I48.91", "af")]
+    assert codes("The box says 0093-0058-01.") == [("0093-0058-01", "pack")]
+
+
+def test_short_numbers_are_codes_only_when_called_codes() -> None:
+    assert codes("My sugar was 161.") == []
+    assert codes("The RxNorm code is 161.") == [("161", "drug")]
+    assert codes("I took 718 steps and 7 pills") == []  # no hyphen, no code
+    assert codes("My temperature was 38.5") == []
