@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from kgverify.link.linker import Linker
     from kgverify.link.relations import Contexts, LinkReport
     from kgverify.pipeline import (
+        CountBars,
         PipelineConfig,
         PipelineReport,
         RelationsInput,
@@ -1292,6 +1293,7 @@ def run_sample(
     settings: Settings | None = None,
     progress: ProgressFactory | None = None,
     on_step: StepListener | None = None,
+    bars: CountBars | None = None,
 ) -> PipelineReport:
     """Run the main job on the shipped sample.
 
@@ -1308,7 +1310,7 @@ def run_sample(
     if settings.neo4j_uri is None:
         LocalServer(settings).start()
     with Graph.connect(settings) as graph:
-        return sample_pipeline(graph, settings, progress, on_step)
+        return sample_pipeline(graph, settings, progress, on_step, bars)
 
 
 def sample_pipeline(
@@ -1316,6 +1318,7 @@ def sample_pipeline(
     settings: Settings,
     progress: ProgressFactory | None = None,
     on_step: StepListener | None = None,
+    bars: CountBars | None = None,
 ) -> PipelineReport:
     """The steps of :func:`run_sample` on an open graph (the tests and notebooks use it).
 
@@ -1341,6 +1344,7 @@ def sample_pipeline(
         graph=graph,
         progress=progress,
         on_step=on_step,
+        bars=bars,
     )
 
 
@@ -1365,6 +1369,7 @@ def pipeline(
     graph: Graph | None = None,
     progress: ProgressFactory | None = None,
     on_step: StepListener | None = None,
+    bars: CountBars | None = None,
 ) -> PipelineReport:
     """Run the whole chain in one call, from vocabularies to QA items and dialogue verdicts.
 
@@ -1381,7 +1386,8 @@ def pipeline(
     The ingest is a run (``report.run``; docs/runs.md): items and sheets derive from its
     patients only, and ``out/run.json`` records each step, its time and what it gave, and
     where the graph is. ``on_step`` hears of each step as it starts and ends
-    (:class:`~kgverify.pipeline.StepEvent`); ``progress`` draws the bars of long ones.
+    (:class:`~kgverify.pipeline.StepEvent`); ``bars`` (a ``pipeline.CountBars``) draws a bar
+    of the records each step has done, ``progress`` the loads' bars by bytes.
 
     Every parameter is checked before anything runs (``kgverify.pipeline.PipelineConfig``):
     a wrong name or value is one :class:`~kgverify.errors.ConfigError` line naming it.
@@ -1413,7 +1419,7 @@ def pipeline(
         "engine": engine,
     }
     config = pipeline_config(given, "pipeline")
-    return _run_pipeline(config, settings or Settings(), graph, progress, on_step)
+    return _run_pipeline(config, settings or Settings(), graph, progress, on_step, bars)
 
 
 def pipeline_from_config(
@@ -1424,6 +1430,7 @@ def pipeline_from_config(
     engine: str | None = None,
     progress: ProgressFactory | None = None,
     on_step: StepListener | None = None,
+    bars: CountBars | None = None,
 ) -> PipelineReport:
     """:func:`pipeline` with its parameters read from the TOML file ``path``.
 
@@ -1442,7 +1449,7 @@ def pipeline_from_config(
     config = read_pipeline_config(Path(path))
     if engine is not None:
         config = config.model_copy(update={"engine": ENGINES.check(engine)})
-    return _run_pipeline(config, settings or Settings(), graph, progress, on_step)
+    return _run_pipeline(config, settings or Settings(), graph, progress, on_step, bars)
 
 
 def _run_pipeline(
@@ -1451,40 +1458,44 @@ def _run_pipeline(
     graph: Graph | None,
     progress: ProgressFactory | None,
     on_step: StepListener | None = None,
+    bars: CountBars | None = None,
 ) -> PipelineReport:
     """The stages one after another in this process (the "local" engine).
 
-    Each is told to ``on_step`` as it starts and ends; derivation reads only the patients
-    this run's ingest brought; ``run.json`` is written beside the outputs.
+    Each is told to ``on_step`` as it starts and ends, with a bar of what it counts when
+    ``bars`` is given (loads draw theirs by bytes, through ``progress``); derivation reads
+    only the patients this run's ingest brought; ``run.json`` is written beside the outputs.
     """
     from kgverify.pipeline import DerivedReports, PipelineReport, Steps
 
     out = config.out
-    steps = Steps(on_step)
+    steps = Steps(on_step, bars)
     with _graph(settings, graph) as g:
         loads = [
             steps.run(
                 f"load {name}",
-                partial(
-                    load_vocabulary, name, folder, settings=settings, graph=g, progress=progress
-                ),
+                partial(_load_step, name, folder, settings, g, progress),
                 lambda r: f"{r.release} {r.status}, {sum(f.loaded for f in r.files):,} rows",
             )
             for name, folder in config.vocabularies.items()
         ]
         ingested = steps.run(
             "ingest",
-            lambda: ingest_source(config.source, config.source_path, settings=settings, graph=g),
+            lambda tick: ingest_source(
+                config.source, config.source_path, settings=settings, graph=g, on_patient=tick
+            ),
             lambda r: (
                 f"run {r.run}: {r.ingest.patients} patients, "
                 f"{r.ingest.encounters} encounters, {r.ingest.facts} facts"
             ),
+            unit="patients",
         )
+        patients = ingested.ingest.patients
         # This run's outputs derive from the patients it brought, and no others.
         own = settings.model_copy(update={"derive_run": ingested.run or "all"})
         extracted = steps.run(
             "extract",
-            lambda: extract_relations(
+            lambda tick: extract_relations(
                 config.source,
                 config.source_path,
                 out / "relations.jsonl",
@@ -1495,8 +1506,11 @@ def _run_pipeline(
                 api_key=config.api_key,
                 concurrency=config.concurrency,
                 engine=config.engine,
+                progress=lambda done, _total: tick(done),
             ),
             lambda r: f"{r.relations} candidate relations from {r.patients} patients",
+            unit="patients",
+            total=patients,
         )
         inputs = [
             (Path(extracted.out), None, "linked.jsonl", "verdicts.jsonl"),
@@ -1508,49 +1522,48 @@ def _run_pipeline(
         linked = [
             steps.run(
                 f"link {Path(source).name}",
-                partial(
-                    link_relations_file,
-                    source,
-                    out / name,
-                    settings=settings,
-                    graph=g,
-                    trajectories=notes,
-                    engine=config.engine,
-                ),
+                partial(_link_step, source, out / name, notes, settings, g, config.engine),
                 lambda r: f"{r.both_linked} of {r.linked_relations} relations linked both ways",
+                unit="relations",
             )
             for source, notes, name, _ in inputs
         ]
         verified = [
             steps.run(
                 f"verify {Path(report.out).name}",
-                partial(
-                    verify_relations_file,
-                    Path(report.out),
-                    out / name,
-                    settings=settings,
-                    graph=g,
-                    engine=config.engine,
-                ),
+                partial(_verify_step, Path(report.out), out / name, settings, g, config.engine),
                 lambda r: f"{r.passed} of {r.verified} relations passed",
+                unit="relations",
+                total=report.linked_relations,
             )
             for report, (*_, name) in zip(linked, inputs, strict=True)
         ]
         qa = steps.run(
             "derive qa",
-            lambda: derive_qa(
-                out / "qa", settings=own, graph=g, tasks=config.tasks, engine=config.engine
+            lambda tick: derive_qa(
+                out / "qa",
+                settings=own,
+                graph=g,
+                tasks=config.tasks,
+                engine=config.engine,
+                progress=tick,
             ),
             lambda r: (
                 f"{sum(sum(s.values()) for s in r.items.values())} items from "
                 f"{r.patients} patients of run {r.run}"
             ),
+            unit="patients",
+            total=patients,
         )
         sheets = (
             steps.run(
                 "derive facts",
-                lambda: derive_facts(out / "facts", settings=own, graph=g, engine=config.engine),
+                lambda tick: derive_facts(
+                    out / "facts", settings=own, graph=g, engine=config.engine, progress=tick
+                ),
                 lambda r: f"{r.sheets} fact sheets of {r.patients} patients",
+                unit="patients",
+                total=patients,
             )
             if config.facts
             else None
@@ -1559,14 +1572,16 @@ def _run_pipeline(
         checked = (
             steps.run(
                 "check dialogues",
-                lambda: check_dialogues(
+                lambda tick: check_dialogues(
                     dialogues,
                     out / "dialogue_verdicts.jsonl",
                     facts=out / "facts",
                     settings=own,
                     graph=g,
+                    progress=tick,
                 ),
                 lambda r: f"{r.turns} patient turns of {r.dialogues} dialogues checked",
+                unit="dialogues",
             )
             if dialogues is not None
             else None
@@ -1586,6 +1601,53 @@ def _run_pipeline(
         derive=DerivedReports(qa=qa, facts=sheets),
         dialogues=checked,
         summary=summary,
+    )
+
+
+def _load_step(
+    name: str,
+    folder: Path,
+    settings: Settings,
+    graph: Graph,
+    progress: ProgressFactory | None,
+    _tick: Callable[[int], None],
+) -> LoadReport:
+    """A pipeline's load step: its own bar, by bytes read (``progress``)."""
+    return load_vocabulary(name, folder, settings=settings, graph=graph, progress=progress)
+
+
+def _link_step(
+    source: Path,
+    out: Path,
+    notes: Path | None,
+    settings: Settings,
+    graph: Graph,
+    engine: str,
+    tick: Callable[[int], None],
+) -> LinkReport:
+    """A pipeline's link step (``steps.run`` hands it the bar's ``tick``)."""
+    return link_relations_file(
+        source,
+        out,
+        settings=settings,
+        graph=graph,
+        trajectories=notes,
+        engine=engine,
+        progress=tick,
+    )
+
+
+def _verify_step(
+    linked: Path,
+    out: Path,
+    settings: Settings,
+    graph: Graph,
+    engine: str,
+    tick: Callable[[int], None],
+) -> VerifyReport:
+    """A pipeline's verify step (``steps.run`` hands it the bar's ``tick``)."""
+    return verify_relations_file(
+        linked, out, settings=settings, graph=graph, engine=engine, progress=tick
     )
 
 

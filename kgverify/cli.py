@@ -17,7 +17,7 @@ import sqlite3
 import sys
 import textwrap
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -2553,6 +2553,7 @@ def sample_command(as_json: bool) -> None:
         Settings(),
         progress=None if quiet else rich_progress,
         on_step=None if quiet else print_step,
+        bars=None if quiet else step_bar,
     )
     result = report.model_dump()
     emit(result, as_json, lambda: print_pipeline_report(result))
@@ -2581,8 +2582,14 @@ def run_command(config: Path, engine: str | None, as_json: bool) -> None:
         engine=engine,
         progress=progress,
         on_step=None if as_json else print_step,
+        bars=None if as_json else step_bar,
     ).model_dump()
     emit(result, as_json, lambda: print_pipeline_report(result))
+
+
+def step_bar(label: str, total: int | None) -> AbstractContextManager[Callable[[int], None]]:
+    """A pipeline step's bar of records done (``pipeline.CountBars``), on a terminal."""
+    return count_progress(label, total=total, enabled=True)
 
 
 def print_step(event: StepEvent) -> None:

@@ -14,6 +14,7 @@ import difflib
 import time
 import tomllib
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -224,6 +225,16 @@ class StepEvent(BaseModel):
 StepListener = Callable[[StepEvent], None]
 """What ``on_step`` takes."""
 
+Tick = Callable[[int], None]
+"""Told how many records a step has done so far."""
+CountBars = Callable[[str, int | None], AbstractContextManager[Tick]]
+"""A bar of records done around a step: (label, total or None) -> a ``Tick``; what
+``api.pipeline``'s ``bars`` takes (``kgverify sample`` draws them with rich)."""
+
+
+def _no_tick(done: int) -> None:
+    """A step's count when no bar is drawn."""
+
 
 class StepRecord(BaseModel):
     """One finished step in the run record."""
@@ -240,17 +251,32 @@ class Steps:
     """Runs the steps of a pipeline one after another, timing each, telling ``listener``
     when one starts and ends, and keeping the records for ``run.json``."""
 
-    def __init__(self, listener: StepListener | None = None) -> None:
+    def __init__(self, listener: StepListener | None = None, bars: CountBars | None = None):
         self.listener = listener
+        self.bars = bars
         self.records: list[StepRecord] = []
         self.started = datetime.now(UTC)
 
-    def run(self, name: str, work: Callable[[], T], summary: Callable[[T], str]) -> T:
+    def run(
+        self,
+        name: str,
+        work: Callable[[Tick], T],
+        summary: Callable[[T], str],
+        *,
+        unit: str | None = None,
+        total: int | None = None,
+    ) -> T:
+        """Run ``work``; with ``unit`` (what it counts) and ``bars``, a bar of ``unit`` done
+        (out of ``total`` when known) is drawn while it runs."""
         number = len(self.records) + 1
         if self.listener is not None:
             self.listener(StepEvent(step=name, number=number, status="started"))
         began = time.perf_counter()
-        result = work()
+        if self.bars is not None and unit is not None:
+            with self.bars(f"[{number}] {name}: {unit}", total) as tick:
+                result = work(tick)
+        else:
+            result = work(_no_tick)
         record = StepRecord(
             step=name, seconds=round(time.perf_counter() - began, 2), summary=summary(result)
         )

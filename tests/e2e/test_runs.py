@@ -11,6 +11,8 @@ import csv
 import json
 import re
 import stat
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
@@ -60,6 +62,7 @@ class Runs:
     second: PipelineReport  # the 8-patient extract, after it
     events: list[StepEvent]
     out: Path
+    bars: dict[str, list[int | None]]  # each step's bar: label -> [total, last count]
 
 
 @pytest.fixture(scope="module")
@@ -69,6 +72,17 @@ def two_runs(
     first = sample_pipeline(sample_graph, sample_settings)
     tmp = tmp_path_factory.mktemp("runs")
     events: list[StepEvent] = []
+    bars: dict[str, list[int | None]] = {}  # label -> [total, last count]
+
+    @contextmanager
+    def bar(label: str, total: int | None) -> Iterator[Callable[[int], None]]:
+        bars[label] = [total, None]
+
+        def tick(done: int) -> None:
+            bars[label][1] = done
+
+        yield tick
+
     second = pipeline(
         source="omop",
         source_path=sub_extract(tmp / "extract", SUBSET),
@@ -76,8 +90,9 @@ def two_runs(
         settings=sample_settings,
         graph=sample_graph,
         on_step=events.append,
+        bars=bar,
     )
-    return Runs(sample_settings, sample_graph, first, second, events, tmp / "out")
+    return Runs(sample_settings, sample_graph, first, second, events, tmp / "out", bars)
 
 
 def _kgverify(settings: Settings, *args: str) -> Result:
@@ -139,6 +154,13 @@ def test_the_run_record_and_the_steps_as_they_ran(two_runs: Runs) -> None:
     ]
     assert [e.number for e in r.events if e.status == "finished"] == list(range(1, len(names) + 1))
     assert all(e.summary for e in r.events if e.status == "finished")
+    # A bar of what each step counts, filled to the end where the total is known.
+    by_step = {label.split("] ", 1)[1].split(":")[0]: v for label, v in r.bars.items()}
+    assert set(by_step) == set(names)
+    assert by_step["ingest"][1] == by_step["derive qa"][1] == by_step["derive facts"][1] == SUBSET
+    assert by_step["derive qa"][0] == SUBSET
+    linked = by_step["link relations.jsonl"][1]
+    assert linked and linked == r.second.link[0].linked_relations
 
 
 def test_runs_are_listed_and_compared(two_runs: Runs) -> None:
