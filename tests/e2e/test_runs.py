@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import re
 import stat
 from collections.abc import Callable, Iterator
@@ -147,7 +148,9 @@ def test_the_run_record_and_the_steps_as_they_ran(two_runs: Runs) -> None:
     assert names[0] == "ingest" and names[-1] == "derive facts"
     assert "derive qa" in names and all(s["seconds"] >= 0 for s in record["steps"])
     assert record["counts"]["patients"] == SUBSET
-    assert record["graph"]["bolt"] and record["graph"]["stop"] == "kgverify neo4j stop"
+    own_server = not os.environ.get("NEO4J_URI")  # a server of the user's: no stop command
+    assert record["graph"]["bolt"]
+    assert record["graph"]["stop"] == ("kgverify neo4j stop" if own_server else None)
     # Each step was told as it started and as it ended, in order, numbered.
     assert [(e.step, e.status) for e in r.events] == [
         (n, s) for n in names for s in ("started", "finished")
@@ -335,3 +338,27 @@ def test_a_date_shift_moves_every_date_and_nothing_else() -> None:
     days = {shift_days("salt", f"patient-{n}") for n in range(500)}
     assert 0 not in days and min(days) >= -365 and max(days) <= 365 and len(days) > 200
     assert shift_days("salt", "p") == shift_days("salt", "p") != shift_days("other", "p")
+
+
+def test_kgverify_run_prints_each_step_as_it_runs_and_ends_with_the_run(
+    two_runs: Runs, tmp_path: Path
+) -> None:
+    r = two_runs
+    config = tmp_path / "run.toml"
+    config.write_text(
+        f'source = "omop"\nsource_path = "{sub_extract(tmp_path / "extract", 3)}"\n'
+        'out = "out"\ntasks = ["treatment"]\nfacts = false\n'
+    )
+    result = _kgverify(r.settings, "run", str(config))
+    assert result.exit_code == 0, result.output
+    said = result.stderr.splitlines()
+    started = [line for line in said if line.endswith(" ...")]
+    finished = [line for line in said if line.endswith(" s)")]
+    assert started[0] == "[1] ingest ..." and finished[0].startswith("[1] ingest: run ")
+    assert len(started) == len(finished) >= 5  # ingest, extract, link, verify, derive qa
+    assert any(line.startswith("[5] derive qa: ") for line in finished)
+    # The summary at the end: the steps' table, the run record and where the graph is.
+    record = json.loads((tmp_path / "out" / "run.json").read_text())
+    assert f"Run {record['run']}" in result.stdout
+    assert "Run record: " in result.stdout
+    assert ("stop the server with" in result.stdout) == (not os.environ.get("NEO4J_URI"))
