@@ -87,7 +87,14 @@ from kgverify.config import Settings
 from kgverify.graph import Graph, delete_all, ensure_schema
 from kgverify.server import LocalServer
 from kgverify.server import local as local_server
-from tests.e2e.helpers import VOLATILE, fingerprint, rows, value
+from tests.e2e.helpers import (
+    VOLATILE,
+    fingerprint,
+    inactivate_rf2,
+    rename_rxcuis,
+    rows,
+    value,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 AA = sample_path("umls", "2025AA")
@@ -623,7 +630,6 @@ def _cut(release: Path, into: Path, share: float) -> Path:
 def _renamed(into: Path, share: float) -> tuple[Path, int]:
     """2025AA relabelled 2025AB with ``share`` of its CUIs renamed consistently in every
     file (C0xxxxxx -> C7xxxxxx): no file shrinks, nothing dangles, the old CUIs are gone."""
-    import random
     import re
 
     target = into / "2025AB"
@@ -814,20 +820,9 @@ def _inactive_concepts(release: Path, into: Path) -> Path:
 
 
 def _renamed_rxcuis(release: Path, into: Path, share: float) -> Path:
-    """``share`` of the RXCUIs named by an RxNorm atom get a new name (the STR of their
-    SAB=RXNORM atoms), chosen with a fixed seed."""
+    """A copy of ``release`` with ``share`` of its RXCUIs renamed (``rename_rxcuis``)."""
     target = _copy(release, into)
-    path = next(target.rglob("RXNCONSO.RRF"))
-    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
-    named = sorted({line.split("|")[0] for line in lines if line.split("|")[11] == "RXNORM"})
-    chosen = set(random.Random(7).sample(named, int(len(named) * share)))
-    out = []
-    for line in lines:
-        fields = line.split("|")
-        if fields[0] in chosen and fields[11] == "RXNORM":
-            fields[14] = f"{fields[14]} (renamed)"
-        out.append("|".join(fields))
-    path.write_text("".join(out), encoding="utf-8")
+    rename_rxcuis(target, share)
     return target
 
 
@@ -838,12 +833,7 @@ def _inactive_descriptions(release: Path, into: Path) -> Path:
 def _inactivated(release: Path, into: Path, pattern: str) -> Path:
     """A copy of an RF2 release with every row of the file ``pattern`` names inactive."""
     target = _copy(release, into)
-    path = next(target.rglob(pattern))
-    header, *body = path.read_text(encoding="utf-8").splitlines(keepends=True)
-    rows = [line.split("\t") for line in body]
-    path.write_text(
-        header + "".join("\t".join([*r[:2], "0", *r[3:]]) for r in rows), encoding="utf-8"
-    )
+    inactivate_rf2(target, pattern)
     return target
 
 

@@ -13,25 +13,27 @@ from types import TracebackType
 from typing import Self
 
 
-class DiskIdSet:
-    """An on-disk set of string ids with batched membership tests."""
+class _Stage:
+    """One table in a throw-away SQLite file (no journal: it lives for one load), with
+    batched membership tests on its ``id`` column; removed on close."""
 
-    def __init__(self) -> None:
+    def __init__(self, table: str, columns: str) -> None:
+        self._table = table
         self._dir = tempfile.TemporaryDirectory(prefix="kgverify-stage-")
-        self._db = sqlite3.connect(Path(self._dir.name) / "ids.sqlite")
+        self._db = sqlite3.connect(Path(self._dir.name) / f"{table}.sqlite")
         self._db.execute("PRAGMA journal_mode=OFF")
         self._db.execute("PRAGMA synchronous=OFF")
-        self._db.execute("CREATE TABLE ids (id TEXT PRIMARY KEY) WITHOUT ROWID")
-
-    def add_many(self, ids: Iterable[str]) -> None:
-        self._db.executemany("INSERT OR IGNORE INTO ids VALUES (?)", ((i,) for i in ids))
+        self._db.execute(f"CREATE TABLE {table} ({columns}) WITHOUT ROWID")
 
     def contains_many(self, ids: list[str]) -> set[str]:
         found: set[str] = set()
         for start in range(0, len(ids), 900):  # below SQLite's variable limit
             chunk = ids[start : start + 900]
             marks = ",".join("?" * len(chunk))
-            rows = self._db.execute(f"SELECT id FROM ids WHERE id IN ({marks})", chunk)  # noqa: S608
+            rows = self._db.execute(
+                f"SELECT id FROM {self._table} WHERE id IN ({marks})",  # noqa: S608
+                chunk,
+            )
             found.update(r[0] for r in rows)
         return found
 
@@ -52,21 +54,24 @@ class DiskIdSet:
         self.close()
 
 
-class StagedConcepts:
+class DiskIdSet(_Stage):
+    """An on-disk set of string ids with batched membership tests."""
+
+    def __init__(self) -> None:
+        super().__init__("ids", "id TEXT PRIMARY KEY")
+
+    def add_many(self, ids: Iterable[str]) -> None:
+        self._db.executemany("INSERT OR IGNORE INTO ids VALUES (?)", ((i,) for i in ids))
+
+
+class StagedConcepts(_Stage):
     """An on-disk table of a release's concepts (id, active, name) for the release guard's
     comparison with the graph before anything is written. A concept that arrives as several
     rows (RRF atoms not contiguous) keeps the name of lowest (rank, name), as the upsert
     does; it is active when any of its rows is."""
 
     def __init__(self) -> None:
-        self._dir = tempfile.TemporaryDirectory(prefix="kgverify-stage-")
-        self._db = sqlite3.connect(Path(self._dir.name) / "concepts.sqlite")
-        self._db.execute("PRAGMA journal_mode=OFF")
-        self._db.execute("PRAGMA synchronous=OFF")
-        self._db.execute(
-            "CREATE TABLE concepts (id TEXT PRIMARY KEY, active INTEGER, name TEXT, rank INTEGER)"
-            " WITHOUT ROWID"
-        )
+        super().__init__("concepts", "id TEXT PRIMARY KEY, active INTEGER, name TEXT, rank INTEGER")
 
     def add_many(self, rows: Iterable[tuple[str, bool, str | None, int | None]]) -> None:
         # Every right-hand side sees the row as it was before this update.
@@ -94,31 +99,3 @@ class StagedConcepts:
                 return
             yield [(i, bool(a), n) for i, a, n in page]
             after = page[-1][0]
-
-    def contains_many(self, ids: list[str]) -> set[str]:
-        found: set[str] = set()
-        for start in range(0, len(ids), 900):  # below SQLite's variable limit
-            chunk = ids[start : start + 900]
-            marks = ",".join("?" * len(chunk))
-            rows = self._db.execute(
-                f"SELECT id FROM concepts WHERE id IN ({marks})",  # noqa: S608
-                chunk,
-            )
-            found.update(r[0] for r in rows)
-        return found
-
-    def close(self) -> None:
-        """Remove the staging file; safe to call more than once."""
-        self._db.close()
-        self._dir.cleanup()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()

@@ -1,10 +1,12 @@
 """Small helpers for the e2e tests (test code, not engine queries): reads for assertions,
-and the template chain on the sample EHR that the derivation tests start from."""
+the template chain on the sample EHR that the derivation tests start from, and damaged
+copies of releases (the fault suite, benchmarks/faults.py, uses them too)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -125,3 +127,31 @@ def verified_sample_ehr(graph: Graph, settings: Settings, tmp: Path) -> None:
     verify_relations_file(
         Path(extracted.out), tmp / "verdicts.jsonl", settings=settings, graph=graph
     )
+
+
+def inactivate_rf2(release: Path, pattern: str) -> None:
+    """Every row of the RF2 file of ``release`` that ``pattern`` names made inactive (its
+    third column), in place."""
+    path = next(release.rglob(pattern))
+    header, *body = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    rows = [line.split("\t") for line in body]
+    path.write_text(
+        header + "".join("\t".join([*r[:2], "0", *r[3:]]) for r in rows), encoding="utf-8"
+    )
+
+
+def rename_rxcuis(release: Path, share: float) -> None:
+    """``share`` of the RXCUIs named by an RxNorm atom get a new name, in place: the STR of
+    every SAB=RXNORM atom of theirs changed (RXNCONSO's 15th column), chosen with a fixed
+    seed."""
+    path = next(release.rglob("RXNCONSO.RRF"))
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    named = sorted({line.split("|")[0] for line in lines if line.split("|")[11] == "RXNORM"})
+    chosen = set(random.Random(7).sample(named, int(len(named) * share)))
+    out = []
+    for line in lines:
+        fields = line.split("|")
+        if fields[0] in chosen and fields[11] == "RXNORM":
+            fields[14] = f"{fields[14]} (renamed)"
+        out.append("|".join(fields))
+    path.write_text("".join(out), encoding="utf-8")

@@ -11,10 +11,10 @@ graph as it was: nothing written, no Release node, the older release current.
 
 from __future__ import annotations
 
-import random
 import re
 import shutil
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -25,7 +25,7 @@ from kgverify.cli import cli
 from kgverify.config import Settings
 from kgverify.graph import Graph, delete_all, ensure_schema
 from tests.conftest import SAMPLE
-from tests.e2e.helpers import fingerprint, rows
+from tests.e2e.helpers import fingerprint, inactivate_rf2, rename_rxcuis, rows
 
 pytestmark = pytest.mark.neo4j
 OLDER = {
@@ -86,18 +86,6 @@ def _cut(name: str, short: int) -> Callable[[Path], None]:
     return damage
 
 
-def _descriptions_inactive(release: Path) -> None:
-    """Every description inactivated (RF2's third column): no concept keeps a name."""
-    path = next(release.rglob("sct2_Description_Snapshot*"))
-    header, *body = path.read_text(encoding="utf-8").splitlines(keepends=True)
-    lines = []
-    for line in body:
-        fields = line.split("\t")
-        fields[2] = "0"
-        lines.append("\t".join(fields))
-    path.write_text(header + "".join(lines), encoding="utf-8")
-
-
 CASES = [
     # (vocabulary, damage, extra CLI arguments, exit code, error line pattern)
     ("umls", _remove("MRCONSO.RRF"), (), 2, r"no MRCONSO\.RRF under"),
@@ -115,7 +103,7 @@ CASES = [
     ("snomed", _cut(SCT_DESCRIPTIONS, 40), (), 4, rf"{SCT_DESCRIPTIONS}: the last line has no"),
     (
         "snomed",
-        _descriptions_inactive,
+        partial(inactivate_rf2, pattern="sct2_Description_Snapshot*"),
         (),
         4,
         rf"261 of 261 active concepts would have no name: {SCT_DESCRIPTIONS} gives them no "
@@ -181,49 +169,17 @@ def test_an_incomplete_release_is_refused_and_writes_nothing(
 
 
 # -- the release guard, decided before any write (issue 35, part 1) --------------------------
-def _concepts_inactive(release: Path) -> None:
-    """Every concept of the RF2 concept file inactivated (its third column)."""
-    path = next(release.rglob("sct2_Concept_Snapshot*"))
-    header, *body = path.read_text(encoding="utf-8").splitlines(keepends=True)
-    lines = []
-    for line in body:
-        fields = line.split("\t")
-        fields[2] = "0"
-        lines.append("\t".join(fields))
-    path.write_text(header + "".join(lines), encoding="utf-8")
-
-
-def _renamed(share: float) -> Callable[[Path], None]:
-    """``share`` of the RXCUIs named by an RxNorm atom get a new name: the STR of every
-    SAB=RXNORM atom of theirs changed (RXNCONSO's 15th column)."""
-
-    def damage(release: Path) -> None:
-        path = next(release.rglob("RXNCONSO.RRF"))
-        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
-        named = sorted({line.split("|")[0] for line in lines if line.split("|")[11] == "RXNORM"})
-        chosen = set(random.Random(7).sample(named, int(len(named) * share)))
-        out = []
-        for line in lines:
-            fields = line.split("|")
-            if fields[0] in chosen and fields[11] == "RXNORM":
-                fields[14] = f"{fields[14]} (renamed)"
-            out.append("|".join(fields))
-        path.write_text("".join(out), encoding="utf-8")
-
-    return damage
-
-
 HELD = [
     (
         "snomed",
-        _concepts_inactive,
+        partial(inactivate_rf2, pattern="sct2_Concept_Snapshot*"),
         r"SNOMEDCT@20250601 would retire (\d+) and inactivate (\d+) of the (\d+) active SNOMEDCT "
         r"concepts, and rename 0; more than 5% \(e\.g\. SNOMEDCT:\d+ .*\); held, nothing was "
         "written",
     ),
     (
         "rxnorm",
-        _renamed(0.2),
+        partial(rename_rxcuis, share=0.2),
         r"RXNORM@2025-02-03 would retire \d+ and inactivate 0 of the (\d+) active RXNORM "
         r"concepts, and rename (\d+); more than 5% \(e\.g\. RXNORM:\d+ .*\); held, nothing "
         "was written",

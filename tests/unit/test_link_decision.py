@@ -6,25 +6,14 @@ naming opposite values, and British spellings."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
-from kgverify.link.index import IndexSettings, LinkerIndex, build_index
-from kgverify.link.kb import KbEntry
-from kgverify.link.linker import SWITCHABLE, Linker, LinkParams, MentionQuery
+from kgverify.link.index import LinkerIndex
+from kgverify.link.linker import SWITCHABLE
 from kgverify.link.model import LinkStatus, Method
 from kgverify.link.normalize import american, discriminators, normalized_key
-
-SETTINGS = IndexSettings(min_df=1, m=16, ef_construction=100, ef_search=100, threads=1)
-PARAMS = LinkParams(threshold=0.8, margin=0.05, k=30)
-
-
-def entry(cid: str, name: str, *names: str) -> KbEntry:
-    return KbEntry(
-        id=cid, vocab=cid.split(":")[0], name=name, names=list(names), kinds=["disorder"]
-    )
-
+from tests.unit.hand_kb import entry, hand_index, link
 
 ENTRIES = [
     entry("MONDO:10", "Stickler syndrome"),
@@ -43,17 +32,7 @@ ENTRIES = [
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LinkerIndex]:
-    directory = tmp_path_factory.mktemp("index") / "idx"
-    build_index(ENTRIES, directory, SETTINGS, key="test", source={"label": "hand-made"})
-    opened = LinkerIndex(directory, ef_search=100, threads=1)
-    yield opened
-    opened.close()
-
-
-def link(index: LinkerIndex, text: str, *disabled: str) -> Any:
-    linker = Linker(index, PARAMS.model_copy(update={"disabled": frozenset(disabled)}))
-    [found] = linker.link([MentionQuery(text)])
-    return found
+    yield from hand_index(ENTRIES, tmp_path_factory.mktemp("index") / "idx")
 
 
 def test_discriminators_are_numbers_romans_and_letters_as_a_multiset() -> None:

@@ -11,9 +11,8 @@ from typing import Any
 
 import pytest
 
-from kgverify.link.index import IndexSettings, LinkerIndex, build_index
-from kgverify.link.kb import KbEntry
-from kgverify.link.linker import PARTIAL_SCORE, Linker, LinkParams, MentionQuery, _one_typo
+from kgverify.link.index import LinkerIndex
+from kgverify.link.linker import PARTIAL_SCORE, _one_typo
 from kgverify.link.model import LinkStatus, Method
 from kgverify.link.normalize import (
     classical_plural_keys,
@@ -24,14 +23,9 @@ from kgverify.link.normalize import (
     singular,
     stereo_keys,
 )
+from tests.unit.hand_kb import entry, hand_index, link
 
-SETTINGS = IndexSettings(min_df=1, m=16, ef_construction=100, ef_search=100, threads=1)
-PARAMS = LinkParams(threshold=0.8, margin=0.05, k=30)
 BETA = "\N{GREEK SMALL LETTER BETA}"
-
-
-def entry(cid: str, name: str, *names: str, kinds: str = "disorder") -> KbEntry:
-    return KbEntry(id=cid, vocab=cid.split(":")[0], name=name, names=list(names), kinds=[kinds])
 
 
 ENTRIES = [
@@ -58,17 +52,7 @@ ENTRIES = [
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LinkerIndex]:
-    directory = tmp_path_factory.mktemp("index") / "idx"
-    build_index(ENTRIES, directory, SETTINGS, key="test", source={"label": "hand-made"})
-    opened = LinkerIndex(directory, ef_search=100, threads=1)
-    yield opened
-    opened.close()
-
-
-def link(index: LinkerIndex, text: str, *disabled: str) -> Any:
-    linker = Linker(index, PARAMS.model_copy(update={"disabled": frozenset(disabled)}))
-    [found] = linker.link([MentionQuery(text)])
-    return found
+    yield from hand_index(ENTRIES, tmp_path_factory.mktemp("index") / "idx")
 
 
 def scores(found: Any) -> dict[str, float]:
