@@ -41,7 +41,7 @@ from kgverify.graph.driver import Graph
 from kgverify.graph.schema import ensure_schema
 from kgverify.jsonl import write_models
 from kgverify.review.state import ReviewState
-from kgverify.runs import ALL, record_derivation, resolve_run
+from kgverify.runs import ALL, RunScope, record_derivation, resolve_run
 from kgverify.verify.verifier import FilterPolicy
 
 Progress = Callable[[int], None]
@@ -109,7 +109,8 @@ def run_qa(
     if write:
         ensure_schema(graph)
         clear_pending(graph, run)  # what a run killed before publishing left behind
-    settings = _scoped(graph, settings, report)
+    settings, scope = _scoped(graph, settings)
+    report.run, report.scope = scope.run, scope.note
     applied = derivation_policy(settings, policy)
     context = RunContext(
         releases=[r["id"] for r in graph.read("verify/current_releases")],
@@ -160,12 +161,11 @@ def run_qa(
     return report
 
 
-def _scoped(graph: Graph, settings: Settings, report: DeriveReport | FactsReport) -> Settings:
-    """``settings`` with ``derive_run`` resolved to one run's id (or "all"), the scope
-    recorded in ``report``: every page of patients after this reads that run's."""
+def _scoped(graph: Graph, settings: Settings) -> tuple[Settings, RunScope]:
+    """``settings`` with ``derive_run`` resolved to one run's id (or "all"), and that scope:
+    every page of patients after this reads that run's."""
     scope = resolve_run(graph, settings.derive_run)
-    report.run, report.scope = scope.run, scope.note
-    return settings.model_copy(update={"derive_run": scope.run or ALL})
+    return settings.model_copy(update={"derive_run": scope.run or ALL}), scope
 
 
 def run_facts(
@@ -179,8 +179,7 @@ def run_facts(
 ) -> FactsReport:
     """Every patient's fact sheet into ``out``; ``sheet_pages`` (an engine's) builds them."""
     started = time.perf_counter()
-    scope = FactsReport()
-    settings = _scoped(graph, settings, scope)
+    settings, scope = _scoped(graph, settings)
     with sheet_pages(settings, graph) as built, partial_dir(out) as folder:
         dates = settings.date_shift()
 
@@ -197,7 +196,7 @@ def run_facts(
         write_schema(FactSheet, folder / "schema.json")
         written = (folder / name).stat().st_size
     report = built.report
-    report.run, report.scope = scope.run, scope.scope
+    report.run, report.scope = scope.run, scope.note
     report.out = str(out)
     report.file = str(out / name)
     report.bytes = written
