@@ -74,12 +74,12 @@ from typing import Any
 
 from benchmarks.bench_verify import large_graph
 from kgverify.api import load_vocabulary, reverify
+from kgverify.audit.reverify import ReverifyReport
 from kgverify.config import Settings
 from kgverify.graph import Graph
 from kgverify.link.model import LinkedRelation
 from kgverify.server import LocalServer
 from kgverify.verify.model import Verdict
-from kgverify.verify.reverify import ReverifyReport
 from kgverify.verify.verifier import Triple, Verifier, judge_evidence
 
 REPEATS = 3
@@ -231,7 +231,7 @@ def selective(
 ) -> tuple[ReverifyReport, float, list[dict[str, Any]]]:
     """One ``reverify`` call: its report, wall seconds, and the seconds between its progress
     log lines (``PHASES`` when it logs three lines, else each line's text)."""
-    logger = logging.getLogger("kgverify.verify.reverify")
+    logger = logging.getLogger("kgverify.audit.reverify")
     records = _Records()
     logger.addHandler(records)
     logger.setLevel(logging.INFO)

@@ -33,6 +33,7 @@ from kgverify.rows import RejectedRow, RejectSink, open_private, private_dir
 if TYPE_CHECKING:
     from kgverify.audit import Audit, Lineage
     from kgverify.audit.catalog import Resolved
+    from kgverify.audit.reverify import ReverifyReport
     from kgverify.derive import DeriveReport, FactsReport
     from kgverify.derive.calibrate import CalibrationReport
     from kgverify.ehr.model import Trajectory
@@ -55,7 +56,6 @@ if TYPE_CHECKING:
     from kgverify.runs import RunDiff, RunRecord
     from kgverify.verify.check import CheckResult, Explanation
     from kgverify.verify.report import VerifyReport
-    from kgverify.verify.reverify import ReverifyReport
     from kgverify.verify.verifier import FilterPolicy, Verifier
     from loaders import LoadReport
     from loaders.pipeline import ProgressFactory
@@ -1209,17 +1209,15 @@ def reverify(
     >>> report = reverify()
     >>> report.rechecked, report.items_flagged, report.flags
     """
-    from kgverify.derive.justify import Justifier, recheck_items
+    from kgverify.audit.reverify import Reverifier
     from kgverify.graph.schema import ensure_schema
-    from kgverify.verify.reverify import Reverifier
 
     settings = settings or Settings()
     with _graph(settings, graph) as g, open_verifier(settings, g, write=False) as verifier:
         ensure_schema(g)  # the run's indexes (concept_touched, assertion_touched)
-        justifier = Justifier(g, verifier.hubs, settings.derive_near_depth)
-        return Reverifier(
-            verifier, progress=progress, justify=lambda items: recheck_items(justifier, items)
-        ).run(list(releases) if releases is not None else None)
+        return Reverifier(verifier, progress=progress).run(
+            list(releases) if releases is not None else None
+        )
 
 
 def _relation_batch(settings: Settings) -> int:

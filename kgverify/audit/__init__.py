@@ -1,6 +1,6 @@
 """Auditing the benchmark: the audit queries (``queries/audit/``), an item's lineage, and
-its export as W3C PROV. Re-verification on a new release lives in
-``kgverify.verify.reverify``.
+its export as W3C PROV, and re-verification on a new release (``reverify``: the rules
+again on what a release changed, and the derived items that no longer stand flagged).
 
 The names below are imported on first use (``kgverify.lazy``): running an audit query
 (``catalog``) needs neither networkx (``lineage``) nor rdflib (``prov``).

@@ -41,7 +41,6 @@ tests/unit/test_justify_version.py fails whenever the rules' inputs change.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
@@ -51,7 +50,6 @@ from kgverify.derive.model import (
     CitedEdge,
     ConceptSet,
     ContextFact,
-    DistractorCheck,
     Justification,
     Lure,
     Task,
@@ -623,32 +621,3 @@ def _names(pointed: list[tuple[str, CitedEdge]]) -> str:
     distinct = list(dict.fromkeys(names.values()))  # a UMLS and a SNOMED CT namesake once
     shown = ", ".join(distinct[:6])
     return shown + (f" and {len(distinct) - 6} more" if len(distinct) > 6 else "")
-
-
-def recheck_items(justifier: Justifier, items: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
-    """Re-judge the distractors of stored items (rows of ``reverify/items_page``: task,
-    topic, answer, checks JSON, distractors, shown conditions): item id -> distractor -> why
-    it is no longer justified. The clues are the fixed places of the item's distractor
-    checks; the conditions the question shows are its FROM_FACT conditions (what a
-    patient-specific lure rests on); the patient's other conditions are not re-read."""
-    requests = []
-    for item in items:
-        checks = [DistractorCheck.model_validate(c) for c in json.loads(item["checks"])]
-        clues = [(c.fixed, c.predicate) for c in checks if c.slot == "object"]
-        requests.append(
-            Request(
-                task=Task(item["task"]),
-                topic=item["topic"],
-                answer=item["answer"],
-                clues=clues,
-                conditions=[],
-                candidates=list(item["distractors"]),
-                shown=[ContextFact(role="condition", **fact) for fact in item.get("shown") or []],
-            )
-        )
-    out: dict[str, dict[str, str]] = {}
-    for item, outcomes in zip(items, justifier.judge(requests), strict=True):
-        for d, outcome in outcomes.items():
-            if not outcome.admissible:
-                out.setdefault(item["id"], {})[d] = outcome.refused or "no justification"
-    return out

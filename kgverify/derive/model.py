@@ -11,9 +11,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-# Re-verification, a stage below, repeats these checks; its model lives there.
-from kgverify.verify.model import DistractorCheck as DistractorCheck
-
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -34,8 +31,8 @@ class Task(StrEnum):
 class TaskRules:
     """How a task's distractor candidates are justified, declared with the task: the
     justification (kgverify/derive/justify.py) reads it and knows no task. It sits here, not
-    in the task's ``qa.TASKS`` entry, because re-verification re-judges stored items through
-    ``justify.recheck_items`` and justify.py may not import qa.py (no import loops).
+    in the task's ``qa.TASKS`` entry, because justify.py reads it and may not import qa.py (no
+    import loops); re-verification (kgverify/audit/reverify.py) reads it too.
 
     Attributes:
         way: ``"drugs"``: the answer and candidates are drugs for the topic condition,
@@ -52,6 +49,12 @@ class TaskRules:
     contraindicated: str = ""
     clues: str = ""
     for_patient: str = ""  # the drug way's rule that a shown condition rules the drug out
+
+    @property
+    def distractor_slot(self) -> Literal["subject", "object"]:
+        """Where a distractor stands in the relations its justification reads: a drug is
+        the subject (it treats), a pointer's candidate the object (the clues point at it)."""
+        return "subject" if self.way == "drugs" else "object"
 
 
 TASK_RULES: dict[Task, TaskRules] = {
@@ -117,6 +120,32 @@ class CitedEdge(_Frozen):
         default=None, description="the source vocabulary that asserts it (the edge's sab)"
     )
     release: str | None = Field(default=None, description="release id that loaded the edge")
+
+
+class DistractorCheck(_Frozen):
+    """A rule check every distractor failed: the distractor takes ``slot`` and ``fixed`` the
+    other place (a treatment item checks (distractor, condition, "treats"): slot "subject",
+    fixed the condition). Re-verification (kgverify/audit/reverify.py) repeats them on a
+    new release."""
+
+    slot: Literal["subject", "object"] = Field(description="where the distractor goes")
+    fixed: str = Field(description="concept id in the other place")
+    predicate: str
+
+    @classmethod
+    def of(cls, subject: str | None, obj: str | None, predicate: str) -> DistractorCheck:
+        """From a (subject, object, predicate) pattern with None for the distractor."""
+        if subject is None and obj is not None:
+            return cls(slot="subject", fixed=obj, predicate=predicate)
+        if obj is None and subject is not None:
+            return cls(slot="object", fixed=subject, predicate=predicate)
+        raise ValueError("a distractor check has exactly one open place")
+
+    def triple(self, distractor: str) -> tuple[str, str, str]:
+        """The (subject, object, predicate) to judge for one distractor."""
+        if self.slot == "subject":
+            return distractor, self.fixed, self.predicate
+        return self.fixed, distractor, self.predicate
 
 
 class ConceptSet(_Frozen):

@@ -1,13 +1,13 @@
 """Verification: every candidate relation judged against the vocabulary graph by Cypher rules
 (docs/verification.md).
 
-The models are here; the verifier (``kgverify.verify.verifier``), ad-hoc questions
-(``check``) and re-verification on a new release (``reverify``) are imported from their
-modules, as :mod:`kgverify.api` does.
+The models are here; the verifier (``kgverify.verify.verifier``) and ad-hoc questions
+(``check``) are imported from their modules, as :mod:`kgverify.api` does. Re-verification
+on a new release manages derived items, so it sits above derivation, in
+``kgverify.audit.reverify``.
 """
 
 from kgverify.verify.model import (
-    DistractorCheck,
     Edge,
     Enrichment,
     EvidencePath,
@@ -18,7 +18,6 @@ from kgverify.verify.model import (
 )
 
 __all__ = [
-    "DistractorCheck",
     "Edge",
     "Enrichment",
     "EvidencePath",

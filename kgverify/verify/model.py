@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from enum import StrEnum
 from pathlib import Path
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -48,31 +47,6 @@ class EvidencePath(_Frozen):
     nodes: list[str] = Field(description="concept ids along the path, subject side first")
     edges: list[Edge]
     depth: int = Field(ge=0, description="is-a steps from the relation's object")
-
-
-class DistractorCheck(_Frozen):
-    """A rule check every distractor failed: the distractor takes ``slot`` and ``fixed`` the
-    other place (a treatment item checks (distractor, condition, "treats"): slot "subject",
-    fixed the condition). Re-verification repeats them on a new release."""
-
-    slot: Literal["subject", "object"] = Field(description="where the distractor goes")
-    fixed: str = Field(description="concept id in the other place")
-    predicate: str
-
-    @classmethod
-    def of(cls, subject: str | None, obj: str | None, predicate: str) -> DistractorCheck:
-        """From a (subject, object, predicate) pattern with None for the distractor."""
-        if subject is None and obj is not None:
-            return cls(slot="subject", fixed=obj, predicate=predicate)
-        if obj is None and subject is not None:
-            return cls(slot="object", fixed=subject, predicate=predicate)
-        raise ValueError("a distractor check has exactly one open place")
-
-    def triple(self, distractor: str) -> tuple[str, str, str]:
-        """The (subject, object, predicate) to judge for one distractor."""
-        if self.slot == "subject":
-            return distractor, self.fixed, self.predicate
-        return self.fixed, distractor, self.predicate
 
 
 class Enrichment(_Frozen):

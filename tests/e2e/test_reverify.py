@@ -36,13 +36,13 @@ from kgverify.api import (
     sample_pipeline,
 )
 from kgverify.audit.prov import ID
+from kgverify.audit.reverify import Reverifier, pending_releases, recheck_items
 from kgverify.cli import cli
 from kgverify.config import Settings
-from kgverify.derive.justify import Justifier, recheck_items
+from kgverify.derive.justify import Justifier
 from kgverify.derive.model import DistractorCheck
 from kgverify.graph import Graph
 from kgverify.verify.model import VerdictKind
-from kgverify.verify.reverify import Reverifier, pending_releases
 from kgverify.verify.verifier import judge_evidence
 from tests.e2e.helpers import rows, value
 

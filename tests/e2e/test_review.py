@@ -28,6 +28,7 @@ from kgverify.api import (
     review_import,
     review_state,
 )
+from kgverify.audit.reverify import REVIEW_FLAG_PREFIX
 from kgverify.cli import cli
 from kgverify.config import Settings
 from kgverify.derive import QAItem, read_items
@@ -35,7 +36,6 @@ from kgverify.errors import ConfigError
 from kgverify.graph import Graph
 from kgverify.review import COLUMNS, ReviewExportReport, ReviewImportReport, ReviewSheetError
 from kgverify.review.export import pick
-from kgverify.verify.reverify import REVIEW_FLAG_PREFIX
 from tests.e2e.helpers import fingerprint, rows, value, verified_sample_ehr
 
 pytestmark = pytest.mark.neo4j

@@ -63,6 +63,8 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
         ),
     ),
     ("derive", ("kgverify.derive", "kgverify.dialogue")),
+    # Audit queries, lineage, and re-verification: it flags derived items and re-judges
+    # their distractors with derivation's Justifier, so it sits above derive.
     ("audit", ("kgverify.audit",)),
     (
         "review",
@@ -260,6 +262,24 @@ def test_the_graph_is_read() -> None:
     assert "loaders.pipeline" in graph["kgverify.api"]  # inside load_vocabulary
     assert "kgverify.api" in graph["benchmarks.bench_load"]
     assert "benchmarks.synth_umls" in graph["benchmarks.bench_load"]
+
+
+def test_verification_reaches_neither_derivation_nor_re_verification() -> None:
+    # Issue 40: re-verification manages derived items, so it lives in the audit stage and
+    # reads derivation directly; verification, below both, imports neither.
+    graph = import_graph()
+    assert "kgverify.derive.justify" in graph["kgverify.audit.reverify"]
+    above = ("kgverify.derive", "kgverify.dialogue", "kgverify.audit")
+    assert all(stage_of(n) > stage_of("kgverify.verify.verifier") for n in above)
+    assert stage_of("kgverify.audit.reverify") > stage_of("kgverify.derive.justify")
+    reaching = [
+        f"{a}:{line} -> {b}"
+        for a, targets in sorted(graph.items())
+        if a.startswith("kgverify.verify")
+        for b, line in sorted(targets.items())
+        if b.startswith(above)
+    ]
+    assert not reaching, "verification imports a stage above it:\n" + "\n".join(reaching)
 
 
 def test_imports_by_a_literal_name_count() -> None:

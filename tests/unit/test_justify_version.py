@@ -16,7 +16,7 @@ from kgverify.derive import justify
 from kgverify.derive.model import TASK_RULES, Task, TaskRules
 from kgverify.graph.queries import get_query
 
-FINGERPRINT = "c928cd6d4965c3ed"
+FINGERPRINT = "d026bb8e22dee2fa"
 
 
 def fingerprint(queries: Mapping[str, str], module: bytes, rules: Mapping[Task, TaskRules]) -> str:

@@ -26,9 +26,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from kgverify.derive.justify import Justifier, Request
+from kgverify.derive.model import ContextFact, DistractorCheck, Task
 from kgverify.errors import ConfigError
 from kgverify.graph.driver import Graph, batched
-from kgverify.verify.model import DistractorCheck
 from kgverify.verify.verifier import Triple, Verifier, edge_keys, judge_evidence
 
 log = logging.getLogger(__name__)
@@ -41,11 +42,6 @@ FLAG_JUSTIFICATION = "a distractor's justification no longer holds"
 FLAG_REVIEW = "a reviewer's decision"
 # Flags that review import writes start with this; re-verification keeps them.
 REVIEW_FLAG_PREFIX = "review:"
-
-# Re-judges the distractors of a page of items (derivation's justification rules, passed in
-# by the API so this stage does not import the one above it): item id -> distractor ->
-# the reason it is no longer justified.
-ItemJustifier = Callable[[list[dict[str, Any]]], dict[str, dict[str, str]]]
 
 
 class ReverifyReport(BaseModel):
@@ -93,13 +89,16 @@ class Reverifier:
         verifier: Verifier,
         *,
         progress: Callable[[int], None] | None = None,
-        justify: ItemJustifier | None = None,
+        justifier: Justifier | None = None,
     ):
         self.verifier = verifier
         self.graph = verifier.graph
         self.settings = verifier.settings
         self.progress = progress
-        self.justify = justify
+        # Derivation's justification rules, re-judging the distractors of stored items.
+        self.justifier = justifier or Justifier(
+            self.graph, verifier.hubs, self.settings.derive_near_depth
+        )
 
     def run(self, releases: list[str] | None = None) -> ReverifyReport:
         started = time.perf_counter()
@@ -291,13 +290,12 @@ class Reverifier:
     ) -> dict[str, dict[str, str]]:
         """Per item, the distractors whose justification no longer holds: re-judged for the
         items whose topic or distractors a change touched, and for items flagged before."""
-        if self.justify is None:
-            return {}
         pairs = [(item, d) for item in items for d in item["distractors"]]
-        # The pair as the rules read it: a drug distractor is a subject, a condition an object.
+        # The pair as the rules read it: the distractor in its task's slot (a drug is a
+        # subject, a condition an object), the topic in the other.
         rows = [
             {"rid": n, "subject": d, "object": item["topic"]}
-            if item["task"] == "treatment"
+            if Task(item["task"]).rules.distractor_slot == "subject"
             else {"rid": n, "subject": item["topic"], "object": d}
             for n, (item, d) in enumerate(pairs)
             if item["topic"]
@@ -307,7 +305,7 @@ class Reverifier:
         # Items derived before justifications existed have no topic: nothing to re-judge.
         todo = [i for i in items if i["topic"] and (i["id"] in ids or not i["standing"])]
         report.justification_checks += len(todo)
-        return self.justify(todo) if todo else {}
+        return recheck_items(self.justifier, todo) if todo else {}
 
     def _supported_distractors(
         self, items: list[dict[str, Any]], changed: bool, report: ReverifyReport
@@ -336,3 +334,32 @@ class Reverifier:
             if support:
                 out.setdefault(item_id, {}).setdefault(d, support[0].rule)
         return out
+
+
+def recheck_items(justifier: Justifier, items: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
+    """Re-judge the distractors of stored items (rows of ``reverify/items_page``: task,
+    topic, answer, checks JSON, distractors, shown conditions): item id -> distractor -> why
+    it is no longer justified. The clues are the fixed places of the item's distractor
+    checks; the conditions the question shows are its FROM_FACT conditions (what a
+    patient-specific lure rests on); the patient's other conditions are not re-read."""
+    requests = []
+    for item in items:
+        checks = [DistractorCheck.model_validate(c) for c in json.loads(item["checks"])]
+        clues = [(c.fixed, c.predicate) for c in checks if c.slot == "object"]
+        requests.append(
+            Request(
+                task=Task(item["task"]),
+                topic=item["topic"],
+                answer=item["answer"],
+                clues=clues,
+                conditions=[],
+                candidates=list(item["distractors"]),
+                shown=[ContextFact(role="condition", **fact) for fact in item.get("shown") or []],
+            )
+        )
+    out: dict[str, dict[str, str]] = {}
+    for item, outcomes in zip(items, justifier.judge(requests), strict=True):
+        for d, outcome in outcomes.items():
+            if not outcome.admissible:
+                out.setdefault(item["id"], {})[d] = outcome.refused or "no justification"
+    return out
