@@ -4,18 +4,23 @@ for or against each predicate (docs/verification.md has the tables).
 A rule is a query file under ``queries/verify/``; it runs with two edge tables: *support*
 (edges that state the relation) and *contradict* (edges that state its opposite). Its
 version is a hash of the query text and the tables, so a verdict names exactly the logic
-that produced it and a changed rule is visible in every audit.
+that produced it and a changed rule is visible in every audit. Each rule also declares its
+walks (``walks.py``): from the subject and from the object to the evidence edge, which
+re-verification walks back from a change (``reach``); tests/unit/test_rule_walks.py checks
+the Cypher files against them.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 from kgverify.extract.relation import Predicate
 from kgverify.graph.model import RelType
 from kgverify.graph.queries import get_query
+from kgverify.verify.walks import Side, Step, Walk, cover
 
 
 @dataclass(frozen=True)
@@ -105,6 +110,33 @@ UNREAD_TYPES: frozenset[RelType] = frozenset(
 """Types no verification statement reads. A type added to RelType belongs to one of these
 five sets; the unit test fails until it is placed."""
 
+# -- the walks (walks.py): declared here, checked against the .cypher files ------------------
+
+CROSS = Step(frozenset({RelType.MAPS_TO}), "either", 0, 1)
+"""One crossing between vocabularies, at each end of every walk (to the concept a loaded
+vocabulary owns: stub codes carry no edges)."""
+
+DRUG_NORMALIZATION = Walk(
+    (CROSS, Step(NORMALIZATION_TYPES, "out", 1, 3), CROSS), name="drug normalization"
+)
+"""A drug product or brand to its ingredients: one MAPS_TO step, up to 3 RxNorm steps, one
+MAPS_TO step. The `ingredient` rule walks it from the subject; enrichment's drug classes,
+derivation's drug profiles and fact reach, the dialogue reach and re-verification's subject
+reach (backwards) spell the same walk, with the RxNorm steps optional where the drug itself
+counts (``*0..3``); tests/unit/test_rule_walks.py checks every spelling against this."""
+
+MAX_CLIMB = 4
+"""Is-a steps a rule may climb above the object: the bound of ``verify_max_depth``, which
+each query applies as ``length(path) <= $max_depth``."""
+
+
+def is_a_climb(low: int) -> Walk:
+    """The object's non-hub is-a ancestors, ``low`` to ``MAX_CLIMB`` steps up, with a
+    crossing at either end."""
+    return Walk(
+        (CROSS, Step(frozenset({RelType.IS_A}), "out", low, MAX_CLIMB), CROSS), name="is-a climb"
+    )
+
 
 @dataclass(frozen=True)
 class Rule:
@@ -114,6 +146,12 @@ class Rule:
     name: str  # the query file: verify/<name>.cypher
     order: int  # tie-break between equal scores: the more direct rule decides
     predicates: frozenset[Predicate] = frozenset(Predicate)  # the predicates it serves
+    # From the relation's subject (object) to the end of the evidence edge on its side.
+    subject_walk: Walk = field(kw_only=True)
+    object_walk: Walk = field(kw_only=True)
+
+    def walk(self, side: Side) -> Walk:
+        return self.subject_walk if side == "subject" else self.object_walk
 
     def serves(self, predicate: str) -> bool:
         return Predicate(predicate) in self.predicates
@@ -143,11 +181,26 @@ class Rule:
 DRUG_PREDICATES = frozenset({Predicate.TREATS, Predicate.CONTRAINDICATED_FOR})
 
 RULES: tuple[Rule, ...] = (
-    Rule("direct", 0),
-    Rule("ancestor", 1),
+    Rule("direct", 0, subject_walk=Walk((CROSS,)), object_walk=Walk((CROSS,))),
+    Rule("ancestor", 1, subject_walk=Walk((CROSS,)), object_walk=is_a_climb(1)),
     # Normalizing the subject to an ingredient means something only when it is a drug.
-    Rule("ingredient", 2, DRUG_PREDICATES),
+    Rule(
+        "ingredient",
+        2,
+        DRUG_PREDICATES,
+        subject_walk=DRUG_NORMALIZATION,
+        object_walk=is_a_climb(0),
+    ),
 )
 """Every rule, in the order ties are broken."""
+
+
+def reach(side: Side, rules: Iterable[Rule] = RULES) -> Walk:
+    """What re-verification walks back from a changed concept to the relations' subjects
+    (objects) whose rules could read it (``queries/reverify/mark_reach_<side>.cypher``):
+    the rules' walks on that side, covered and reversed. The evidence edge itself is
+    covered by marking both ends of every changed edge (``reverify/mark_changed_edges``)."""
+    return cover(rule.walk(side) for rule in rules).reversed()
+
 
 SNOMED_ROOT = "SNOMEDCT:138875005"

@@ -2,7 +2,8 @@
 // reaches it, and marks them touched_as_object: a relation whose object is one of them may
 // be judged differently, so its assertions are marked touched_by too. The rules climb from the object one MAPS_TO step, up to
 // $max_depth IS_A steps through no hub, and one MAPS_TO step (queries/verify/*.cypher);
-// this is that climb reversed (every node above the object must be a non-hub, as there),
+// this is that climb reversed (kgverify/verify/rules.py `reach("object")`, checked by
+// tests/unit/test_rule_walks.py; every node above the object must be a non-hub, as there),
 // over retired edges too. Batched in their own transactions (needs an auto-commit
 // transaction).
 // @param run: token of the re-verification run

@@ -3,7 +3,9 @@
 // one of them may be judged differently, so its assertions are marked touched_by too. The rules go forward from the subject one MAPS_TO
 // step, up to 3 TRADENAME_OF / CONSISTS_OF / HAS_INGREDIENT / HAS_PRECISE_INGREDIENT /
 // FORM_OF steps and one MAPS_TO step (queries/verify/*.cypher); this is that walk
-// reversed, over retired edges too (they were readable before). Batched in their own
+// reversed (kgverify/verify/rules.py `reach("subject")`: the cover of every rule's declared
+// subject walk; tests/unit/test_rule_walks.py checks it step by step), over retired edges
+// too (they were readable before). Batched in their own
 // transactions (needs an auto-commit transaction).
 // @param run: token of the re-verification run
 // @returns n: changed concepts walked from
