@@ -39,6 +39,11 @@ class Rel:
     low: int
     high: int
 
+    def __str__(self) -> str:
+        left, right = {"out": ("-", "->"), "in": ("<-", "-"), "either": ("-", "-")}[self.direction]
+        types = "|".join(sorted(self.types))
+        return f"({self.start}){left}[:{types}*{self.low}..{self.high}]{right}({self.end})"
+
     def step(self, forward: bool) -> Step:
         """As a step taken left to right (``forward``) or right to left."""
         step = Step(frozenset(RelType(t) for t in self.types), self.direction, self.low, self.high)
