@@ -89,16 +89,13 @@ class Reverifier:
         verifier: Verifier,
         *,
         progress: Callable[[int], None] | None = None,
-        justifier: Justifier | None = None,
     ):
         self.verifier = verifier
         self.graph = verifier.graph
         self.settings = verifier.settings
         self.progress = progress
         # Derivation's justification rules, re-judging the distractors of stored items.
-        self.justifier = justifier or Justifier(
-            self.graph, verifier.hubs, self.settings.derive_near_depth
-        )
+        self.justifier = Justifier(self.graph, verifier.hubs, self.settings.derive_near_depth)
 
     def run(self, releases: list[str] | None = None) -> ReverifyReport:
         started = time.perf_counter()
