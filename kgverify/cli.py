@@ -1858,7 +1858,7 @@ def audit_command(
         given,
         settings=Settings(),
         resolved=lambda found: click.echo(found.line(), err=True),
-    )
+    ).rows
     lineage = None
     if short == "item_lineage" and rows:
         from kgverify.audit.lineage import evidence_graph, lineage_from_rows, write_graphml
@@ -2374,7 +2374,7 @@ def find_command(text: str, limit: int, as_json: bool) -> None:
 
     if not text.strip():
         raise ConfigError("find: the search text is empty")
-    rows = find_concepts(text, limit=limit, settings=Settings())
+    rows = [m.model_dump() for m in find_concepts(text, limit=limit, settings=Settings())]
 
     def render() -> None:
         if any(row["close"] for row in rows):

@@ -285,6 +285,18 @@ class FactSheet(_Frozen):
     checks: list[SheetCheck] = Field(description="problems found; empty when consistent")
 
 
+class PolicyYield(BaseModel):
+    """What a derivation under one filter policy gives (``api.filter_sweep``): the
+    assertions it keeps out and the items per task and in all; nothing is written."""
+
+    accept: list[str] = Field(description="the verdicts that pass, sorted")
+    min_score: float
+    min_confidence: float
+    filtered: int = Field(description="assertions kept out of derivation")
+    items: dict[str, int] = Field(description="items per task, every split")
+    total: int
+
+
 class DeriveReport(BaseModel):
     """A QA derivation run, counted."""
 
