@@ -77,6 +77,10 @@ from kgverify.api.sources import extract_relations, ingest_source, write_traject
 from kgverify.api.verification import check, explain, open_verifier, verify_relations_file
 from kgverify.api.vocabularies import load_vocabulary
 
+# For whoever prints what the API returns (the CLI): a CSV cell a spreadsheet would run as a
+# formula, quoted; a full disk or a read-only folder as one line.
+from kgverify.outputs import safe_cell, storage_failure
+
 if TYPE_CHECKING:
     from kgverify.ehr.report import TRAJECTORY_COUNTS
 
@@ -141,6 +145,7 @@ __all__ = [
     "review_state",
     "run_sample",
     "runs",
+    "safe_cell",
     "sample_dialogues",
     "sample_path",
     "sample_pipeline",
@@ -149,6 +154,7 @@ __all__ = [
     "simulated_patient",
     "start_server",
     "stop_server",
+    "storage_failure",
     "verify_relations_file",
     "write_evidence_graphml",
     "write_prov",
