@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any, Literal, assert_never
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -26,8 +26,24 @@ class Task(StrEnum):
 
     @property
     def rules(self) -> TaskRules:
-        """How its distractors are justified (``TASK_RULES``)."""
-        return TASK_RULES[self]
+        """How its distractors are justified, declared here with the task (every member
+        has its case: mypy checks the match is exhaustive); ``TASK_RULES`` lists them."""
+        match self:
+            case Task.DIAGNOSIS:
+                return TaskRules(
+                    "pointers", "clues_elsewhere", clues="clues (drugs started, findings seen)"
+                )
+            case Task.TREATMENT:
+                return TaskRules(
+                    "drugs",
+                    "indications_elsewhere",
+                    contraindicated="contraindicated",
+                    for_patient="contraindicated_for_patient",
+                )
+            case Task.PROGNOSIS:
+                return TaskRules("pointers", "outcomes_elsewhere", clues="conditions")
+            case _:
+                assert_never(self)
 
 
 @dataclass(frozen=True)
@@ -54,20 +70,9 @@ class TaskRules:
     for_patient: str = ""  # the drug way's rule that a shown condition rules the drug out
 
 
-TASK_RULES: dict[Task, TaskRules] = {
-    Task.DIAGNOSIS: TaskRules(
-        "pointers", "clues_elsewhere", clues="clues (drugs started, findings seen)"
-    ),
-    Task.TREATMENT: TaskRules(
-        "drugs",
-        "indications_elsewhere",
-        contraindicated="contraindicated",
-        for_patient="contraindicated_for_patient",
-    ),
-    Task.PROGNOSIS: TaskRules("pointers", "outcomes_elsewhere", clues="conditions"),
-}
-"""Each task's justification rules (docs/derivation.md); changing one is changing the
-rules: see ``justify.RULES_VERSION``."""
+TASK_RULES: dict[Task, TaskRules] = {task: task.rules for task in Task}
+"""Each task's justification rules (``Task.rules``, docs/derivation.md); changing one is
+changing the rules: see ``justify.RULES_VERSION``."""
 
 
 Lure = Literal["patient_specific", "same_area", "other_area", "same_system", "other_system"]
