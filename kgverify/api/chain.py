@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from kgverify.link.relations import LinkReport
     from kgverify.pipeline import (
         CountBars,
+        GraphAddress,
         PipelineConfig,
         PipelineReport,
         RelationsInput,
@@ -409,18 +410,20 @@ def _verify_step(
     )
 
 
-def server_facts(settings: Settings) -> dict[str, str | None]:
+def server_facts(settings: Settings) -> GraphAddress:
     """Where the graph is, for the run record.
 
     Bolt's address, Neo4j Browser's (when the local server serves it) and the command that
     stops the local server (None for a server of your own).
     """
+    from kgverify.pipeline import GraphAddress
+
     if settings.neo4j_uri is not None:
-        return {"bolt": settings.neo4j_uri, "browser": None, "stop": None}
+        return GraphAddress(bolt=settings.neo4j_uri, browser=None, stop=None)
     from kgverify.server import LocalServer
 
     status = LocalServer(settings).status()
-    return {"bolt": status.uri, "browser": status.browser, "stop": "kgverify neo4j stop"}
+    return GraphAddress(bolt=status.uri, browser=status.browser, stop="kgverify neo4j stop")
 
 
 def write_run_file(

@@ -18,7 +18,7 @@ from kgverify.graph.summary import GraphSummary
 from kgverify.link.index import IndexInfo
 from kgverify.link.model import ConceptMatch
 from kgverify.link.relations import LinkReport
-from kgverify.pipeline import PipelineReport, StepEvent
+from kgverify.pipeline import GraphAddress, PipelineReport, StepEvent
 from kgverify.review.model import ReviewExportReport, ReviewImportReport
 from kgverify.runs import RunDiff, RunRecord
 from kgverify.server.local import ServerStatus
@@ -41,6 +41,7 @@ __all__ = [
     "FactSheet",
     "FactsReport",
     "ForgetReport",
+    "GraphAddress",
     "GraphReset",
     "GraphSummary",
     "IndexInfo",

@@ -290,7 +290,7 @@ def check_ids(
 class AuditRows(RootModel[list[dict[str, Any]]]):
     """The rows of an audit query (``api.audit``), in the query's order: a list of column ->
     value maps (each query declares its columns; ``kgverify audit --list``). It reads like
-    the list it holds (``rows[0]["item"]``, ``len(rows)``, ``pd.DataFrame(rows)``);
+    the list it holds (``rows[0]["item"]``, ``len(rows)``, ``pd.DataFrame(rows)``, ``==``);
     ``model_dump()`` is that list."""
 
     def __iter__(self) -> Iterator[dict[str, Any]]:  # type: ignore[override]
@@ -304,6 +304,12 @@ class AuditRows(RootModel[list[dict[str, Any]]]):
 
     def __bool__(self) -> bool:
         return bool(self.root)
+
+    def __eq__(self, other: object) -> bool:
+        # Equal to the list it holds, as the list of rows it replaced was.
+        if isinstance(other, list):
+            return self.root == other
+        return super().__eq__(other)
 
     @property
     def rows(self) -> list[dict[str, Any]]:
