@@ -7,20 +7,13 @@ import logging
 import sqlite3
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
 from kgverify.__about__ import __version__
 from kgverify.config import config_file, use_config_file
-from kgverify.errors import (
-    KgverifyError,
-    RejectThresholdError,
-)
-
-if TYPE_CHECKING:
-    pass
-
+from kgverify.errors import KgverifyError, RejectThresholdError
 
 # The top-level help lists commands in the order a pipeline runs them, each with one line.
 # Commands not named here (added later) follow, with the first sentence of their help.

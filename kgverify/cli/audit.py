@@ -11,12 +11,8 @@ from typing import TYPE_CHECKING, Any
 import click
 from rich.table import Table
 
-from kgverify.cli.app import (
-    cli,
-)
-from kgverify.cli.options import (
-    json_option,
-)
+from kgverify.cli.app import cli
+from kgverify.cli.options import json_option
 from kgverify.cli.printing import (
     console_for,
     count_progress,
@@ -26,15 +22,12 @@ from kgverify.cli.printing import (
     table,
 )
 from kgverify.config import Settings
-from kgverify.errors import (
-    ConfigError,
-)
+from kgverify.errors import ConfigError
 
 if TYPE_CHECKING:
     from kgverify.api.models import Audit, Lineage, ReverifyReport
 
 
-# -- audit ------------------------------------------------------------------------------------
 @cli.command("audit")
 @click.argument("name", required=False)
 @click.option(

@@ -7,9 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from kgverify.cli.app import (
-    cli,
-)
+from kgverify.cli.app import cli
 from kgverify.cli.options import (
     api_key_option,
     base_url_option,
@@ -17,19 +15,13 @@ from kgverify.cli.options import (
     json_option,
     tasks_option,
 )
-from kgverify.cli.printing import (
-    console_for,
-    emit,
-    model_calls_progress,
-    table,
-)
+from kgverify.cli.printing import console_for, emit, model_calls_progress, table
 from kgverify.config import Settings
 
 if TYPE_CHECKING:
     from kgverify.api.models import CalibrationReport
 
 
-# -- calibrate --------------------------------------------------------------------------------
 @cli.command("calibrate")
 @click.argument("qa_dir", type=click.Path(path_type=Path))
 @click.option(

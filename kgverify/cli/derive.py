@@ -7,9 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from kgverify.cli.app import (
-    cli,
-)
+from kgverify.cli.app import cli
 from kgverify.cli.options import (
     SettingOption,
     chosen_run,
@@ -22,20 +20,13 @@ from kgverify.cli.options import (
     tasks_option,
     with_policy,
 )
-from kgverify.cli.printing import (
-    console_for,
-    count_progress,
-    counts_table,
-    emit,
-    table,
-)
+from kgverify.cli.printing import console_for, count_progress, counts_table, emit, table
 from kgverify.config import Settings
 
 if TYPE_CHECKING:
     from kgverify.api.models import DeriveReport, FactsReport
 
 
-# -- derive -----------------------------------------------------------------------------------
 @cli.group()
 def derive() -> None:
     """Derive the benchmark from the validated graph: QA items and patient fact sheets."""

@@ -10,9 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from kgverify.cli.app import (
-    cli,
-)
+from kgverify.cli.app import cli
 from kgverify.cli.options import (
     api_key_option,
     base_url_option,

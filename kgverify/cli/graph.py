@@ -11,25 +11,15 @@ from typing import TYPE_CHECKING, Any
 import click
 from rich.table import Table
 
-from kgverify.cli.app import (
-    cli,
-)
-from kgverify.cli.options import (
-    json_option,
-)
-from kgverify.cli.printing import (
-    console_for,
-    emit,
-    spreadsheet_cell,
-    table,
-)
+from kgverify.cli.app import cli
+from kgverify.cli.options import json_option
+from kgverify.cli.printing import console_for, emit, spreadsheet_cell, table
 from kgverify.config import Settings
 
 if TYPE_CHECKING:
     from kgverify.api.models import GraphSummary
 
 
-# -- graph ------------------------------------------------------------------------------------
 @cli.command("summary")
 @json_option
 def summary_command(as_json: bool) -> None:

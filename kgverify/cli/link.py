@@ -7,9 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from kgverify.cli.app import (
-    cli,
-)
+from kgverify.cli.app import cli
 from kgverify.cli.options import (
     SettingOption,
     engine_option,
@@ -28,9 +26,7 @@ from kgverify.cli.printing import (
     table,
 )
 from kgverify.config import Settings
-from kgverify.errors import (
-    ConfigError,
-)
+from kgverify.errors import ConfigError
 
 if TYPE_CHECKING:
     from kgverify.api.models import ConceptMatch, IndexInfo, LinkReport

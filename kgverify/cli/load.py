@@ -7,32 +7,16 @@ from typing import TYPE_CHECKING, Any, cast
 
 import click
 
-from kgverify.cli.app import (
-    cli,
-)
-from kgverify.cli.options import (
-    SettingOption,
-    json_option,
-    rejects_option,
-    vocabulary_argument,
-)
-from kgverify.cli.printing import (
-    console_for,
-    emit,
-    rich_progress,
-    table,
-)
+from kgverify.cli.app import cli
+from kgverify.cli.options import SettingOption, json_option, rejects_option, vocabulary_argument
+from kgverify.cli.printing import console_for, emit, rich_progress, table
 from kgverify.config import Settings
-from kgverify.errors import (
-    RejectThresholdError,
-    ReleaseGuardError,
-)
+from kgverify.errors import RejectThresholdError, ReleaseGuardError
 
 if TYPE_CHECKING:
     from kgverify.api.models import LoadReport
 
 
-# -- load -------------------------------------------------------------------------------------
 @cli.command("load")
 @vocabulary_argument
 @click.argument("path", type=click.Path(exists=True, path_type=Path))

@@ -8,50 +8,22 @@ from typing import TYPE_CHECKING
 
 import click
 
-from kgverify.cli.app import (
-    cli,
-)
-from kgverify.cli.derive import (
-    print_derive_report,
-    print_facts_report,
-)
-from kgverify.cli.dialogue import (
-    print_dialogue_report,
-)
-from kgverify.cli.ehr import (
-    print_extract_result,
-    print_ingest_report,
-)
-from kgverify.cli.graph import (
-    print_summary,
-)
-from kgverify.cli.link import (
-    print_link_report,
-)
-from kgverify.cli.load import (
-    print_load_report,
-)
-from kgverify.cli.options import (
-    engine_option,
-    json_option,
-)
-from kgverify.cli.printing import (
-    console_for,
-    emit,
-    rich_progress,
-    step_bar,
-    table,
-)
-from kgverify.cli.verify import (
-    print_verify_report,
-)
+from kgverify.cli.app import cli
+from kgverify.cli.derive import print_derive_report, print_facts_report
+from kgverify.cli.dialogue import print_dialogue_report
+from kgverify.cli.ehr import print_extract_result, print_ingest_report
+from kgverify.cli.graph import print_summary
+from kgverify.cli.link import print_link_report
+from kgverify.cli.load import print_load_report
+from kgverify.cli.options import engine_option, json_option
+from kgverify.cli.printing import console_for, emit, rich_progress, step_bar, table
+from kgverify.cli.verify import print_verify_report
 from kgverify.config import Settings
 
 if TYPE_CHECKING:
     from kgverify.api.models import PipelineReport, StepEvent
 
 
-# -- main job ---------------------------------------------------------------------------------
 @cli.command("sample")
 @json_option
 def sample_command(as_json: bool) -> None:

@@ -18,9 +18,7 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeR
 from rich.table import Table
 
 from kgverify.config import Settings
-from kgverify.errors import (
-    RejectThresholdError,
-)
+from kgverify.errors import RejectThresholdError
 
 
 class _Tally(Protocol):

@@ -3,34 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
-from kgverify.cli.app import (
-    cli,
-)
-from kgverify.cli.options import (
-    json_option,
-    seed_option,
-    tasks_option,
-)
-from kgverify.cli.printing import (
-    console_for,
-    counts_table,
-    emit,
-    table,
-)
+from kgverify.cli.app import cli
+from kgverify.cli.options import json_option, seed_option, tasks_option
+from kgverify.cli.printing import console_for, counts_table, emit, table
 from kgverify.config import Settings
-from kgverify.errors import (
-    RejectThresholdError,
-)
-
-if TYPE_CHECKING:
-    pass
+from kgverify.errors import RejectThresholdError
 
 
-# -- review -----------------------------------------------------------------------------------
 @cli.group()
 def review() -> None:
     """Clinician review of derived QA items (docs/review.md): export pages and a sheet to

@@ -7,24 +7,15 @@ from typing import TYPE_CHECKING
 
 import click
 
-from kgverify.cli.app import (
-    cli,
-)
-from kgverify.cli.options import (
-    json_option,
-)
-from kgverify.cli.printing import (
-    console_for,
-    emit,
-    table,
-)
+from kgverify.cli.app import cli
+from kgverify.cli.options import json_option
+from kgverify.cli.printing import console_for, emit, table
 from kgverify.config import Settings
 
 if TYPE_CHECKING:
     from kgverify.api.models import RunDiff, RunRecord
 
 
-# -- runs -------------------------------------------------------------------------------------
 @cli.group("runs", invoke_without_command=True)
 @click.option("--limit", type=click.IntRange(1, 100_000), default=20, show_default=True)
 @json_option

@@ -3,26 +3,15 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
 
 import click
 
-from kgverify.cli.app import (
-    cli,
-)
-from kgverify.cli.options import (
-    json_option,
-)
-from kgverify.cli.printing import (
-    emit,
-)
+from kgverify.cli.app import cli
+from kgverify.cli.options import json_option
+from kgverify.cli.printing import emit
 from kgverify.config import Settings
 
-if TYPE_CHECKING:
-    pass
 
-
-# -- neo4j ------------------------------------------------------------------------------------
 @cli.group()
 def neo4j() -> None:
     """Run the local Neo4j Community 5.26 server (with APOC), bound to 127.0.0.1."""

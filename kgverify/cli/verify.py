@@ -7,9 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from kgverify.cli.app import (
-    cli,
-)
+from kgverify.cli.app import cli
 from kgverify.cli.options import (
     engine_option,
     json_option,
