@@ -294,6 +294,16 @@ class Steps:
         return result
 
 
+class GraphAddress(BaseModel):
+    """Where a run's graph is (``run.json``'s ``graph``)."""
+
+    bolt: str | None = Field(description="the server's Bolt address")
+    browser: str | None = Field(description="Neo4j Browser, when the local server serves it")
+    stop: str | None = Field(
+        description="the command that stops the local server; None for a server of your own"
+    )
+
+
 class RunFile(BaseModel):
     """``run.json``, written beside a pipeline run's outputs: what ran, how long each step
     took, what it gave, and where the graph is (docs/runs.md)."""
@@ -307,10 +317,7 @@ class RunFile(BaseModel):
     seconds: float
     steps: list[StepRecord]
     counts: dict[str, int] = Field(description="the run's headline figures")
-    graph: dict[str, str | None] = Field(
-        description="bolt (the server's address), browser (Neo4j Browser, when served) and "
-        "stop (the command that stops the local server; None for a server of your own)"
-    )
+    graph: GraphAddress = Field(description="where the graph is")
 
 
 class PipelineReport(BaseModel):

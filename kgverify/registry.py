@@ -18,10 +18,10 @@ the objects themselves (no names of modules in strings):
 breaks ties between rules, and no command or API call takes a rule by name, so it needs
 no ``pick``; its names, query files and docs are checked with the others.
 
-``loaders/`` is a top-level package that imports ``kgverify``; only ``kgverify.api`` and
-``kgverify.cli`` import it back (tests/unit/test_imports.py), so its registry stays in
-``loaders/__init__.py``. The CLI reads every registry on first use
-(``kgverify.cli.RegistryChoice``): importing the stages costs seconds that
+``loaders/`` is a top-level package that imports ``kgverify``; only ``kgverify.api`` imports
+it back (tests/unit/test_imports.py), so its registry stays in ``loaders/__init__.py``.
+The CLI reads every registry through ``kgverify.api.registries`` on first use
+(``kgverify.cli.options.RegistryChoice``): importing the stages costs seconds that
 ``kgverify --help`` should not pay. This module is at the bottom of the import graph: it
 knows no entry, only what a registry is.
 """

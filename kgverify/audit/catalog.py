@@ -29,10 +29,10 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, RootModel
 
 from kgverify.config import Settings
 from kgverify.errors import ConfigError, QueryError
@@ -285,6 +285,39 @@ def check_ids(
             resolved(found)
         out[p.name] = found.concept_id
     return out
+
+
+class AuditRows(RootModel[list[dict[str, Any]]]):
+    """The rows of an audit query (``api.audit``), in the query's order: a list of column ->
+    value maps (each query declares its columns; ``kgverify audit --list``). It reads like
+    the list it holds (``rows[0]["item"]``, ``len(rows)``, ``pd.DataFrame(rows)``, ``==``);
+    ``model_dump()`` is that list."""
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:  # type: ignore[override]
+        return iter(self.root)
+
+    def __getitem__(self, index: int) -> dict[str, Any]:
+        return self.root[index]
+
+    def __len__(self) -> int:
+        return len(self.root)
+
+    def __bool__(self) -> bool:
+        return bool(self.root)
+
+    def __eq__(self, other: object) -> bool:
+        # Equal to the list it holds, as the list of rows it replaced was.
+        if isinstance(other, list):
+            return self.root == other
+        return super().__eq__(other)
+
+    @property
+    def rows(self) -> list[dict[str, Any]]:
+        return self.root
+
+    def decoded(self) -> list[dict[str, Any]]:
+        """The rows with their stored JSON columns decoded (``decode_stored_json``)."""
+        return decode_stored_json(self.root)
 
 
 def run_audit(

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from matplotlib.text import Text
     from matplotlib.transforms import Bbox
 
+    from kgverify.derive.model import PolicyYield
     from kgverify.verify.verifier import FilterPolicy
 
 # One colour per verdict, the same in every plot.
@@ -115,17 +116,16 @@ def plot_dialogue_verdicts(summary: list[dict[str, Any]], ax: Axes | None = None
     return ax
 
 
-def plot_filter_sweep(sweep: list[dict[str, Any]], ax: Axes | None = None) -> Axes:
+def plot_filter_sweep(sweep: Sequence[PolicyYield], ax: Axes | None = None) -> Axes:
     """Items per task for each filter policy (the result of ``api.filter_sweep``)."""
     ax = _axes(ax, (8, 4))
     labels = [
-        f"{'+'.join(s['accept'])}\nscore>={s['min_score']}\nconf>={s['min_confidence']}"
-        for s in sweep
+        f"{'+'.join(s.accept)}\nscore>={s.min_score}\nconf>={s.min_confidence}" for s in sweep
     ]
-    tasks = sorted({t for s in sweep for t in s["items"]})
+    tasks = sorted({t for s in sweep for t in s.items})
     bottom = [0] * len(sweep)
     for task in tasks:
-        counts = [s["items"].get(task, 0) for s in sweep]
+        counts = [s.items.get(task, 0) for s in sweep]
         ax.bar(labels, counts, bottom=bottom, label=task)
         bottom = [a + b for a, b in zip(bottom, counts, strict=True)]
     ax.set_ylabel("items")

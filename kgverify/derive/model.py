@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any, Literal, assert_never
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -23,8 +23,24 @@ class Task(StrEnum):
 
     @property
     def rules(self) -> TaskRules:
-        """How its distractors are justified (``TASK_RULES``)."""
-        return TASK_RULES[self]
+        """How its distractors are justified, declared here with the task (every member
+        has its case: mypy checks the match is exhaustive); ``TASK_RULES`` lists them."""
+        match self:
+            case Task.DIAGNOSIS:
+                return TaskRules(
+                    "pointers", "clues_elsewhere", clues="clues (drugs started, findings seen)"
+                )
+            case Task.TREATMENT:
+                return TaskRules(
+                    "drugs",
+                    "indications_elsewhere",
+                    contraindicated="contraindicated",
+                    for_patient="contraindicated_for_patient",
+                )
+            case Task.PROGNOSIS:
+                return TaskRules("pointers", "outcomes_elsewhere", clues="conditions")
+            case _:
+                assert_never(self)
 
 
 @dataclass(frozen=True)
@@ -57,20 +73,9 @@ class TaskRules:
         return "subject" if self.way == "drugs" else "object"
 
 
-TASK_RULES: dict[Task, TaskRules] = {
-    Task.DIAGNOSIS: TaskRules(
-        "pointers", "clues_elsewhere", clues="clues (drugs started, findings seen)"
-    ),
-    Task.TREATMENT: TaskRules(
-        "drugs",
-        "indications_elsewhere",
-        contraindicated="contraindicated",
-        for_patient="contraindicated_for_patient",
-    ),
-    Task.PROGNOSIS: TaskRules("pointers", "outcomes_elsewhere", clues="conditions"),
-}
-"""Each task's justification rules (docs/derivation.md); changing one is changing the
-rules: see ``justify.RULES_VERSION``."""
+TASK_RULES: dict[Task, TaskRules] = {task: task.rules for task in Task}
+"""Each task's justification rules (``Task.rules``, docs/derivation.md); changing one is
+changing the rules: see ``justify.RULES_VERSION``."""
 
 
 Lure = Literal["patient_specific", "same_area", "other_area", "same_system", "other_system"]
@@ -312,6 +317,18 @@ class FactSheet(_Frozen):
     sex: str | None
     encounters: list[EncounterSheet]
     checks: list[SheetCheck] = Field(description="problems found; empty when consistent")
+
+
+class PolicyYield(BaseModel):
+    """What a derivation under one filter policy gives (``api.filter_sweep``): the
+    assertions it keeps out and the items per task and in all; nothing is written."""
+
+    accept: list[str] = Field(description="the verdicts that pass, sorted")
+    min_score: float
+    min_confidence: float
+    filtered: int = Field(description="assertions kept out of derivation")
+    items: dict[str, int] = Field(description="items per task, every split")
+    total: int
 
 
 class DeriveReport(BaseModel):

@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, assert_never
 
 from kgverify.config import Settings
 from kgverify.derive.fit import CohortFit
@@ -34,6 +34,7 @@ from kgverify.derive.model import (
     Option,
     QAItem,
     Task,
+    TaskRules,
 )
 from kgverify.derive.records import (
     PatientRecord,
@@ -446,47 +447,56 @@ class TaskKind:
     # a clinician would weigh come from.
     kin_pool: str = "derive/system_pool"
 
+    @property
+    def rules(self) -> TaskRules:
+        """How its distractors are justified (declared with the task: ``Task.rules``)."""
+        return self.task.rules
 
-def _kind(description: str, kind: TaskKind) -> Entry[TaskKind]:
-    return Entry(kind.task.value, kind, description)
 
-
-TASKS: Registry[TaskKind] = Registry(
-    "task",
-    [
-        _kind(
-            "an encounter's findings and tests -> the diagnosis made there",
-            TaskKind(
-                Task.DIAGNOSIS,
+def _declared(task: Task) -> Entry[TaskKind]:
+    """A task's registry entry: what it reads, its candidates, its pools. Every ``Task``
+    has one (mypy checks the match is exhaustive), so the registry's names and order are
+    the enum's, and its justification rules are ``Task.rules``."""
+    match task:
+        case Task.DIAGNOSIS:
+            kind = TaskKind(
+                task,
                 frozenset({Predicate.TREATS, Predicate.INDICATES}),
                 _diagnoses,
                 ("disorder",),
                 "condition",
-            ),
-        ),
-        _kind(
-            "a diagnosed condition in context -> the drug given for it",
-            TaskKind(
-                Task.TREATMENT,
+            )
+            return Entry(
+                task.value, kind, "an encounter's findings and tests -> the diagnosis made there"
+            )
+        case Task.TREATMENT:
+            kind = TaskKind(
+                task,
                 frozenset({Predicate.TREATS}),
                 _treatments,
                 ("ingredient", "substance"),
                 "drug",
                 "derive/area_pool",
-            ),
-        ),
-        _kind(
-            "an encounter -> the condition that followed in a later one",
-            TaskKind(
-                Task.PROGNOSIS,
+            )
+            return Entry(
+                task.value, kind, "a diagnosed condition in context -> the drug given for it"
+            )
+        case Task.PROGNOSIS:
+            kind = TaskKind(
+                task,
                 frozenset({Predicate.LEADS_TO}),
                 _prognoses,
                 ("disorder", "finding"),
                 "condition",
-            ),
-        ),
-    ],
-)
+            )
+            return Entry(
+                task.value, kind, "an encounter -> the condition that followed in a later one"
+            )
+        case _:
+            assert_never(task)
+
+
+TASKS: Registry[TaskKind] = Registry("task", [_declared(task) for task in Task])
 """The QA tasks (one per ``Task``), in the order candidates are made; ``kgverify derive qa
 --task`` and ``api.derive_qa(tasks=...)`` read it. Adding one: docs/architecture.md."""
 

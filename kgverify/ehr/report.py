@@ -3,10 +3,25 @@ trajectories written to JSONL (``TrajectoriesReport``), each with its source row
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+
 from pydantic import BaseModel, Field
 
+from kgverify.ehr.episodes import episodes, undated_items
 from kgverify.ehr.ingest import IngestReport
+from kgverify.ehr.model import Note, Trajectory
 from kgverify.rows import FileReport
+
+TRAJECTORY_COUNTS = (
+    "patients",
+    "encounters",
+    "episodes",
+    "items_in_encounters",
+    "items_outside_encounters",
+    "undated_items",
+    "notes",
+)
+"""The counts of a ``TrajectoriesReport``, in the order ``kgverify trajectories`` shows them."""
 
 
 class SourceIngestReport(BaseModel):
@@ -35,3 +50,21 @@ class TrajectoriesReport(BaseModel):
     out: str
     rows: list[FileReport] = Field(default_factory=list, description="the source rows, per table")
     rejects: str | None = Field(None, description="the rejected source rows, when any")
+
+    def counts(self) -> dict[str, int]:
+        """The counts (``TRAJECTORY_COUNTS``), in order."""
+        return {key: getattr(self, key) for key in TRAJECTORY_COUNTS}
+
+    def count(self, trajectories: Iterable[Trajectory]) -> Iterator[Trajectory]:
+        """``trajectories`` passed on, each counted into this report as it goes by."""
+        for trajectory in trajectories:
+            self.patients += 1
+            self.encounters += len(trajectory.encounters)
+            self.episodes += len(episodes(trajectory))
+            self.items_in_encounters += sum(1 for e in trajectory.encounters for _ in e.items())
+            self.items_outside_encounters += sum(
+                1 for _ in trajectory.items_outside_encounters.items()
+            )
+            self.undated_items += undated_items(trajectory)
+            self.notes += sum(isinstance(item, Note) for item in trajectory.items())
+            yield trajectory

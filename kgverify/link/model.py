@@ -57,6 +57,22 @@ class LinkCandidate(_Frozen):
     group: int = Field(ge=0, description="candidates with one group number are one concept")
 
 
+class ConceptMatch(BaseModel):
+    """A concept a name may denote, as ``kgverify find`` (``api.find_concepts``) lists it:
+    the linker's candidates first, then the full-text matches it did not list."""
+
+    id: str
+    name: str | None = None
+    vocab: str | None = None
+    kinds: list[str] | None = None
+    active: bool | None = None
+    score: float = Field(description="on the linker's scale, 0 to 1")
+    method: str = Field(description="the linker's stage, or fulltext")
+    found_by: str = Field(description='"linker" or "full-text search"')
+    linked: bool = Field(description="the concept the linker links the name to")
+    close: bool = Field(description="the score reaches link_threshold")
+
+
 class MentionLink(_Frozen):
     """The linking result for one mention."""
 

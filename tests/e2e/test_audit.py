@@ -63,7 +63,7 @@ def run(graph: Graph, sample_settings: Settings) -> Run:
 
 
 def ask(r: Run, name: str, **params: Any) -> list[dict[str, Any]]:
-    return audit(name, params, settings=r.settings, graph=r.graph)
+    return audit(name, params, settings=r.settings, graph=r.graph).rows
 
 
 def test_every_audit_query_is_listed_with_typed_parameters() -> None:

@@ -146,7 +146,7 @@ def test_a_concept_may_be_given_by_name(items: list[QAItem], env: Settings) -> N
     )
     assert m, said
     by_id = audit("items_on_concept", {"concept": m.group(1)}, settings=env)
-    assert json.loads(result.stdout) == by_id
+    assert json.loads(result.stdout) == by_id.model_dump()
     # The API reports the resolution too, and gives the same rows.
     seen: list[str] = []
     got = audit(

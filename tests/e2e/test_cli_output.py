@@ -56,14 +56,14 @@ def _fits(lines: list[str]) -> None:
 
 def test_the_sample_runs_reports_fit_80_columns(run: PipelineReport) -> None:
     shows: list[Callable[[], None]] = [
-        *(partial(print_load_report, report.model_dump(), False) for report in run.loads),
-        *(partial(print_link_report, report.model_dump()) for report in run.link),
-        partial(print_derive_report, run.derive.qa.model_dump()),
+        *(partial(print_load_report, report, False) for report in run.loads),
+        *(partial(print_link_report, report) for report in run.link),
+        partial(print_derive_report, run.derive.qa),
     ]
     for show in shows:
         _fits(_rendered(show))
     for report in run.verify:
-        lines = _rendered(partial(print_verify_report, report.model_dump()))
+        lines = _rendered(partial(print_verify_report, report))
         _fits(lines)
         assert any("type_mismatch" in line for line in lines)  # a header, whole
 
@@ -246,7 +246,7 @@ def test_kgverify_run_reads_a_pipeline_config(
     assert Path(report.verify[0].out) == out / "verdicts.jsonl" and report.verify[0].passed
     assert report.derive.facts is None and report.dialogues is None and not report.loads
     assert sorted(p.name for p in (out / "qa").iterdir() if p.is_dir()) == ["treatment"]
-    lines = _rendered(partial(print_pipeline_report, report.model_dump()))
+    lines = _rendered(partial(print_pipeline_report, report))
     _fits(lines)
     assert not any("fact sheets" in line for line in lines)
 

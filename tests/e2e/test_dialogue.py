@@ -286,7 +286,7 @@ def test_stored_verdicts_answer_the_audit_queries(checked: Checked, tmp_path: Pa
     g, settings = checked.graph, checked.settings
 
     def ask(name: str, **params: object) -> list[dict[str, object]]:
-        return audit(name, params, settings=settings, graph=g)
+        return audit(name, params, settings=settings, graph=g).rows
 
     before = _nodes(g)
     report = check_dialogues(
@@ -419,8 +419,9 @@ def test_cli_checks_the_shipped_sample_dialogues(checked: Checked, tmp_path: Pat
     for name in ("dialogue_summary", "dialogue_leaks", "dialogue_invented"):
         shown = runner.invoke(cli, ["audit", name, "--json"], env=env)
         assert shown.exit_code == 0, shown.output
-        assert json.loads(shown.stdout) == audit(
-            name, settings=checked.settings, graph=checked.graph
+        assert (
+            json.loads(shown.stdout)
+            == audit(name, settings=checked.settings, graph=checked.graph).model_dump()
         )
     listed = runner.invoke(cli, ["audit", "--list"], env=env)
     assert "dialogue_leaks" in listed.output and "--param dialogue=<str>" in listed.output

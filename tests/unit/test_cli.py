@@ -17,6 +17,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from kgverify.api import sample_path
+from kgverify.api.models import LinkReport, LoadReport, VerifyReport
 from kgverify.cli import (
     WIRE_LOGGERS,
     WORKFLOW,
@@ -231,7 +232,7 @@ def test_verify_link_and_load_reports_fit_80_columns() -> None:
         "unknown_encounters": 0,
         "rejects": None,
     }
-    lines = _rendered(print_verify_report, verify)
+    lines = _rendered(print_verify_report, VerifyReport.model_validate(verify))
     _fits(lines)
     assert any("type_mismatch" in line for line in lines)
     link = {
@@ -250,10 +251,11 @@ def test_verify_link_and_load_reports_fit_80_columns() -> None:
         "mentions_per_second": 1234.5,
         "rejects": None,
     }
-    lines = _rendered(print_link_report, link)
+    lines = _rendered(print_link_report, LinkReport.model_validate(link))
     _fits(lines)
     assert any("abbreviation" in line for line in lines)
     load = {
+        "loader": "snomed",
         "release": "SNOMEDCT@20250101",
         "mode": "batched",
         "seconds": 12.3,
@@ -278,4 +280,4 @@ def test_verify_link_and_load_reports_fit_80_columns() -> None:
         "retired_relationships": 2,
         "rejects_path": None,
     }
-    _fits(_rendered(print_load_report, load, False))
+    _fits(_rendered(print_load_report, LoadReport.model_validate(load), False))

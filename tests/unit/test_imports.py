@@ -87,9 +87,26 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
     # Benchmarks and device checks: they drive the whole package; nothing in it reaches them.
     ("benchmarks", ("benchmarks",)),
 ]
-# Within kgverify, only these reach the top-level loaders package (which imports kgverify);
+# Within kgverify, only these reach the top-level loaders package (which imports kgverify):
+# the API's load, its registry and its models, the pipeline that chains a load, and
 # kgverify.pipeline for the loaders' report and registry only.
-LOADER_DISPATCH = {"kgverify.api", "kgverify.cli", "kgverify.pipeline"}
+LOADER_DISPATCH = {
+    "kgverify.api.vocabularies",
+    "kgverify.api.registries",
+    "kgverify.api.models",
+    "kgverify.api.chain",
+    "kgverify.pipeline",
+}
+# The command line is a layer over the API: of this tree it imports the API (its functions,
+# kgverify.api.models for the types its printers take, kgverify.api.registries for its
+# choices), the settings, the errors, the version and itself; never a stage below the API.
+CLI_MAY_IMPORT = (
+    "kgverify.cli",
+    "kgverify.api",
+    "kgverify.config",
+    "kgverify.errors",
+    "kgverify.__about__",
+)
 
 
 def _module_of(path: Path) -> str:
@@ -259,7 +276,7 @@ def test_the_graph_is_read() -> None:
     assert "kgverify.graph.driver" in graph["kgverify.verify.verifier"]
     assert "kgverify.rows" in graph["kgverify.ehr.common"]
     assert "kgverify.graph.connection" in graph["kgverify.graph.driver"]
-    assert "loaders.pipeline" in graph["kgverify.api"]  # inside load_vocabulary
+    assert "loaders.pipeline" in graph["kgverify.api.vocabularies"]  # inside load_vocabulary
     assert "kgverify.api" in graph["benchmarks.bench_load"]
     assert "benchmarks.synth_umls" in graph["benchmarks.bench_load"]
 
@@ -345,6 +362,32 @@ def test_kgverify_reaches_loaders_only_to_dispatch_a_load() -> None:
         if b.split(".")[0] == "loaders"
     ]
     assert not reaching, "kgverify imports loaders:\n" + "\n".join(reaching)
+
+
+def _in(module: str, names: tuple[str, ...]) -> bool:
+    return any(module == name or module.startswith(name + ".") for name in names)
+
+
+def test_the_cli_imports_only_the_api() -> None:
+    graph = import_graph()
+    cli = [m for m in graph if _in(m, ("kgverify.cli", "kgverify.__main__"))]
+    assert "kgverify.cli.app" in cli and "kgverify.cli.audit" in cli  # the package is read
+    below = [
+        f"{a}:{line} -> {b}"
+        for a in sorted(cli)
+        for b, line in sorted(graph[a].items())
+        if not _in(b, CLI_MAY_IMPORT)
+    ]
+    assert not below, "the CLI imports below the API:\n" + "\n".join(below)
+
+
+def test_the_cli_rule_sees_a_reach_below_the_api() -> None:
+    # The check above reads what a command imports, in its body too.
+    source = (
+        "def command():\n    from kgverify.graph import Graph\n    from kgverify.api import audit\n"
+    )
+    found = imports_of(ast.parse(source), "kgverify.cli.audit", False, _modules())
+    assert [b for b in found if not _in(b, CLI_MAY_IMPORT)] == ["kgverify.graph"]
 
 
 def test_nothing_of_kgverify_or_loaders_imports_benchmarks() -> None:

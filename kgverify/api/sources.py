@@ -1,0 +1,153 @@
+"""EHR sources: ingested into the graph (``ingest_source``), written as trajectory JSONL
+(``write_trajectories``), or read for candidate relations (``extract_relations``); each a
+run over the source (``bookkeeping.source_run``) whose rows are all accounted for."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kgverify.api.bookkeeping import graph_of, source_run
+from kgverify.collector import batch_work
+from kgverify.config import Settings
+from kgverify.graph.driver import Graph
+from kgverify.jsonl import whole_file
+from kgverify.rows import RejectedRow, open_private
+
+if TYPE_CHECKING:
+    from kgverify.ehr.report import SourceIngestReport, TrajectoriesReport
+    from kgverify.extract.run import ExtractReport
+
+
+@batch_work
+def ingest_source(
+    source: str,
+    path: str | Path,
+    *,
+    settings: Settings | None = None,
+    graph: Graph | None = None,
+    rejects_path: Path | None = None,
+    on_patient: Callable[[int], None] | None = None,
+) -> SourceIngestReport:
+    """Write an EHR source's patients, encounters and facts into Neo4j, as a new run.
+
+    The report has the run's id (``report.run``: a ``(:Run)`` linked to the patients it
+    brought, which derivation reads by default; docs/runs.md), what was written
+    (``report.ingest``: an ``IngestReport``) and the source rows (``report.rows``): every
+    source row is loaded, skipped or rejected, per table.
+
+    >>> report = ingest_source("omop", sample_path("omop", "eunomia_sample"))
+    >>> report.ingest.patients, report.rows[0].loaded, report.rejects
+    """
+    from kgverify.derive.run import settings_digest
+    from kgverify.ehr.ingest import ingest
+    from kgverify.ehr.report import SourceIngestReport
+    from kgverify.graph.schema import ensure_schema
+    from kgverify.runs import begin_run, finish_run
+
+    settings = settings or Settings()
+    with (
+        source_run("ingest", source, settings, rejects_path) as rows,
+        graph_of(settings, graph) as g,
+    ):
+
+        def refused(kind: str, row: dict[str, Any], reason: str) -> None:
+            # Read and converted, but refused by the database: the rejects file names the row.
+            where = f"source row {row['source_row']}" if row.get("source_row") else row["id"]
+            file = f"{source}:{row.get('source_table') or kind}"
+            reason = f"{kind} not written: {reason}"
+            rows.sink.write(RejectedRow(file=file, line=None, reason=reason, text=str(where)[:300]))
+
+        ensure_schema(g)
+        run = begin_run(g, source, str(path), settings_digest(settings))
+        report = ingest(
+            rows.trajectories(source, path),
+            g,
+            batch_size=settings.batch_size,
+            on_patient=on_patient,
+            on_refused=refused,
+            run=run,
+        )
+        result = rows.stamp(SourceIngestReport(run=run, ingest=report))
+        finish_run(g, run, result)
+    return result
+
+
+@batch_work
+def write_trajectories(
+    source: str,
+    path: str | Path,
+    out: Path,
+    *,
+    settings: Settings | None = None,
+    rejects_path: Path | None = None,
+) -> TrajectoriesReport:
+    """Write an EHR source's trajectories as JSONL at ``out`` (gzip for ``.gz``).
+
+    This is the file ``link --trajectories`` and ``verify --trajectories`` read for note
+    context (docs/trajectories.md).
+
+    Owner-only (it holds note text), written under ``<stem>.partial<suffix>`` and renamed
+    when every patient is written. Returns the counts (patients, encounters, episodes, items inside
+    and outside encounters, undated items, notes) and the source rows' reports.
+    """
+    from kgverify.ehr import write_jsonl
+    from kgverify.ehr.report import TrajectoriesReport
+
+    settings = settings or Settings()
+    report = TrajectoriesReport(source=source, out=str(out))
+    with (
+        source_run("trajectories", source, settings, rejects_path) as rows,
+        whole_file(out) as partial,
+    ):
+        open_private(partial).close()  # owner-only before any note text is in it
+        write_jsonl(report.count(rows.trajectories(source, path)), partial)
+    return rows.stamp(report)
+
+
+@batch_work
+def extract_relations(
+    source: str,
+    path: str | Path,
+    out: Path,
+    *,
+    settings: Settings | None = None,
+    rejects_path: Path | None = None,
+    extractor: str = "template",
+    model: str | None = None,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    concurrency: int = 4,
+    progress: Callable[[int, int], None] | None = None,
+    engine: str = "local",
+) -> ExtractReport:
+    """Candidate relations from an EHR source as JSONL at ``out``.
+
+    ``extractor``: a name of ``kgverify.extract.registry.EXTRACTORS``: "template"
+    (deterministic rules), "openai" (any OpenAI-compatible server such as ``vllm serve``:
+    needs ``base_url`` and ``model``) or "vllm" (the offline engine: needs ``model`` and the
+    ``llm`` extra). LLM extraction failures go, with the raw answer and the reason, to
+    ``out`` with suffix ``.failures.jsonl``. Both kinds read the same episodes
+    (``kgverify.ehr.episodes``: encounters, and days of the items outside them). The report
+    has the patients and episodes read, counts per predicate and the source rows' reports
+    (``kgverify.extract.run.run_extraction`` does the run). ``engine``
+    (``kgverify.engines.ENGINES``): "local", or "ray" to extract each page of trajectories
+    on Ray actors, each with its own extractor (docs/scale.md); the source is read and the
+    relations written here, in the same order.
+
+    >>> report = extract_relations("omop", sample_path("omop", "eunomia_sample"), out)
+    >>> report.relations, report.by_predicate, report.failures
+    """
+    from kgverify.engines import ENGINES
+    from kgverify.extract.registry import EXTRACTORS
+    from kgverify.extract.run import ExtractorSpec, run_extraction
+
+    settings = settings or Settings()
+    spec = ExtractorSpec(EXTRACTORS.check(extractor), model, base_url, api_key, concurrency)
+    run_on = ENGINES.pick(engine)
+    with source_run("extract", source, settings, rejects_path) as rows:
+        trajectories = rows.trajectories(source, path)
+        with run_on.extraction(settings, spec, progress) as extraction:
+            report = run_extraction(extraction, extractor, trajectories, out)
+    return rows.stamp(report)
