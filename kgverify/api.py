@@ -1843,3 +1843,124 @@ def cypher(
         raise ConfigError("the Cypher statement is empty")
     with _graph(settings or Settings(), graph) as g:
         return g.run_adhoc(statement, params or {}, write=write, max_rows=max_rows)
+
+
+# -- agent actions and task checkpoints (docs/fhir.md; issue 36) ----------------------------
+
+if TYPE_CHECKING:
+    from kgverify.actions.model import ActionsReport, GradeReport
+
+
+def check_actions(
+    actions: Path,
+    out: Path,
+    *,
+    tasks: Path | None = None,
+    settings: Settings | None = None,
+    graph: Graph | None = None,
+    rejects_path: Path | None = None,
+    progress: Callable[[int], None] | None = None,
+    write: bool = True,
+) -> ActionsReport:
+    """Judge every agent action of an actions JSONL file (docs/fhir.md, "Agent actions").
+
+    Each line is an ``ActionRecord`` (the FHIR R4 resource the agent wrote); one
+    ``ActionVerdict`` line per action goes to ``out`` (replaced only when the run completes):
+    indicated, contraindicated, duplicate_therapy, unsupported (not in the vocabularies),
+    not_judged, unknown_code or malformed, with evidence paths in words. ``tasks`` (task
+    files) give each action its day and the conditions its task names. Lines that are not
+    records go, with their number, to the rejects file. With ``write``, the verdicts are
+    stored text-free as ``(:AgentAction)`` nodes for the ``actions_by_verdict`` audit.
+
+    Example:
+        >>> check_actions(Path("actions.jsonl"), Path("verdicts.jsonl")).verdicts  # doctest: +SKIP
+        {'contraindicated': 1, 'indicated': 1}
+    """
+    from kgverify.actions.judge import ActionJudge
+    from kgverify.actions.run import check_records, read_actions, read_tasks
+    from kgverify.actions.store import ActionStore
+
+    if not actions.is_file():
+        raise ConfigError(f"no such actions file: {actions}")
+    settings = settings or Settings()
+    task_list = read_tasks(tasks) if tasks is not None else []
+    with _file_run(actions, out, rejects_path) as run, _graph(settings, graph) as g:
+        judge = ActionJudge(g, settings)
+        store = ActionStore(g, min(settings.batch_size, 500)) if write else None
+        try:
+            report = check_records(
+                judge,
+                read_actions(actions, run.reject),
+                run.partial,
+                tasks=task_list,
+                store=store,
+                progress=progress,
+            )
+        finally:
+            judge.close()
+        report.rejected = run.sink.count
+    report.source = str(actions)
+    report.out = str(out)
+    report.rejects = run.rejects
+    return report
+
+
+def grade_tasks(
+    tasks: Path,
+    actions: Path,
+    *,
+    settings: Settings | None = None,
+    graph: Graph | None = None,
+    rejects_path: Path | None = None,
+    write: bool = True,
+) -> GradeReport:
+    """Grade task files against an agent's actions (docs/fhir.md, "Task checkpoints").
+
+    ``tasks`` is a task file (JSON) or a folder of them; ``actions`` the actions JSONL. Every
+    checkpoint passes or fails with its reason; the report has each task's score (share of
+    its checkpoints passed), the overall share and the mean task score, and every action's
+    verdict. With ``write``, actions and checkpoints are stored text-free for the
+    ``actions_by_verdict`` and ``task_checkpoints`` audit queries. Lines that are not action
+    records go to the rejects file (default: beside ``actions``).
+    """
+    from kgverify.actions.judge import ActionJudge
+    from kgverify.actions.run import Grader, read_actions, read_tasks
+    from kgverify.actions.store import ActionStore
+
+    task_list = read_tasks(tasks)
+    if not actions.is_file():
+        raise ConfigError(f"no such actions file: {actions}")
+    settings = settings or Settings()
+    sink = RejectSink(rejects_path or actions.with_suffix(".rejects.jsonl"))
+
+    def reject(line: int, reason: str, text: str = "") -> None:
+        sink.write(RejectedRow(file=str(actions), line=line, reason=reason, text=text[:300]))
+
+    try:
+        with _graph(settings, graph) as g:
+            judge = ActionJudge(g, settings)
+            store = ActionStore(g, min(settings.batch_size, 500)) if write else None
+            try:
+                report = Grader(judge).grade(task_list, read_actions(actions, reject), store)
+            finally:
+                judge.close()
+    finally:
+        sink.close()
+    report.source = str(actions)
+    return report
+
+
+def sample_actions(
+    out: Path | None = None, *, settings: Settings | None = None
+) -> tuple[Path, Path]:
+    """The shipped sample tasks and planted actions, with this installation's pseudonyms.
+
+    Written under ``out`` (default ``<cache_dir>/sample/actions``) from
+    ``kgverify/sample/actions``: the tasks folder and the actions JSONL, for ``grade_tasks``
+    once the sample EHR is ingested.
+    """
+    from kgverify.actions.sample import write_resolved
+
+    settings = settings or Settings()
+    folder = out if out is not None else settings.cache_dir / "sample" / "actions"
+    return write_resolved(sample_path("actions"), folder, settings.salt())

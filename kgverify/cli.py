@@ -2643,3 +2643,9 @@ _with_verbose(cli)
 
 def main() -> None:
     cli(prog_name="kgverify")
+
+
+from kgverify.actions_cli import COMMANDS as ACTION_COMMANDS  # noqa: E402 (issue 36)
+
+for _command in ACTION_COMMANDS:
+    cli.add_command(_command)

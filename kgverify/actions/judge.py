@@ -264,8 +264,8 @@ class ActionJudge:
 
     def _drug_findings(self, drug: Concept, record: Record, named: list[CodeRef]) -> list[Finding]:
         conditions: dict[str, RecordFact | None] = {}
-        for fact in record.of_kind("condition"):
-            conditions.setdefault(str(fact.concept), fact)
+        for recorded in record.of_kind("condition"):
+            conditions.setdefault(str(recorded.concept), recorded)
         named_ids = {c.id for c in self.concepts(named) if c is not None}
         for cid in sorted(named_ids):
             conditions.setdefault(cid, None)
@@ -285,16 +285,16 @@ class ActionJudge:
             return []
         names = PathNames(self.graph, [p for *_, p in found], [drug.id])
         out = []
-        for verdict, other, fact, path in found:
+        for verdict, other, on, path in found:
             named_path = names.path(path)
             out.append(
                 Finding(
                     verdict=verdict,
                     text=_say(
-                        verdict, drug, other, fact, named_path.text, names, other in named_ids
+                        verdict, drug, other, on, named_path.text, names, other in named_ids
                     ),
                     concept=other,
-                    fact=fact.id if fact is not None else None,
+                    fact=on.id if on is not None else None,
                     named_in_task=other in named_ids,
                     evidence=[named_path],
                 )
@@ -400,6 +400,6 @@ def _say(
     if verdict is V.CONTRAINDICATED:
         return f"{drug.name} is contraindicated for {name}, {recorded}: {path}"
     if verdict is V.DUPLICATE_THERAPY:
-        return f"{drug.name} duplicates the active {name} ({fact.id if fact else other}): {path}"
+        return f"{drug.name} duplicates the active {recorded.removeprefix('recorded ')}: {path}"
     where = "a condition the task names" if named and fact is None else recorded
     return f"{drug.name} treats {name}, {where}: {path}"

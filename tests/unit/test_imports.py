@@ -63,6 +63,8 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
         ),
     ),
     ("derive", ("kgverify.derive", "kgverify.dialogue")),
+    # An EHR agent's actions judged and graded: over verification and the dialogue matcher.
+    ("actions", ("kgverify.actions",)),
     ("audit", ("kgverify.audit",)),
     (
         "review",
@@ -79,7 +81,7 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("pipeline", ("kgverify.pipeline",)),
     ("api", ("kgverify.api",)),
     ("package face", ("kgverify",)),
-    ("cli", ("kgverify.cli", "kgverify.__main__")),
+    ("cli", ("kgverify.cli", "kgverify.actions_cli", "kgverify.__main__")),
     # The sample generator (kgverify/sample/_generator, not in the wheel): nothing imports it.
     ("sample generator", ("kgverify.sample",)),
     # Benchmarks and device checks: they drive the whole package; nothing in it reaches them.

@@ -1,0 +1,167 @@
+"""The agent-action commands, ``kgverify check-actions`` and ``kgverify grade``
+(docs/fhir.md): self-contained click commands that ``kgverify.cli`` adds to its group with
+one line, so the CLI's split into a package can move them whole. Formatting only; the work
+is ``kgverify.api.check_actions`` / ``grade_tasks``. Failures are ``KgverifyError``s, which
+the group prints as one ``error:`` line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from kgverify.config import Settings
+from kgverify.errors import ConfigError, RejectThresholdError
+
+_json = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
+_no_write = click.option(
+    "--no-write",
+    is_flag=True,
+    help="Do not store the results in the graph (for the actions_by_verdict and "
+    "task_checkpoints audit queries).",
+)
+_rejects = click.option(
+    "--rejects", type=click.Path(path_type=Path), help="Rejected lines, with where and why (JSONL)."
+)
+
+
+def _reject_share(what: str, read: int, rejected: int, rejects: str | None) -> None:
+    # The rule of every command reading rows (cli.check_reject_share; docs/configuration.md).
+    settings = Settings()
+    share = rejected / read if read else 0.0
+    if share > settings.max_reject_share:
+        where = f"; see {rejects}" if rejects else ""
+        raise RejectThresholdError(
+            None,
+            f"{what}: {rejected} of {read} rows rejected "
+            f"({share:.2%} > {settings.max_reject_share:.2%}){where}",
+        )
+
+
+@click.command("check-actions")
+@click.argument("actions", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "-o",
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="Verdicts, one line per action (JSONL, docs/fhir.md).",
+)
+@click.option(
+    "--tasks",
+    type=click.Path(exists=True, path_type=Path),
+    help="Task files (a JSON file or a folder): each action's day and the conditions its "
+    "task names.",
+)
+@_no_write
+@_rejects
+@_json
+def check_actions_command(
+    actions: Path,
+    out: Path,
+    tasks: Path | None,
+    no_write: bool,
+    rejects: Path | None,
+    as_json: bool,
+) -> None:
+    """Judge every agent action of ACTIONS against the patient's record and the graph.
+
+    ACTIONS is JSONL, one line per action: action_id, task_id, patient_id, at (optional) and
+    the FHIR R4 resource the agent wrote (MedicationRequest, ServiceRequest, Condition,
+    DocumentReference, Communication; docs/fhir.md). Each gets a verdict with evidence paths
+    in words: indicated, contraindicated, duplicate_therapy, unsupported (not in the
+    vocabularies), not_judged, unknown_code or malformed.
+    """
+    from kgverify.api import check_actions
+
+    report = check_actions(actions, out, tasks=tasks, rejects_path=rejects, write=not no_write)
+    result = report.model_dump(mode="json")
+    if as_json:
+        click.echo(json.dumps(result, indent=2))
+    else:
+        table = Table(title=f"{report.actions} actions judged", title_justify="left")
+        table.add_column("verdict")
+        table.add_column("actions", justify="right")
+        for verdict, n in report.verdicts.items():
+            table.add_row(verdict, str(n))
+        Console().print(table)
+        click.echo(f"Verdicts: {report.out}")
+        if report.rejects:
+            click.echo(f"Rejected lines: {report.rejected} ({report.rejects})")
+    _reject_share(
+        "check-actions", report.actions + report.rejected, report.rejected, report.rejects
+    )
+
+
+@click.command("grade")
+@click.argument("tasks", required=False, type=click.Path(exists=True, path_type=Path))
+@click.option(
+    "--actions",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="The agent's actions (JSONL, docs/fhir.md).",
+)
+@click.option(
+    "--sample",
+    is_flag=True,
+    help="Grade the shipped sample tasks on their planted actions (the sample EHR ingested).",
+)
+@_no_write
+@_rejects
+@_json
+def grade_command(
+    tasks: Path | None,
+    actions: Path | None,
+    sample: bool,
+    no_write: bool,
+    rejects: Path | None,
+    as_json: bool,
+) -> None:
+    """Grade TASKS (a task file or a folder of them) against an agent's actions.
+
+    Every checkpoint of every task passes or fails with its reason (indicated_order,
+    no_verdict, order_exists, note_mentions; docs/fhir.md); each task gets the share of its
+    checkpoints passed, and the run the overall share.
+    """
+    from kgverify.api import grade_tasks, sample_actions
+
+    if sample:
+        if tasks is not None or actions is not None:
+            raise ConfigError("--sample grades the shipped tasks: give no TASKS or --actions")
+        tasks, actions = sample_actions()
+    elif tasks is None or actions is None:
+        raise ConfigError("give TASKS and --actions FILE (or --sample)")
+    report = grade_tasks(tasks, actions, rejects_path=rejects, write=not no_write)
+    result = report.model_dump(mode="json")
+    if as_json:
+        click.echo(json.dumps(result, indent=2))
+        return
+    print_grades(result)
+
+
+def print_grades(result: dict[str, Any]) -> None:
+    """The checkpoint table, then each task's score and the overall one."""
+    table = Table(title="Task checkpoints", title_justify="left", show_lines=True)
+    for column in ("task", "checkpoint", "result", "reason"):
+        table.add_column(column, overflow="fold")
+    for task in result["tasks"]:
+        for r in task["results"]:
+            table.add_row(
+                task["task_id"], r["checkpoint"], "pass" if r["passed"] else "FAIL", r["reason"]
+            )
+    console = Console()
+    console.print(table)
+    for task in result["tasks"]:
+        click.echo(
+            f"{task['task_id']}: {task['passed']}/{task['checkpoints']} ({task['score']:.0%})"
+        )
+    click.echo(
+        f"Overall: {result['passed']}/{result['checkpoints']} checkpoints passed "
+        f"({result['score']:.0%}); mean task score {result['mean_task_score']:.0%}"
+    )
+
+
+COMMANDS = (check_actions_command, grade_command)
