@@ -42,7 +42,9 @@ def _reject_share(what: str, read: int, rejected: int, rejects: str | None) -> N
         )
 
 
-@click.command("check-actions")
+@click.command(
+    "check-actions", short_help="Judge an EHR agent's FHIR orders against record and graph."
+)
 @click.argument("actions", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option(
     "-o",
@@ -97,7 +99,7 @@ def check_actions_command(
     )
 
 
-@click.command("grade")
+@click.command("grade", short_help="Grade an EHR agent's tasks, checkpoint by checkpoint.")
 @click.argument("tasks", required=False, type=click.Path(exists=True, path_type=Path))
 @click.option(
     "--actions",
