@@ -195,6 +195,33 @@ class ActionJudge:
     def _reach_rows(self, ids: list[str], depth: int) -> list[dict[str, Any]]:
         return self.graph.read("dialogue/reach", ids=ids, hubs=self.verifier.hubs, max_depth=depth)
 
+    def prefetch(self, batch: Iterable[tuple[ParsedAction, date, Iterable[CodeRef]]]) -> None:
+        """Read what a batch of actions needs in few round trips (their codes, the evidence
+        of every (drug, condition) triple, the drugs' reaches), so that judging each one
+        after it reads little more than its evidence's names."""
+        batch = list(batch)
+        codes: list[Coding | CodeRef] = []
+        for action, _, named in batch:
+            codes += [*action.codes, *named]
+        self.concepts(codes)
+        triples: list[tuple[str, str, str]] = []
+        drugs: list[str] = []
+        for action, as_of, named in batch:
+            if action.kind != "medication":
+                continue
+            drug = next((c for c in self.concepts(action.codes) if c is not None), None)
+            if drug is None:
+                continue
+            record = self.record(action.patient_id, as_of)
+            conditions = [str(f.concept) for f in record.of_kind("condition")]
+            conditions += [c.id for c in self.concepts(list(named)) if c is not None]
+            triples += [(drug.id, cid, "treats") for cid in conditions]
+            drugs += [drug.id, *(str(f.concept) for f in record.of_kind("drug"))]
+        if triples:
+            self.verifier.evidence_for(triples)  # kept by the verifier for the judging
+        if drugs:
+            self._reach(drugs)
+
     # -- verdicts -----------------------------------------------------------------------------
 
     def judge(
@@ -290,9 +317,7 @@ class ActionJudge:
             out.append(
                 Finding(
                     verdict=verdict,
-                    text=_say(
-                        verdict, drug, other, on, named_path.text, names, other in named_ids
-                    ),
+                    text=_say(verdict, drug, other, on, named_path.text, names, other in named_ids),
                     concept=other,
                     fact=on.id if on is not None else None,
                     named_in_task=other in named_ids,

@@ -31,6 +31,7 @@ from kgverify.actions.store import ActionStore
 from kgverify.dialogue.matcher import MentionMatcher
 from kgverify.ehr.codes import fhir_system
 from kgverify.errors import ConfigError
+from kgverify.graph.driver import batched
 from kgverify.jsonl import BadLine, loads_line, read_models_or_rejects, reason_of, write_models
 from kgverify.verify.check import PathNames
 
@@ -80,20 +81,46 @@ def verdict_of(judge: ActionJudge, record: ActionRecord, task: Task | None) -> A
     """One record's verdict: ``malformed`` when its resource cannot be read, else the
     judge's, the record read as of the action's day (the record's ``at``, else its task's
     ``as_of``, else the resource's own date, else today)."""
-    try:
-        action = parse_action(record)
-    except MalformedActionError as exc:
-        return ActionVerdict(
-            action_id=record.action_id,
-            task_id=record.task_id,
-            patient_id=record.patient_id,
-            resource_type=str(record.resource.get("resourceType") or "") or None,
-            verdict=V.MALFORMED,
-            reason=f"malformed resource: {exc}",
-            releases=judge.releases,
+    return verdicts_of(judge, [(record, task)])[0]
+
+
+def verdicts_of(
+    judge: ActionJudge, batch: list[tuple[ActionRecord, Task | None]]
+) -> list[ActionVerdict]:
+    """The verdicts of a batch of records, in order, its graph reads made together."""
+    read: list[ParsedAction | ActionVerdict] = []
+    for record, _ in batch:
+        try:
+            read.append(parse_action(record))
+        except MalformedActionError as exc:
+            read.append(
+                ActionVerdict(
+                    action_id=record.action_id,
+                    task_id=record.task_id,
+                    patient_id=record.patient_id,
+                    resource_type=str(record.resource.get("resourceType") or "") or None,
+                    verdict=V.MALFORMED,
+                    reason=f"malformed resource: {exc}",
+                    releases=judge.releases,
+                )
+            )
+    today = datetime.now(UTC).date()
+    work = [
+        (
+            item,
+            record.at or (task.as_of if task else None) or item.at or today,
+            task.conditions if task else [],
         )
-    as_of = record.at or (task.as_of if task else None) or action.at or datetime.now(UTC).date()
-    return judge.judge(action, as_of, task.conditions if task else ())
+        for item, (record, task) in zip(read, batch, strict=True)
+        if isinstance(item, ParsedAction)
+    ]
+    judge.prefetch(work)
+    judged = iter([judge.judge(action, as_of, named) for action, as_of, named in work])
+    return [item if isinstance(item, ActionVerdict) else next(judged) for item in read]
+
+
+BATCH = 200
+"""Actions judged together (their graph reads made in one round trip each)."""
 
 
 def check_records(
@@ -112,8 +139,11 @@ def check_records(
     started = time.perf_counter()
 
     def judged() -> Iterator[ActionVerdict]:
-        for record in records:
-            verdict = verdict_of(judge, record, by_id.get(record.task_id or ""))
+        for chunk in batched(records, BATCH):
+            yield from counted(verdicts_of(judge, [(r, by_id.get(r.task_id or "")) for r in chunk]))
+
+    def counted(verdicts: list[ActionVerdict]) -> Iterator[ActionVerdict]:
+        for verdict in verdicts:
             report.actions += 1
             report.verdicts[verdict.verdict.value] = (
                 report.verdicts.get(verdict.verdict.value, 0) + 1
@@ -158,7 +188,7 @@ class Grader:
         report = GradeReport()
         for task in tasks:
             records_of = by_task[task.task_id]
-            verdicts = [verdict_of(self.judge, r, task) for r in records_of]
+            verdicts = verdicts_of(self.judge, [(r, task) for r in records_of])
             parsed = {a.action_id: a for a in _parsed(records_of)}
             results = [self.checkpoint(task, cp, verdicts, parsed) for cp in task.checkpoints]
             passed = sum(r.passed for r in results)
