@@ -114,7 +114,7 @@ class _Busy(BaseHTTPRequestHandler):
     busy_first = 1  # how many requests get 429 before the answer
     seen: list[str] = []  # noqa: RUF012 (the class is the stand-in server's state)
 
-
+    def do_GET(self) -> None:
         type(self).seen.append(self.headers.get("Authorization") or "")
         if len(type(self).seen) <= type(self).busy_first:
             self.send_response(429)
