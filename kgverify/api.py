@@ -133,13 +133,30 @@ def read_trajectories(
 ) -> Iterator[Trajectory]:
     """Trajectories from an EHR source, one patient at a time.
 
-    ``source`` is a name of ``kgverify.ehr.EHR_SOURCES`` ("omop", "mimic", "fhir").
+    ``source`` is a name of ``kgverify.ehr.EHR_SOURCES`` ("omop", "mimic", "fhir",
+    "fhir-rest"); ``path`` a file or folder, or for "fhir-rest" the server's URL.
     """
     from kgverify.ehr.sources import EHR_SOURCES
 
-    return EHR_SOURCES.pick(source)(
-        Path(path), ledger, salt=settings.salt(), memory_limit=settings.ehr_memory_limit or None
+    entry = EHR_SOURCES.pick(source)
+    return entry.read(
+        str(path) if entry.takes == "url" else Path(path),
+        ledger,
+        salt=settings.salt(),
+        memory_limit=settings.ehr_memory_limit or None,
+        settings=settings,
     )
+
+
+def check_server_source(source: str, path: str | Path, settings: Settings) -> None:
+    """Ask a URL source once whether it answers, before a run writes anything.
+
+    A path source is checked by its reader.
+    """
+    from kgverify.ehr.sources import EHR_SOURCES, source_descriptor
+
+    if EHR_SOURCES.pick(source).takes == "url":
+        source_descriptor(source, path, settings, probe=True)
 
 
 def _cache_rejects(settings: Settings) -> Path:
@@ -188,6 +205,7 @@ def ingest_source(
         sink.write(RejectedRow(file=file, line=None, reason=reason, text=str(where)[:300]))
 
     try:
+        check_server_source(source, path, settings)
         ensure_schema(g)
         run = begin_run(g, source, str(path), settings_digest(settings))
         report = ingest(
@@ -1843,6 +1861,70 @@ def cypher(
         raise ConfigError("the Cypher statement is empty")
     with _graph(settings or Settings(), graph) as g:
         return g.run_adhoc(statement, params or {}, write=write, max_rows=max_rows)
+
+
+# -- FHIR server (docs/fhir.md) -------------------------------------------------------------
+
+
+if TYPE_CHECKING:
+    from kgverify.ehr.fhir_write import FhirLoadReport
+
+
+@batch_work
+def load_fhir(
+    source: str,
+    path: str | Path,
+    *,
+    url: str | None = None,
+    settings: Settings | None = None,
+    rejects_path: Path | None = None,
+    on_patient: Callable[[int], None] | None = None,
+) -> FhirLoadReport:
+    """Write an EHR source's patients into a FHIR server (``kgverify fhir load``).
+
+    The source is read by its reader (pseudonyms, age bands; docs/fhir.md), each patient
+    written as Patient, Encounter, Condition, MedicationRequest, Observation and Procedure
+    resources with stable ids, ``fhir_load_batch`` patients per transaction bundle. ``url``:
+    the server's base URL; default the ``fhir_url`` setting, else the local server of
+    ``kgverify fhir start``. Loading twice updates in place.
+
+    >>> report = load_fhir("omop", sample_path("omop", "eunomia_sample"))
+    >>> report.patients, report.resources["Condition"]
+    """
+    from kgverify.ehr import Ledger
+    from kgverify.ehr.fhir_http import FhirClient
+    from kgverify.ehr.fhir_write import FhirLoadReport, write_trajectories
+    from kgverify.server.fhir import local_url
+
+    settings = settings or Settings()
+    base = (url or local_url(settings)).rstrip("/")
+    client = FhirClient.from_settings(base, settings)
+    client.get("metadata")  # one error line for a server that does not answer, before reading
+    sink = RejectSink(rejects_path or _cache_rejects(settings) / f"fhir-load-{source}.jsonl")
+    ledger = Ledger(sink)
+    try:
+        writer = write_trajectories(
+            read_trajectories(source, path, ledger, settings),
+            client,
+            batch=settings.fhir_load_batch,
+            rejects=sink,
+            on_patient=on_patient,
+        )
+    finally:
+        sink.close()
+    return FhirLoadReport(
+        url=base,
+        source=source,
+        patients=writer.patients,
+        resources=dict(sorted(writer.counts.items())),
+        bundles=writer.bundles,
+        refused_patients=writer.refused,
+        notes_not_written=writer.notes,
+        requests=client.requests,
+        retried=client.retried,
+        rows=ledger.reports(),
+        rejects=str(sink.path) if sink.count else None,
+    )
 
 
 # -- agent actions and task checkpoints (docs/fhir.md; issue 36) ----------------------------

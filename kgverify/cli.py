@@ -34,6 +34,8 @@ from kgverify.errors import (
     RejectThresholdError,
     ReleaseGuardError,
 )
+from kgverify.actions_cli import COMMANDS as ACTION_COMMANDS
+from kgverify.fhir_cli import fhir as fhir_group
 from kgverify.outputs import storage_failure
 
 if TYPE_CHECKING:
@@ -712,7 +714,27 @@ def print_load_report(report: dict[str, Any], as_json: bool) -> None:
 
 # -- EHR --------------------------------------------------------------------------------------
 ehr_source = click.argument("source", type=RegistryChoice(_ehr_sources))
-ehr_path = click.argument("path", type=click.Path(exists=True, path_type=Path))
+
+
+class EhrPath(click.ParamType[Path | str]):
+    """PATH of an EHR source, checked as that SOURCE reads it (kgverify.ehr.sources): an
+    existing file or folder, or a server's URL for `fhir-rest`."""
+
+    name = "path"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from kgverify.ehr.sources import source_descriptor
+
+        source = ctx.params.get("source") if ctx is not None else None
+        if not isinstance(source, str):
+            return Path(value)
+        try:
+            return source_descriptor(source, value)
+        except KgverifyError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+ehr_path = click.argument("path", type=EhrPath())
 
 
 @cli.command("ingest", cls=_SourcesHelp)
@@ -2638,14 +2660,11 @@ def print_pipeline_report(result: dict[str, Any]) -> None:
     )
 
 
+cli.add_command(fhir_group)  # kgverify fhir ... (kgverify/fhir_cli.py)
+for _command in ACTION_COMMANDS:  # kgverify check-actions, grade (kgverify/actions_cli.py)
+    cli.add_command(_command)
 _with_verbose(cli)
 
 
 def main() -> None:
     cli(prog_name="kgverify")
-
-
-from kgverify.actions_cli import COMMANDS as ACTION_COMMANDS  # noqa: E402 (issue 36)
-
-for _command in ACTION_COMMANDS:
-    cli.add_command(_command)

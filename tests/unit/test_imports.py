@@ -81,7 +81,7 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("pipeline", ("kgverify.pipeline",)),
     ("api", ("kgverify.api",)),
     ("package face", ("kgverify",)),
-    ("cli", ("kgverify.cli", "kgverify.actions_cli", "kgverify.__main__")),
+    ("cli", ("kgverify.cli", "kgverify.actions_cli", "kgverify.__main__", "kgverify.fhir_cli")),
     # The sample generator (kgverify/sample/_generator, not in the wheel): nothing imports it.
     ("sample generator", ("kgverify.sample",)),
     # Benchmarks and device checks: they drive the whole package; nothing in it reaches them.
