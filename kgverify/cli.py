@@ -27,6 +27,7 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeR
 from rich.table import Table
 
 from kgverify.__about__ import __version__
+from kgverify.actions_cli import COMMANDS as ACTION_COMMANDS
 from kgverify.config import Settings, config_file, use_config_file, with_options
 from kgverify.errors import (
     ConfigError,
@@ -34,7 +35,6 @@ from kgverify.errors import (
     RejectThresholdError,
     ReleaseGuardError,
 )
-from kgverify.actions_cli import COMMANDS as ACTION_COMMANDS
 from kgverify.fhir_cli import fhir as fhir_group
 from kgverify.outputs import storage_failure
 
