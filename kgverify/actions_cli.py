@@ -24,6 +24,11 @@ _no_write = click.option(
     help="Do not store the results in the graph (for the actions_by_verdict and "
     "task_checkpoints audit queries).",
 )
+_server = click.option(
+    "--server",
+    metavar="URL",
+    help="Read the agent's actions from this FHIR server (its base URL) instead of a file.",
+)
 _rejects = click.option(
     "--rejects", type=click.Path(path_type=Path), help="Rejected lines, with where and why (JSONL)."
 )
@@ -45,7 +50,14 @@ def _reject_share(what: str, read: int, rejected: int, rejects: str | None) -> N
 @click.command(
     "check-actions", short_help="Judge an EHR agent's FHIR orders against record and graph."
 )
-@click.argument("actions", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument(
+    "actions", required=False, type=click.Path(exists=True, dir_okay=False, path_type=Path)
+)
+@_server
+@click.option(
+    "--since",
+    help="With --server and no --tasks: the resources changed since this FHIR instant or date.",
+)
 @click.option(
     "-o",
     "--out",
@@ -63,7 +75,9 @@ def _reject_share(what: str, read: int, rejected: int, rejects: str | None) -> N
 @_rejects
 @_json
 def check_actions_command(
-    actions: Path,
+    actions: Path | None,
+    server: str | None,
+    since: str | None,
     out: Path,
     tasks: Path | None,
     no_write: bool,
@@ -76,11 +90,20 @@ def check_actions_command(
     the FHIR R4 resource the agent wrote (MedicationRequest, ServiceRequest, Condition,
     DocumentReference, Communication; docs/fhir.md). Each gets a verdict with evidence paths
     in words: indicated, contraindicated, duplicate_therapy, unsupported (not in the
-    vocabularies), not_judged, unknown_code or malformed.
+    vocabularies), not_judged, unknown_code or malformed. With --server URL instead, the
+    actions are the server's resources tagged with the --tasks' ids (or changed --since).
     """
     from kgverify.api import check_actions
 
-    report = check_actions(actions, out, tasks=tasks, rejects_path=rejects, write=not no_write)
+    report = check_actions(
+        actions,
+        out,
+        server=server,
+        since=since,
+        tasks=tasks,
+        rejects_path=rejects,
+        write=not no_write,
+    )
     result = report.model_dump(mode="json")
     if as_json:
         click.echo(json.dumps(result, indent=2))
@@ -106,10 +129,18 @@ def check_actions_command(
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="The agent's actions (JSONL, docs/fhir.md).",
 )
+@_server
 @click.option(
     "--sample",
     is_flag=True,
     help="Grade the shipped sample tasks on their planted actions (the sample EHR ingested).",
+)
+@click.option(
+    "--fhir",
+    is_flag=True,
+    help="With --sample: the FHIR leg: the sample loaded into the FHIR server (--server, "
+    "else the local one, started if needed), ingested back through fhir-rest, the planted "
+    "actions written into it, and the tasks graded from there.",
 )
 @_no_write
 @_rejects
@@ -117,7 +148,9 @@ def check_actions_command(
 def grade_command(
     tasks: Path | None,
     actions: Path | None,
+    server: str | None,
     sample: bool,
+    fhir: bool,
     no_write: bool,
     rejects: Path | None,
     as_json: bool,
@@ -128,15 +161,24 @@ def grade_command(
     no_verdict, order_exists, note_mentions; docs/fhir.md); each task gets the share of its
     checkpoints passed, and the run the overall share.
     """
-    from kgverify.api import grade_tasks, sample_actions
+    from kgverify.api import grade_tasks, sample_actions, sample_fhir_grades
 
+    if fhir and not sample:
+        raise ConfigError("--fhir is the sample's FHIR leg: give it with --sample")
     if sample:
         if tasks is not None or actions is not None:
             raise ConfigError("--sample grades the shipped tasks: give no TASKS or --actions")
-        tasks, actions = sample_actions()
-    elif tasks is None or actions is None:
-        raise ConfigError("give TASKS and --actions FILE (or --sample)")
-    report = grade_tasks(tasks, actions, rejects_path=rejects, write=not no_write)
+        if fhir:
+            report = sample_fhir_grades(url=server, write=not no_write)
+        else:
+            tasks, actions = sample_actions()
+            report = grade_tasks(tasks, actions, rejects_path=rejects, write=not no_write)
+    elif tasks is None or (actions is None) == (server is None):
+        raise ConfigError("give TASKS and --actions FILE or --server URL (or --sample)")
+    else:
+        report = grade_tasks(
+            tasks, actions, server=server, rejects_path=rejects, write=not no_write
+        )
     result = report.model_dump(mode="json")
     if as_json:
         click.echo(json.dumps(result, indent=2))

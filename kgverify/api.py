@@ -1930,13 +1930,15 @@ def load_fhir(
 # -- agent actions and task checkpoints (docs/fhir.md; issue 36) ----------------------------
 
 if TYPE_CHECKING:
-    from kgverify.actions.model import ActionsReport, GradeReport
+    from kgverify.actions.model import ActionRecord, ActionsReport, GradeReport
 
 
 def check_actions(
-    actions: Path,
+    actions: Path | None,
     out: Path,
     *,
+    server: str | None = None,
+    since: str | None = None,
     tasks: Path | None = None,
     settings: Settings | None = None,
     graph: Graph | None = None,
@@ -1944,15 +1946,18 @@ def check_actions(
     progress: Callable[[int], None] | None = None,
     write: bool = True,
 ) -> ActionsReport:
-    """Judge every agent action of an actions JSONL file (docs/fhir.md, "Agent actions").
+    """Judge every agent action (docs/fhir.md, "Checking an agent's actions").
 
-    Each line is an ``ActionRecord`` (the FHIR R4 resource the agent wrote); one
-    ``ActionVerdict`` line per action goes to ``out`` (replaced only when the run completes):
-    indicated, contraindicated, duplicate_therapy, unsupported (not in the vocabularies),
-    not_judged, unknown_code or malformed, with evidence paths in words. ``tasks`` (task
-    files) give each action its day and the conditions its task names. Lines that are not
-    records go, with their number, to the rejects file. With ``write``, the verdicts are
-    stored text-free as ``(:AgentAction)`` nodes for the ``actions_by_verdict`` audit.
+    The actions come from an actions JSONL file (``actions``: one ``ActionRecord`` per
+    line, the FHIR R4 resource the agent wrote), or from a FHIR server (``server``, its base
+    URL): the resources tagged with the ``tasks``' ids, else those changed ``since`` a FHIR
+    instant or date. One ``ActionVerdict`` line per action goes to ``out`` (replaced only
+    when the run completes): indicated, contraindicated, duplicate_therapy, unsupported
+    (not in the vocabularies), not_judged, unknown_code or malformed, with evidence paths
+    in words. ``tasks`` (task files) give each action its day and the conditions its task
+    names. Lines that are not records go, with their number, to the rejects file. With
+    ``write``, the verdicts are stored text-free as ``(:AgentAction)`` nodes for the
+    ``actions_by_verdict`` audit.
 
     Example:
         >>> check_actions(Path("actions.jsonl"), Path("verdicts.jsonl")).verdicts  # doctest: +SKIP
@@ -1962,35 +1967,70 @@ def check_actions(
     from kgverify.actions.run import check_records, read_actions, read_tasks
     from kgverify.actions.store import ActionStore
 
-    if not actions.is_file():
-        raise ConfigError(f"no such actions file: {actions}")
+    if (actions is None) == (server is None):
+        raise ConfigError("give an actions file or a FHIR server URL (one of them)")
     settings = settings or Settings()
     task_list = read_tasks(tasks) if tasks is not None else []
-    with _file_run(actions, out, rejects_path) as run, _graph(settings, graph) as g:
+    source = str(actions) if actions is not None else str(server)
+    if actions is not None and not actions.is_file():
+        raise ConfigError(f"no such actions file: {actions}")
+    with _actions_run(actions, out, rejects_path) as run, _graph(settings, graph) as g:
+        if actions is not None:
+            records = read_actions(actions, run.reject)
+        else:
+            records = _server_actions(str(server), settings, [t.task_id for t in task_list], since)
         judge = ActionJudge(g, settings)
         store = ActionStore(g, min(settings.batch_size, 500)) if write else None
         try:
             report = check_records(
-                judge,
-                read_actions(actions, run.reject),
-                run.partial,
-                tasks=task_list,
-                store=store,
-                progress=progress,
+                judge, records, run.partial, tasks=task_list, store=store, progress=progress
             )
         finally:
             judge.close()
         report.rejected = run.sink.count
-    report.source = str(actions)
+    report.source = source
     report.out = str(out)
     report.rejects = run.rejects
     return report
 
 
+@contextmanager
+def _actions_run(actions: Path | None, out: Path, rejects_path: Path | None) -> Iterator[_FileRun]:
+    """``_file_run`` for a file of actions, or for actions read from a server."""
+    if actions is not None:
+        with _file_run(actions, out, rejects_path) as run:
+            yield run
+        return
+    make_dirs(out.parent)
+    run = _FileRun(out, out, rejects_path)
+    try:
+        yield run
+        run.partial.replace(out)
+    finally:
+        run.sink.close()
+        run.partial.unlink(missing_ok=True)
+
+
+def _server_actions(
+    url: str, settings: Settings, task_ids: list[str], since: str | None
+) -> Iterator[ActionRecord]:
+    from kgverify.actions.server import read_server_actions
+    from kgverify.ehr.fhir_http import FhirClient
+
+    if not task_ids and since is None:
+        raise ConfigError("reading actions from a server needs task files (--tasks) or --since")
+    client = FhirClient.from_settings(url, settings)
+    client.get("metadata")  # one error line for a server that does not answer
+    yield from read_server_actions(
+        client, settings.salt(), tasks=task_ids, since=since, count=settings.fhir_count
+    )
+
+
 def grade_tasks(
     tasks: Path,
-    actions: Path,
+    actions: Path | None = None,
     *,
+    server: str | None = None,
     settings: Settings | None = None,
     graph: Graph | None = None,
     rejects_path: Path | None = None,
@@ -1998,51 +2038,98 @@ def grade_tasks(
 ) -> GradeReport:
     """Grade task files against an agent's actions (docs/fhir.md, "Task checkpoints").
 
-    ``tasks`` is a task file (JSON) or a folder of them; ``actions`` the actions JSONL. Every
-    checkpoint passes or fails with its reason; the report has each task's score (share of
-    its checkpoints passed), the overall share and the mean task score, and every action's
-    verdict. With ``write``, actions and checkpoints are stored text-free for the
-    ``actions_by_verdict`` and ``task_checkpoints`` audit queries. Lines that are not action
-    records go to the rejects file (default: beside ``actions``).
+    ``tasks`` is a task file (JSON) or a folder of them; the actions come from an actions
+    JSONL file (``actions``) or from a FHIR server (``server``: the resources tagged with
+    each task's id). Every checkpoint passes or fails with its reason; the report has each
+    task's score (share of its checkpoints passed), the overall share and the mean task
+    score, and every action's verdict. With ``write``, actions and checkpoints are stored
+    text-free for the ``actions_by_verdict`` and ``task_checkpoints`` audit queries. Lines
+    that are not action records go to the rejects file (default: beside ``actions``).
     """
     from kgverify.actions.judge import ActionJudge
     from kgverify.actions.run import Grader, read_actions, read_tasks
     from kgverify.actions.store import ActionStore
 
+    if (actions is None) == (server is None):
+        raise ConfigError("give an actions file or a FHIR server URL (one of them)")
     task_list = read_tasks(tasks)
-    if not actions.is_file():
+    if actions is not None and not actions.is_file():
         raise ConfigError(f"no such actions file: {actions}")
     settings = settings or Settings()
-    sink = RejectSink(rejects_path or actions.with_suffix(".rejects.jsonl"))
+    where = actions if actions is not None else settings.cache_dir / "actions"
+    sink = RejectSink(rejects_path or where.with_suffix(".rejects.jsonl"))
 
     def reject(line: int, reason: str, text: str = "") -> None:
         sink.write(RejectedRow(file=str(actions), line=line, reason=reason, text=text[:300]))
 
     try:
         with _graph(settings, graph) as g:
+            if actions is not None:
+                records: Iterable[ActionRecord] = read_actions(actions, reject)
+            else:
+                ids = [t.task_id for t in task_list]
+                records = _server_actions(str(server), settings, ids, None)
             judge = ActionJudge(g, settings)
             store = ActionStore(g, min(settings.batch_size, 500)) if write else None
             try:
-                report = Grader(judge).grade(task_list, read_actions(actions, reject), store)
+                report = Grader(judge).grade(task_list, records, store)
             finally:
                 judge.close()
     finally:
         sink.close()
-    report.source = str(actions)
+    report.source = str(actions) if actions is not None else str(server)
     return report
 
 
 def sample_actions(
-    out: Path | None = None, *, settings: Settings | None = None
+    out: Path | None = None, *, settings: Settings | None = None, server: bool = False
 ) -> tuple[Path, Path]:
     """The shipped sample tasks and planted actions, with this installation's pseudonyms.
 
     Written under ``out`` (default ``<cache_dir>/sample/actions``) from
     ``kgverify/sample/actions``: the tasks folder and the actions JSONL, for ``grade_tasks``
-    once the sample EHR is ingested.
+    once the sample EHR is ingested. With ``server``, the tasks name the patients as
+    ``fhir-rest`` ingest names them after ``load_fhir`` of the sample (the FHIR leg).
     """
     from kgverify.actions.sample import write_resolved
 
     settings = settings or Settings()
     folder = out if out is not None else settings.cache_dir / "sample" / "actions"
-    return write_resolved(sample_path("actions"), folder, settings.salt())
+    return write_resolved(sample_path("actions"), folder, settings.salt(), server=server)
+
+
+def sample_fhir_grades(
+    *,
+    url: str | None = None,
+    settings: Settings | None = None,
+    graph: Graph | None = None,
+    write: bool = True,
+) -> GradeReport:
+    """The sample's FHIR leg (docs/fhir.md), graded from the server.
+
+    The sample EHR is loaded into the FHIR server (``url``; default the local one of
+    ``kgverify fhir start``, started when not running), ingested back through
+    ``fhir-rest``, the planted actions are written into the server as an agent would, and
+    the sample tasks are graded from the server's resources.
+    """
+    from kgverify.actions.model import ActionRecord as Record
+    from kgverify.actions.server import post_actions
+    from kgverify.ehr.fhir_http import FhirClient
+    from kgverify.jsonl import read_models
+    from kgverify.server.fhir import LocalFhirServer, local_url
+
+    settings = settings or Settings()
+    if url is None and settings.fhir_url is None:
+        LocalFhirServer(settings).start()
+    base = (url or local_url(settings)).rstrip("/")
+    load_fhir("omop", sample_path(*SAMPLE_EHR[1]), url=base, settings=settings)
+    with _graph(settings, graph) as g:
+        ingest_source("fhir-rest", base, settings=settings, graph=g)
+        folder = settings.cache_dir / "sample" / "actions-fhir"
+        tasks, actions = sample_actions(folder, settings=settings, server=True)
+        posted = post_actions(
+            FhirClient.from_settings(base, settings), read_models(actions, Record)
+        )
+        report = grade_tasks(tasks, server=base, settings=settings, graph=g, write=write)
+    report.source = f"{base} ({len(posted.written)} actions written, {len(posted.refused)} refused)"
+    return report

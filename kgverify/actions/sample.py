@@ -15,7 +15,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from kgverify.actions.model import ActionRecord, ActionVerdictKind, Task
+from kgverify.actions.server import server_patient
 from kgverify.dialogue.sample import SOURCE
+from kgverify.ehr.fhir_write import resource_id
 from kgverify.ehr.privacy import pseudonym
 from kgverify.jsonl import loads_line, read_models, write_models
 from kgverify.outputs import make_dirs, write_private
@@ -49,23 +51,28 @@ def read_sample_actions(folder: Path) -> list[SampleAction]:
     return list(read_models(folder / ACTIONS, SampleAction))
 
 
-def read_sample_tasks(folder: Path, salt: str) -> list[Task]:
-    """The sample's task files with this installation's pseudonyms."""
+def read_sample_tasks(folder: Path, salt: str, *, server: bool = False) -> list[Task]:
+    """The sample's task files with this installation's pseudonyms: the sample EHR's, or
+    with ``server`` those ``fhir-rest`` gives the same patients read back from a FHIR
+    server that ``kgverify fhir load`` filled (Patient ``kgv-`` + the EHR's pseudonym)."""
     tasks = []
     for path in sorted((folder / TASKS).glob("*.json")):
         raw = loads_line(path.read_bytes())
-        person = raw.pop("person")
-        raw["patient_id"] = pseudonym(salt, f"{SOURCE}:patient", person)
+        patient = pseudonym(salt, f"{SOURCE}:patient", raw.pop("person"))
+        raw["patient_id"] = server_patient(salt, resource_id(patient)) if server else patient
         tasks.append(Task.model_validate(raw))
     return tasks
 
 
-def write_resolved(folder: Path, out: Path, salt: str) -> tuple[Path, Path]:
+def write_resolved(
+    folder: Path, out: Path, salt: str, *, server: bool = False
+) -> tuple[Path, Path]:
     """The sample's tasks (one JSON file each) and actions (JSONL) with this installation's
-    pseudonyms, under ``out`` (owner-only): what ``kgverify grade`` reads."""
+    pseudonyms, under ``out`` (owner-only): what ``kgverify grade`` reads. The actions name
+    the sample EHR's patients; ``post_actions`` turns them into the server's."""
     tasks_dir = out / TASKS
     make_dirs(tasks_dir)
-    for task in read_sample_tasks(folder, salt):
+    for task in read_sample_tasks(folder, salt, server=server):
         write_private(tasks_dir / f"{task.task_id}.json", task.model_dump_json(indent=2) + "\n")
     actions = out / ACTIONS
     write_models(_resolved(read_sample_actions(folder), salt), actions)

@@ -139,7 +139,7 @@ def test_unknown_code_and_malformed_say_why(graded: Graded) -> None:
     unknown = graded.verdict("af-unknown-code-1")
     assert unknown.code == "RXNORM:99999999" and "not in the vocabularies" in unknown.reason
     malformed = graded.verdict("af-malformed-1")
-    assert "medicationCodeableConcept is not a CodeableConcept" in malformed.reason
+    assert "medicationCodeableConcept.coding[0] has no code" in malformed.reason
 
 
 EXPECTED_CHECKPOINTS = {
