@@ -60,6 +60,7 @@ WORKFLOW: dict[str, str] = {
     "ingest": "Write an EHR source's patients and facts into the graph.",
     "trajectories": "Write an EHR source's patient trajectories as JSONL.",
     "extract": "Propose candidate relations from an EHR source.",
+    "fhir": "Run the local FHIR server; load EHR patients into one.",
     "index": "Build (or reuse) the linker index of the loaded releases.",
     "link": "Link the mentions of relations to vocabulary concepts.",
     "find": "Find concepts by name, as the linker sees them.",

@@ -361,7 +361,9 @@ class Settings(BaseSettings):
     fhir_count: int = Field(
         default=50, ge=1, le=1000, description="resources per page of a FHIR search (_count)"
     )
-    fhir_timeout_s: float = Field(default=60.0, gt=0, description="seconds per FHIR request")
+    fhir_timeout_s: float = Field(
+        default=120.0, gt=0, description="seconds per FHIR request (a transaction included)"
+    )
     fhir_retries: int = Field(
         default=4, ge=0, le=20, description="retries of a FHIR request answered 429 or 5xx"
     )
@@ -372,7 +374,7 @@ class Settings(BaseSettings):
         default=None, description="owner-only file holding the bearer token for FHIR servers"
     )
     fhir_load_batch: int = Field(
-        default=20, ge=1, le=1000, description="patients per transaction bundle of `fhir load`"
+        default=5, ge=1, le=1000, description="patients per transaction bundle of `fhir load`"
     )
 
     ehr_memory_limit: str = Field(

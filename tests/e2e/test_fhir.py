@@ -5,6 +5,7 @@ the reader cannot read) as one error line or one reject."""
 
 from __future__ import annotations
 
+import csv
 import json
 import time
 from datetime import UTC, datetime
@@ -27,13 +28,15 @@ from tests.conftest import free_port
 from tests.unit.test_fhir_client import fact_content
 
 OMOP = api.sample_path("omop", "eunomia_sample")
+SUBSET = 12  # sample patients in the server: more than a page of 5, few enough to load fast
 READ_TYPES = ("Patient", "Encounter", "Condition", "MedicationRequest", "Observation", "Procedure")
 
 
 @pytest.fixture(scope="module")
 def fhir(fhir_server: Settings, tmp_path_factory: pytest.TempPathFactory) -> Settings:
     """The session's FHIR server with a cache of the module's own (rejects)."""
-    return fhir_server.model_copy(update={"cache_dir": tmp_path_factory.mktemp("fhir-cache")})
+    update = {"cache_dir": tmp_path_factory.mktemp("fhir-cache"), "fhir_timeout_s": 600.0}
+    return fhir_server.model_copy(update=update)
 
 
 @pytest.fixture(scope="module")
@@ -42,15 +45,40 @@ def url(fhir: Settings) -> str:
 
 
 @pytest.fixture(scope="module")
-def omop(fhir: Settings, tmp_path_factory: pytest.TempPathFactory) -> list[Trajectory]:
-    rejects = tmp_path_factory.mktemp("omop") / "rejects.jsonl"
-    return list(api.read_trajectories("omop", OMOP, Ledger(RejectSink(rejects)), fhir))
+def cdm(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The OMOP sample's first SUBSET persons with visits, then others: the same CSV tables,
+    the other persons' rows left out."""
+    out = tmp_path_factory.mktemp("cdm")
+    with (OMOP / "visit_occurrence.csv").open(newline="") as f:
+        visited = sorted({row["PERSON_ID"] for row in csv.DictReader(f)}, key=int)
+    with (OMOP / "person.csv").open(newline="") as f:
+        everyone = [row["PERSON_ID"] for row in csv.DictReader(f)]
+    kept = set((visited + [p for p in everyone if p not in visited])[:SUBSET])
+    for table in OMOP.glob("*.csv"):
+        with table.open(newline="") as f, (out / table.name).open("w", newline="") as o:
+            reader = csv.DictReader(f)
+            writer = csv.DictWriter(o, fieldnames=reader.fieldnames or [])
+            writer.writeheader()
+            writer.writerows(
+                r for r in reader if r.get("PERSON_ID", "") in kept or "PERSON_ID" not in r
+            )
+    return out
 
 
 @pytest.fixture(scope="module")
-def loaded(fhir: Settings) -> FhirLoadReport:
-    """The OMOP sample in the server (``kgverify fhir load`` through the API)."""
-    return api.load_fhir("omop", OMOP, settings=fhir)
+def omop(cdm: Path, fhir: Settings, tmp_path_factory: pytest.TempPathFactory) -> list[Trajectory]:
+    rejects = tmp_path_factory.mktemp("omop") / "rejects.jsonl"
+    return list(api.read_trajectories("omop", cdm, Ledger(RejectSink(rejects)), fhir))
+
+
+@pytest.fixture(scope="module")
+def loaded(cdm: Path, fhir: Settings) -> FhirLoadReport:
+    """The sample subset in the server (``kgverify fhir load`` through the API)."""
+    started = time.perf_counter()
+    report = api.load_fhir("omop", cdm, settings=fhir)
+    took = time.perf_counter() - started
+    print(f"fhir load of {report.patients} patients: {took:.1f}s")  # noqa: T201 (the suite's log)
+    return report
 
 
 def _total(client: FhirClient, kind: str) -> int:
@@ -78,6 +106,7 @@ def test_load_writes_every_patient_and_again_in_place(
 
 
 def test_round_trip_gives_the_same_facts_over_pages(
+    cdm: Path,
     loaded: FhirLoadReport,
     omop: list[Trajectory],
     fhir: Settings,
@@ -86,18 +115,18 @@ def test_round_trip_gives_the_same_facts_over_pages(
     settings: Settings,
     tmp_path: Path,
 ) -> None:
-    assert loaded.patients > 7  # more patients than one page
+    assert len(omop) == SUBSET and loaded.patients > 5  # more patients than one page
     ledger = Ledger(RejectSink(tmp_path / "rejects.jsonl"))
     started = time.perf_counter()
-    back = list(api.read_trajectories("fhir-rest", f"{url}?_count=7", ledger, fhir))
+    back = list(api.read_trajectories("fhir-rest", f"{url}?_count=5", ledger, fhir))
     took = time.perf_counter() - started
     assert len(back) == len(omop)
     assert fact_content(back) == fact_content(omop)
     assert ledger.reconciles and not any(r.rejected for r in ledger.reports())
     print(f"fhir-rest read of {len(back)} patients: {took:.1f}s")  # noqa: T201 (the suite's log)
     # Ingested into the graph, both sources write the same patients, encounters and facts.
-    both = settings.model_copy(update={"fhir_count": 7, "cache_dir": tmp_path})
-    direct = api.ingest_source("omop", OMOP, settings=both, graph=graph).ingest
+    both = settings.model_copy(update={"fhir_count": 5, "cache_dir": tmp_path})
+    direct = api.ingest_source("omop", cdm, settings=both, graph=graph).ingest
     rest = api.ingest_source("fhir-rest", url, settings=both, graph=graph).ingest
     assert rest == direct and rest.facts > 0
 

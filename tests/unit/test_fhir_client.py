@@ -25,6 +25,7 @@ from kgverify.ehr.fhir_rest import RestSource
 from kgverify.ehr.fhir_write import iter_resources, patient_resource
 from kgverify.ehr.model import Trajectory
 from kgverify.ehr.sources import source_descriptor
+from kgverify.errors import ConfigError
 from kgverify.rows import RejectSink
 
 OMOP = api.sample_path("omop", "eunomia_sample")
@@ -190,3 +191,20 @@ def test_token_file_must_be_owner_only(tmp_path: Path) -> None:
         read_token(Settings(fhir_token_file=token))
     token.chmod(0o600)
     assert read_token(Settings(fhir_token_file=token)) == "abc"
+
+
+def test_a_run_config_checks_its_source_path_as_the_source_reads_it(tmp_path: Path) -> None:
+    from kgverify.pipeline import read_pipeline_config
+
+    def config(source: str, where: object) -> Path:
+        path = tmp_path / "run.toml"
+        path.write_text(f'source = "{source}"\nsource_path = "{where}"\nout = "run"\n')
+        return path
+
+    url = "http://127.0.0.1:1/fhir?_count=5"
+    assert read_pipeline_config(config("fhir-rest", url)).source_path == url
+    assert read_pipeline_config(config("omop", OMOP)).source_path == OMOP
+    for source, where in (("fhir-rest", OMOP), ("omop", url)):
+        with pytest.raises(ConfigError) as err:
+            read_pipeline_config(config(source, where))
+        assert "source_path" in str(err.value) and "\n" not in str(err.value)
