@@ -58,3 +58,45 @@ def test_a_server_that_is_down_is_one_error_line(cli_env: Settings, tmp_path: Pa
     assert result.exit_code != 0
     assert result.stderr.count("error:") == 1 and "Traceback" not in result.output
     assert url.removesuffix("/fhir") in result.stderr or "127.0.0.1" in result.stderr
+
+
+def test_check_actions_reads_what_changed_since(
+    sample_graph: Graph, both: Settings, tmp_path: Path
+) -> None:
+    """An action written now is the only one changed since a moment ago: --since reads it
+    alone (the loaded sample and the earlier posts are older), and judges it."""
+    from datetime import UTC, datetime, timedelta
+
+    from kgverify.actions.model import ActionRecord
+    from kgverify.actions.server import post_actions
+    from kgverify.api import check_actions
+    from kgverify.ehr.fhir_http import FhirClient
+    from kgverify.ehr.privacy import pseudonym
+
+    url = f"http://127.0.0.1:{both.fhir_port}/fhir"
+    since = (datetime.now(UTC) - timedelta(seconds=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    patient = pseudonym(both.salt(), "omop:patient", "500")
+    order = ActionRecord(
+        action_id="since-naproxen",
+        task_id="late",
+        patient_id=patient,
+        resource={
+            "resourceType": "MedicationRequest",
+            "status": "active",
+            "intent": "order",
+            "authoredOn": "1986-10-01",
+            "medicationCodeableConcept": {
+                "coding": [
+                    {"system": "http://www.nlm.nih.gov/research/umls/rxnorm", "code": "198014"}
+                ]
+            },
+        },
+    )
+    posted = post_actions(FhirClient(url), [order])
+    assert posted.written == ["MedicationRequest/since-naproxen"] and not posted.refused
+    out = tmp_path / "verdicts.jsonl"
+    report = check_actions(
+        None, out, server=url, since=since, settings=both, graph=sample_graph, write=False
+    )
+    assert report.actions == 1, report.verdicts
+    assert report.verdicts == {"contraindicated": 1}  # naproxen, and the recorded peptic ulcer
