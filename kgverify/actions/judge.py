@@ -229,6 +229,25 @@ class ActionJudge:
     ) -> ActionVerdict:
         """The verdict of one action, its record read as of ``as_of``; ``named`` are the
         conditions its task names."""
+        return self.judge_many([(action, as_of, named)])[0]
+
+    def judge_many(
+        self, batch: Iterable[tuple[ParsedAction, date, Iterable[CodeRef]]]
+    ) -> list[ActionVerdict]:
+        """The verdicts of a batch, in order; the evidence of all its orders named in one
+        pair of reads (concept names, edge sources)."""
+        assessed = [self._assess(action, as_of, list(named)) for action, as_of, named in batch]
+        pending = [a for a in assessed if isinstance(a, _Pending)]
+        names = PathNames(
+            self.graph,
+            [path for p in pending for *_, path in p.found],
+            [p.drug.id for p in pending],
+        )
+        return [a.verdict(names) if isinstance(a, _Pending) else a for a in assessed]
+
+    def _assess(
+        self, action: ParsedAction, as_of: date, named: list[CodeRef]
+    ) -> ActionVerdict | _Pending:
         base: dict[str, Any] = {
             "action_id": action.action_id,
             "task_id": action.task_id,
@@ -275,7 +294,7 @@ class ActionJudge:
                 reason=f"{concept.name} ({concept.id}) is a known code; no rule judges a "
                 f"{action.resource_type} against the record",
             )
-        findings = self._drug_findings(concept, record, list(named))
+        findings, named_ids = self._drug_found(concept, record, named)
         if not findings:
             return ActionVerdict(
                 **base,
@@ -285,11 +304,11 @@ class ActionJudge:
                 "task names, and no active drug shares its ingredient or class (no evidence "
                 "against the order either)",
             )
-        findings.sort(key=lambda f: SEVERITY.index(f.verdict))
-        worst = findings[0]
-        return ActionVerdict(**base, verdict=worst.verdict, reason=worst.text, findings=findings)
+        return _Pending(base, concept, findings, named_ids)
 
-    def _drug_findings(self, drug: Concept, record: Record, named: list[CodeRef]) -> list[Finding]:
+    def _drug_found(
+        self, drug: Concept, record: Record, named: list[CodeRef]
+    ) -> tuple[list[_Found], set[str]]:
         conditions: dict[str, RecordFact | None] = {}
         for recorded in record.of_kind("condition"):
             conditions.setdefault(str(recorded.concept), recorded)
@@ -298,7 +317,7 @@ class ActionJudge:
             conditions.setdefault(cid, None)
         triples = [(drug.id, cid, "treats") for cid in conditions]
         evidence = self.verifier.evidence_for(triples)
-        found: list[tuple[V, str, RecordFact | None, EvidencePath]] = []
+        found: list[_Found] = []
         for (_, cid, _), paths in evidence.items():
             fact = conditions[cid]
             against = next((p for p in paths if p.stance == "contradict"), None)
@@ -308,33 +327,15 @@ class ActionJudge:
             if support is not None and (fact is not None or cid in named_ids):
                 found.append((V.INDICATED, cid, fact, support))
         found += self._duplicates(drug, record)
-        if not found:
-            return []
-        names = PathNames(self.graph, [p for *_, p in found], [drug.id])
-        out = []
-        for verdict, other, on, path in found:
-            named_path = names.path(path)
-            out.append(
-                Finding(
-                    verdict=verdict,
-                    text=_say(verdict, drug, other, on, named_path.text, names, other in named_ids),
-                    concept=other,
-                    fact=on.id if on is not None else None,
-                    named_in_task=other in named_ids,
-                    evidence=[named_path],
-                )
-            )
-        return out
+        return found, named_ids
 
-    def _duplicates(
-        self, drug: Concept, record: Record
-    ) -> list[tuple[V, str, RecordFact | None, EvidencePath]]:
+    def _duplicates(self, drug: Concept, record: Record) -> list[_Found]:
         active = record.of_kind("drug")
         if not active:
             return []
         self._reach([drug.id, *(str(f.concept) for f in active)])
         mine = self._ingredients.get(drug.id) or ()
-        out: list[tuple[V, str, RecordFact | None, EvidencePath]] = []
+        out: list[_Found] = []
         for fact in active:
             theirs = {w.id: w for w in self._ingredients.get(str(fact.concept)) or ()}
             shared = [(w, theirs[w.id]) for w in mine if w.id in theirs]
@@ -379,6 +380,41 @@ class ActionJudge:
         a, b = classes(mine), classes(theirs)
         shared = sorted(set(a) & set(b), key=lambda k: (len(a[k]) + len(b[k]), k))
         return (a[shared[0]], b[shared[0]]) if shared else None
+
+
+_Found = tuple[V, str, RecordFact | None, EvidencePath]
+"""A finding before its path is named: verdict, the other concept, the record fact, path."""
+
+
+@dataclass(frozen=True)
+class _Pending:
+    """An order with findings, waiting for its batch's names."""
+
+    base: dict[str, Any]
+    drug: Concept
+    found: list[_Found]
+    named_ids: set[str]
+
+    def verdict(self, names: PathNames) -> ActionVerdict:
+        findings = []
+        for verdict, other, on, path in self.found:
+            named_path = names.path(path)
+            named = other in self.named_ids
+            findings.append(
+                Finding(
+                    verdict=verdict,
+                    text=_say(verdict, self.drug, other, on, named_path.text, names, named),
+                    concept=other,
+                    fact=on.id if on is not None else None,
+                    named_in_task=named,
+                    evidence=[named_path],
+                )
+            )
+        findings.sort(key=lambda f: SEVERITY.index(f.verdict))
+        worst = findings[0]
+        return ActionVerdict(
+            **self.base, verdict=worst.verdict, reason=worst.text, findings=findings
+        )
 
 
 def _edges(raw: list[dict[str, str]]) -> tuple[Edge, ...]:

@@ -115,7 +115,7 @@ def verdicts_of(
         if isinstance(item, ParsedAction)
     ]
     judge.prefetch(work)
-    judged = iter([judge.judge(action, as_of, named) for action, as_of, named in work])
+    judged = iter(judge.judge_many(work))
     return [item if isinstance(item, ActionVerdict) else next(judged) for item in read]
 
 
