@@ -228,3 +228,15 @@ def test_fhir_load_without_a_server_is_one_error_line(
         lines = result.output.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("error: "), result.output
     assert not (tmp_path / "rejects").exists() or not any((tmp_path / "rejects").iterdir())
+
+
+def test_fhir_start_without_java_or_maven_is_one_error_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # neither java nor mvn on it
+    monkeypatch.setenv("KGVERIFY_CACHE_DIR", str(tmp_path))
+    result = CliRunner().invoke(cli, ["fhir", "start"])
+    assert result.exit_code != 0
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1, result.output
+    assert lines[0].startswith("error: `mvn` is not on PATH; the local FHIR server needs Java 17")
