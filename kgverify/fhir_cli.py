@@ -21,7 +21,19 @@ def _emit(data: dict[str, Any], as_json: bool, line: Callable[[], str]) -> None:
 _json = click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 
 
-@click.group("fhir")
+class _InOrder(click.Group):
+    """Commands in the order they are defined, each with its whole first sentence."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(self.commands)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(n, c.get_short_help_str(limit=10_000)) for n, c in self.commands.items()]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group("fhir", cls=_InOrder)
 def fhir() -> None:
     """Run the local FHIR server (HAPI FHIR JPA, R4) on 127.0.0.1; load patients into one."""
 
@@ -29,8 +41,11 @@ def fhir() -> None:
 @fhir.command("start")
 @_json
 def fhir_start(as_json: bool) -> None:
-    """Build (first time: ~330 MB of jars from Maven Central), start and wait until
-    /fhir/metadata answers; no-op if already running (KGVERIFY_FHIR_PORT, KGVERIFY_FHIR_HEAP)."""
+    """Build (once), start and wait until /fhir/metadata answers.
+
+    The first build downloads about 330 MB of HAPI FHIR's jars from Maven Central. A no-op
+    when the server already runs. Settings: KGVERIFY_FHIR_PORT, KGVERIFY_FHIR_HEAP,
+    KGVERIFY_FHIR_HOME."""
     from kgverify.server.fhir import LocalFhirServer
 
     status = LocalFhirServer(Settings()).start()
@@ -58,8 +73,9 @@ def fhir_stop(as_json: bool) -> None:
 @fhir.command("status")
 @_json
 def fhir_status(as_json: bool) -> None:
-    """Say whether the local FHIR server runs, where, and with which data folder (exit 1
-    when it does not run)."""
+    """Say whether the local FHIR server runs, and where.
+
+    Exit code 1 when it does not run."""
     from kgverify.server.fhir import LocalFhirServer
 
     status = LocalFhirServer(Settings()).status()
@@ -84,7 +100,7 @@ def fhir_status(as_json: bool) -> None:
 def fhir_load(
     source: str, path: str, url: str | None, batch: int | None, rejects: Path | None, as_json: bool
 ) -> None:
-    """Write an EHR source's patients into a FHIR server as transaction bundles.
+    """Write an EHR source's patients into a FHIR server.
 
     SOURCE is omop, mimic or fhir and PATH its file or folder, as for `kgverify ingest`.
     Patients keep their pseudonyms and age bands (a birth year, never a day); ids are

@@ -208,3 +208,35 @@ def test_a_run_config_checks_its_source_path_as_the_source_reads_it(tmp_path: Pa
         with pytest.raises(ConfigError) as err:
             read_pipeline_config(config(source, where))
         assert "source_path" in str(err.value) and "\n" not in str(err.value)
+
+
+def test_fhir_load_without_a_server_is_one_error_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.conftest import free_port
+
+    monkeypatch.setenv("KGVERIFY_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("KGVERIFY_FHIR_RETRIES", "0")
+    runs = [
+        ["fhir", "load", "omop", str(OMOP), "--url", f"http://127.0.0.1:{free_port()}/fhir"],
+        ["fhir", "load", "omop", str(OMOP)],  # no local server started, no fhir_url
+        ["fhir", "load", "fhir-rest", "http://127.0.0.1:1/fhir"],
+    ]
+    for args in runs:
+        result = CliRunner().invoke(cli, args)
+        assert result.exit_code != 0
+        lines = result.output.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error: "), result.output
+    assert not (tmp_path / "rejects").exists() or not any((tmp_path / "rejects").iterdir())
+
+
+def test_fhir_start_without_java_or_maven_is_one_error_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # neither java nor mvn on it
+    monkeypatch.setenv("KGVERIFY_CACHE_DIR", str(tmp_path))
+    result = CliRunner().invoke(cli, ["fhir", "start"])
+    assert result.exit_code != 0
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1, result.output
+    assert lines[0].startswith("error: `mvn` is not on PATH; the local FHIR server needs Java 17")
