@@ -14,6 +14,7 @@ $(BIN)/.installed: pyproject.toml
 
 sample: $(BIN)/.installed
 	$(BIN)/kgverify sample
+	$(BIN)/kgverify grade --sample --fhir
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check .

@@ -51,7 +51,7 @@ VERDICT_KINDS = (
 URI_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
 _SIZE = r"^\d+[kmgKMG]$"
 # Never echoed back in an error message.
-_SECRET_FIELDS = frozenset({"neo4j_password", "pseudonym_salt"})
+_SECRET_FIELDS = frozenset({"neo4j_password", "pseudonym_salt", "fhir_token"})
 # The settings of the filter policy (kgverify.verify.verifier.FilterPolicy).
 POLICY_FIELDS = frozenset({"verify_accept", "verify_min_score", "verify_min_confidence"})
 
@@ -343,6 +343,40 @@ class Settings(BaseSettings):
         "allergic condition)",
     )
 
+    fhir_home: Path | None = Field(
+        default=None, description="Data folder of the local FHIR server; default <cache_dir>/fhir."
+    )
+    fhir_port: int = Field(
+        default=8080, ge=1, le=65535, description="HTTP port of the local FHIR server (127.0.0.1)."
+    )
+    fhir_heap: str = Field(default="1g", pattern=_SIZE)
+    fhir_start_timeout_s: float = Field(
+        default=300.0, gt=0, description="seconds the local FHIR server may take to answer"
+    )
+    fhir_url: str | None = Field(
+        default=None,
+        description="base URL of the FHIR server `kgverify fhir load` writes to; unset: the "
+        "local server of `kgverify fhir start`",
+    )
+    fhir_count: int = Field(
+        default=50, ge=1, le=1000, description="resources per page of a FHIR search (_count)"
+    )
+    fhir_timeout_s: float = Field(
+        default=120.0, gt=0, description="seconds per FHIR request (a transaction included)"
+    )
+    fhir_retries: int = Field(
+        default=4, ge=0, le=20, description="retries of a FHIR request answered 429 or 5xx"
+    )
+    fhir_token: SecretStr | None = Field(
+        default=None, description="bearer token for FHIR servers (never logged)"
+    )
+    fhir_token_file: Path | None = Field(
+        default=None, description="owner-only file holding the bearer token for FHIR servers"
+    )
+    fhir_load_batch: int = Field(
+        default=5, ge=1, le=1000, description="patients per transaction bundle of `fhir load`"
+    )
+
     ehr_memory_limit: str = Field(
         default="256MB",
         pattern=r"(?i)^(\d+(\.\d+)?\s*(b|kb|mb|gb|tb|kib|mib|gib|tib))?$",
@@ -393,6 +427,16 @@ class Settings(BaseSettings):
         re-applies the policy instead of using each assertion's stored ``passed``.
         """
         return bool(self.model_fields_set & POLICY_FIELDS)
+
+    @field_validator("fhir_url")
+    @classmethod
+    def _fhir_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError("expected an http(s)://host[:port]/path URL")
+        return value
 
     @field_validator("neo4j_uri")
     @classmethod
@@ -456,6 +500,11 @@ class Settings(BaseSettings):
         value = secret_file(self.cache_dir / "pseudonym-salt", create=True)
         assert value is not None
         return value
+
+    @property
+    def fhir_local_home(self) -> Path:
+        """The local FHIR server's folder (H2 store, log, state)."""
+        return self.fhir_home if self.fhir_home is not None else self.cache_dir / "fhir"
 
     @property
     def local_home(self) -> Path:

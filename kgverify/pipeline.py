@@ -94,7 +94,9 @@ class PipelineConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     source: str = Field(description="the EHR source kind (kgverify.ehr.sources.EHR_SOURCES)")
-    source_path: Path = Field(description="the EHR source: a file or a folder")
+    source_path: Path | str = Field(
+        description="the EHR source: a file or a folder, or a server's URL (fhir-rest)"
+    )
     out: Path = Field(description="the folder every output goes to")
     vocabularies: dict[str, Path] = Field(
         default_factory=dict, description="vocabulary -> release folder, loaded first, in order"
@@ -114,7 +116,18 @@ class PipelineConfig(BaseModel):
     )
     engine: str = Field("local", description="how the stages run: " + ", ".join(ENGINES))
 
-    @field_validator("source_path", "dialogues")
+    @field_validator("source_path")
+    @classmethod
+    def _source_path(cls, value: Path | str, info: ValidationInfo) -> Path | str:
+        # Checked as the source reads it: a URL for a server source, else an existing path.
+        source = info.data.get("source")
+        if isinstance(source, str) and EHR_SOURCES[source].takes == "url":
+            if not str(value).startswith(("http://", "https://")):
+                raise ValueError(f"{source} reads a server's URL (http(s)://host/...)")
+            return str(value)
+        return _existing(Path(value), info)
+
+    @field_validator("dialogues")
     @classmethod
     def _exists(cls, value: Path | None, info: ValidationInfo) -> Path | None:
         return None if value is None else _existing(value, info)

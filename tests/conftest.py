@@ -65,6 +65,32 @@ def settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
         server.stop()
 
 
+@pytest.fixture(scope="session")
+def fhir_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
+    """Settings pointing at the session's local FHIR server (HAPI FHIR JPA, R4), started on
+    first use with a fresh data folder and stopped at the end; skipped only where Java or
+    Maven is missing."""
+    import shutil
+
+    from kgverify.server.fhir import LocalFhirServer
+
+    missing = [tool for tool in ("java", "mvn") if shutil.which(tool) is None]
+    if missing:
+        pytest.skip(f"the local FHIR server needs Java 17 and Maven ({', '.join(missing)} missing)")
+    s = Settings(
+        fhir_home=tmp_path_factory.mktemp("fhir-home"),
+        fhir_port=free_port(),
+        fhir_heap="768m",
+        cache_dir=Settings().cache_dir,  # the Maven build stays shared
+    )
+    server = LocalFhirServer(s)
+    server.start()
+    try:
+        yield s
+    finally:
+        server.stop()
+
+
 @pytest.fixture(scope="module")
 def graph(settings: Settings) -> Iterator[Graph]:
     """A connection to an emptied database (once per test module)."""

@@ -10,8 +10,9 @@ graph_summary().concepts  # rows: vocab, concepts, active, retired, stubs
 
 One module per group of user actions (``vocabularies``, ``sources``, ``linking``,
 ``verification``, ``derivation``, ``dialogues``, ``auditing``, ``reviews``, ``graphs``,
-``servers``, ``chain``), over ``bookkeeping`` (the graph a call opens or is given, the
-rejects and row accounting of a run, outputs renamed into place when a run completes).
+``servers``, ``chain``, ``fhir``, ``actions``), over ``bookkeeping`` (the graph a call
+opens or is given, the rejects and row accounting of a run, outputs renamed into place
+when a run completes).
 Every public name is re-exported here: ``from kgverify.api import X`` is the way in.
 Adding a function: put it in its group's module (``bookkeeping`` for what runs share),
 name it below and in ``__all__``, and its result's model in ``models``.
@@ -19,6 +20,7 @@ name it below and in ``__all__``, and its result's model in ``models``.
 
 from typing import TYPE_CHECKING, Any
 
+from kgverify.api.actions import check_actions, grade_tasks, sample_actions
 from kgverify.api.auditing import (
     ProvReport,
     audit,
@@ -53,6 +55,7 @@ from kgverify.api.dialogues import (
     sample_dialogues,
     simulated_patient,
 )
+from kgverify.api.fhir import load_fhir, sample_fhir_grades
 from kgverify.api.graphs import (
     GraphReset,
     cypher,
@@ -72,8 +75,21 @@ from kgverify.api.linking import (
     open_linker,
 )
 from kgverify.api.reviews import review_export, review_import, review_rejects_line, review_state
-from kgverify.api.servers import server_status, start_server, stop_server
-from kgverify.api.sources import extract_relations, ingest_source, write_trajectories
+from kgverify.api.servers import (
+    fhir_server_status,
+    server_status,
+    start_fhir_server,
+    start_server,
+    stop_fhir_server,
+    stop_server,
+)
+from kgverify.api.sources import (
+    extract_relations,
+    ingest_source,
+    reads_url,
+    source_location,
+    write_trajectories,
+)
 from kgverify.api.verification import check, explain, open_verifier, verify_relations_file
 from kgverify.api.vocabularies import load_vocabulary
 
@@ -107,6 +123,7 @@ __all__ = [
     "build_linker_index",
     "calibrate_items",
     "check",
+    "check_actions",
     "check_dialogues",
     "check_turn",
     "cypher",
@@ -118,14 +135,17 @@ __all__ = [
     "export_prov",
     "extract_relations",
     "fact_sheet",
+    "fhir_server_status",
     "filter_sweep",
     "find_concepts",
     "forget_dialogues",
+    "grade_tasks",
     "graph_summary",
     "ingest_source",
     "lineage",
     "lineage_of_rows",
     "link_relations_file",
+    "load_fhir",
     "load_vocabulary",
     "lucene_words",
     "named_queries",
@@ -137,6 +157,7 @@ __all__ = [
     "pipeline",
     "pipeline_from_config",
     "read_trajectories",
+    "reads_url",
     "reset_graph",
     "reverify",
     "review_export",
@@ -146,13 +167,18 @@ __all__ = [
     "run_sample",
     "runs",
     "safe_cell",
+    "sample_actions",
     "sample_dialogues",
+    "sample_fhir_grades",
     "sample_path",
     "sample_pipeline",
     "server_facts",
     "server_status",
     "simulated_patient",
+    "source_location",
+    "start_fhir_server",
     "start_server",
+    "stop_fhir_server",
     "stop_server",
     "storage_failure",
     "verify_relations_file",

@@ -48,13 +48,35 @@ def read_trajectories(
 ) -> Iterator[Trajectory]:
     """Trajectories from an EHR source, one patient at a time.
 
-    ``source`` is a name of ``kgverify.ehr.EHR_SOURCES`` ("omop", "mimic", "fhir").
+    ``source`` is a name of ``kgverify.ehr.EHR_SOURCES`` ("omop", "mimic", "fhir",
+    "fhir-rest"); ``path`` a file or folder, or for "fhir-rest" the server's URL.
     """
     from kgverify.ehr.sources import EHR_SOURCES
 
-    return EHR_SOURCES.pick(source)(
-        Path(path), ledger, salt=settings.salt(), memory_limit=settings.ehr_memory_limit or None
+    entry = EHR_SOURCES.pick(source)
+    return entry.read(
+        str(path) if entry.takes == "url" else Path(path),
+        ledger,
+        salt=settings.salt(),
+        memory_limit=settings.ehr_memory_limit or None,
+        settings=settings,
     )
+
+
+def check_server_source(source: str, path: str | Path, settings: Settings) -> None:
+    """Ask a URL source once whether it answers, before a run writes anything.
+
+    A path source is checked by its reader.
+    """
+    from kgverify.ehr.sources import EHR_SOURCES, source_descriptor
+
+    if EHR_SOURCES.pick(source).takes == "url":
+        source_descriptor(source, path, settings, probe=True)
+
+
+def cache_rejects(settings: Settings) -> Path:
+    """The cache's rejects folder, owner-only: its files hold raw patient rows."""
+    return private_dir(settings.cache_dir / "rejects")
 
 
 class SourceRows(Protocol):
@@ -101,7 +123,7 @@ def source_run(
     """
     from kgverify.ehr import Ledger
 
-    folder = rejects_path or private_dir(settings.cache_dir / "rejects") / f"{step}-{source}.jsonl"
+    folder = rejects_path or cache_rejects(settings) / f"{step}-{source}.jsonl"
     sink = RejectSink(folder)
     try:
         yield SourceRun(sink, Ledger(sink), settings)

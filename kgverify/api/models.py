@@ -2,6 +2,7 @@
 printers among them) names without reaching into the stages that make them. Importing this
 module imports those stages' models; ``kgverify.api`` itself does not."""
 
+from kgverify.actions.model import ActionsReport, GradeReport
 from kgverify.api.auditing import ProvReport
 from kgverify.api.graphs import GraphReset
 from kgverify.audit.catalog import Audit, AuditRows
@@ -11,6 +12,7 @@ from kgverify.derive.calibrate import CalibrationReport
 from kgverify.derive.model import DeriveReport, FactSheet, FactsReport, PolicyYield
 from kgverify.dialogue.model import DialogueReport, ForgetReport
 from kgverify.dialogue.patient import PatientTurn
+from kgverify.ehr.fhir_write import FhirLoadReport
 from kgverify.ehr.report import SourceIngestReport, TrajectoriesReport
 from kgverify.extract.run import ExtractReport
 from kgverify.graph.driver import AdhocResult
@@ -22,12 +24,14 @@ from kgverify.link.relations import LinkReport
 from kgverify.pipeline import GraphAddress, PipelineReport, StepEvent
 from kgverify.review.model import ReviewExportReport, ReviewImportReport
 from kgverify.runs import RunDiff, RunRecord
+from kgverify.server.fhir import FhirServerStatus
 from kgverify.server.local import ServerStatus
 from kgverify.verify.check import CheckResult, Explanation
 from kgverify.verify.report import VerifyReport
 from loaders import LoadReport
 
 __all__ = [
+    "ActionsReport",
     "AdhocResult",
     "Audit",
     "AuditRows",
@@ -40,7 +44,10 @@ __all__ = [
     "ExtractReport",
     "FactSheet",
     "FactsReport",
+    "FhirLoadReport",
+    "FhirServerStatus",
     "ForgetReport",
+    "GradeReport",
     "GraphAddress",
     "GraphReset",
     "GraphSummary",

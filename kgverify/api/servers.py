@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from kgverify.config import Settings
 
 if TYPE_CHECKING:
+    from kgverify.server.fhir import FhirServerStatus
     from kgverify.server.local import ServerStatus
 
 
@@ -37,3 +38,25 @@ def server_status(settings: Settings | None = None) -> ServerStatus:
     from kgverify.server import LocalServer
 
     return LocalServer(settings or Settings()).status()
+
+
+def start_fhir_server(settings: Settings | None = None) -> FhirServerStatus:
+    """Build (the first time), start and wait until the local FHIR server's /fhir/metadata
+    answers (docs/fhir.md); a no-op if it runs."""
+    from kgverify.server.fhir import LocalFhirServer
+
+    return LocalFhirServer(settings or Settings()).start()
+
+
+def stop_fhir_server(settings: Settings | None = None) -> bool:
+    """Shut the local FHIR server down cleanly; False when none was running."""
+    from kgverify.server.fhir import LocalFhirServer
+
+    return LocalFhirServer(settings or Settings()).stop()
+
+
+def fhir_server_status(settings: Settings | None = None) -> FhirServerStatus:
+    """Whether the local FHIR server runs (or is starting), where, and its data folder."""
+    from kgverify.server.fhir import LocalFhirServer
+
+    return LocalFhirServer(settings or Settings()).status()

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kgverify.api.bookkeeping import graph_of, source_run
+from kgverify.api.bookkeeping import check_server_source, graph_of, source_run
 from kgverify.collector import batch_work
 from kgverify.config import Settings
 from kgverify.graph.driver import Graph
@@ -59,6 +59,7 @@ def ingest_source(
             reason = f"{kind} not written: {reason}"
             rows.sink.write(RejectedRow(file=file, line=None, reason=reason, text=str(where)[:300]))
 
+        check_server_source(source, path, settings)
         ensure_schema(g)
         run = begin_run(g, source, str(path), settings_digest(settings))
         report = ingest(
@@ -151,3 +152,18 @@ def extract_relations(
         with run_on.extraction(settings, spec, progress) as extraction:
             report = run_extraction(extraction, extractor, trajectories, out)
     return rows.stamp(report)
+
+
+def source_location(source: str, given: str | Path) -> Path | str:
+    """``given`` checked as what EHR source ``source`` reads (an existing file or folder, or
+    a server's http(s) URL); one ``SourceError`` line otherwise."""
+    from kgverify.ehr.sources import source_descriptor
+
+    return source_descriptor(source, given)
+
+
+def reads_url(source: str) -> bool:
+    """Whether EHR source ``source`` reads a server (a URL) rather than files."""
+    from kgverify.ehr.sources import EHR_SOURCES
+
+    return EHR_SOURCES.pick(source).takes == "url"

@@ -15,7 +15,8 @@ The package, one module per command group:
 - ``printing``: the console, ``emit`` (JSON or a rendering), ``table``, progress bars, the
   reject-share exit rule;
 - the command groups: ``server`` (neo4j), ``load``, ``ehr`` (ingest, trajectories,
-  extract), ``link`` (link, index, find), ``verify`` (verify, check), ``dialogue``
+  extract), ``fhir`` (the local FHIR server, loading one), ``actions`` (check-actions,
+  grade), ``link`` (link, index, find), ``verify`` (verify, check), ``dialogue``
   (check-dialogue, forget-dialogues, patient), ``derive``, ``calibrate``, ``audit`` (audit,
   reverify, prov), ``review``, ``runs``, ``graph`` (summary, graph, queries, cypher),
   ``pipeline`` (sample, run). Each holds its commands and the printers of their reports,
@@ -33,11 +34,13 @@ function with a typed result.
 
 # The command groups: importing each registers its commands on `cli`.
 from kgverify.cli import (  # noqa: F401
+    actions,
     audit,
     calibrate,
     derive,
     dialogue,
     ehr,
+    fhir,
     graph,
     link,
     load,

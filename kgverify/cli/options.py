@@ -251,7 +251,28 @@ def chosen_run(run: str | None, all_patients: bool) -> str | None:
 
 
 ehr_source = click.argument("source", type=RegistryChoice(_names("ehr_sources")))
-ehr_path = click.argument("path", type=click.Path(exists=True, path_type=Path))
+
+
+class EhrPath(click.ParamType[Path | str]):
+    """PATH of an EHR source, checked as that SOURCE reads it: an existing file or folder,
+    or a server's URL for `fhir-rest`."""
+
+    name = "path"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from kgverify.api import source_location
+        from kgverify.errors import KgverifyError
+
+        source = ctx.params.get("source") if ctx is not None else None
+        if not isinstance(source, str):
+            return Path(value)
+        try:
+            return source_location(source, value)
+        except KgverifyError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+ehr_path = click.argument("path", type=EhrPath())
 
 
 vocabulary_argument = click.argument(

@@ -51,9 +51,24 @@ def omop_system(vocabulary_id: str) -> str:
     return OMOP_VOCABULARIES.get(vocabulary_id, vocabulary_id)
 
 
+KGVERIFY_SYSTEM = "urn:kgverify:system:"
+"""The URI prefix ``kgverify fhir load`` gives a source's own system (``OMOP_SOURCE_VALUE``,
+``MIMIC_LABITEM``): a FHIR coding system must be a URI, and reading it back gives the name."""
+
+
 def fhir_system(uri: str) -> str:
     """The namespace of a FHIR coding system URI; other systems keep their URI."""
+    if uri.startswith(KGVERIFY_SYSTEM):
+        return uri.removeprefix(KGVERIFY_SYSTEM)
     return FHIR_SYSTEMS.get(uri.rstrip("/"), uri)
+
+
+def system_uri(namespace: str) -> str:
+    """The FHIR coding system of a namespace: ``fhir_system`` read backwards."""
+    for uri, name in FHIR_SYSTEMS.items():
+        if name == namespace:
+            return uri
+    return namespace if ":" in namespace else KGVERIFY_SYSTEM + namespace
 
 
 def mimic_icd(code: str, version: int) -> tuple[str, str]:

@@ -6,8 +6,8 @@ bundle or one line at a time: it resolves each resource's patient and encounter 
 (``Patient/x``, absolute URLs and the bundle's ``urn:uuid:`` fullUrls), inlines a
 ``medicationReference`` found in the same bundle, and appends the resource to a staging file
 on disk. The second lets DuckDB sort the staged resources by patient and merges them per
-patient (see ``common``). Patient, Encounter, Condition, MedicationRequest and Observation
-are read; other resource types are counted as skipped.
+patient (see ``common``). Patient, Encounter, Condition, MedicationRequest, Observation and
+Procedure are read; other resource types are counted as skipped.
 
 Every resource is counted in the tally of the file it came from; a reject's ``line`` is the
 1-based position of the entry in ``Bundle.entry`` (NDJSON: the line) and its text is
@@ -28,6 +28,7 @@ from typing import IO, Any
 
 import duckdb
 
+from kgverify.config import Settings
 from kgverify.ehr import duck
 from kgverify.ehr.codes import GRAPH_NAMESPACES, NDC, fhir_system
 from kgverify.ehr.common import (
@@ -49,6 +50,7 @@ from kgverify.ehr.model import (
     Flag,
     Item,
     Measurement,
+    Procedure,
     SourceRef,
     Trajectory,
 )
@@ -57,7 +59,7 @@ from kgverify.jsonl import loads_line
 
 log = logging.getLogger(__name__)
 
-READ_TYPES = ("Patient", "Encounter", "Condition", "MedicationRequest", "Observation")
+READ_TYPES = ("Patient", "Encounter", "Condition", "MedicationRequest", "Observation", "Procedure")
 EVENT_TYPES = READ_TYPES[2:]
 
 ENCOUNTER_KINDS: dict[str, EncounterKind] = {
@@ -79,16 +81,18 @@ _STAGED = ("key", "seq", "file", "idx", "rtype", "rid", "enc", "json")
 
 
 def read_fhir(
-    source: Path,
+    source: Path | str,
     ledger: Ledger,
     *,
     salt: str,
     workdir: Path | None = None,
     memory_limit: str | None = None,
+    settings: Settings | None = None,
 ) -> Generator[Trajectory, None, None]:
     """Trajectories of every Patient in ``source`` (a ``.json``/``.ndjson`` file or a folder
     searched recursively), ordered by Patient id. A missing source or a folder without FHIR
     files raises ``SourceError`` here; ``workdir`` holds the staging files."""
+    source, _ = Path(source), settings  # a path; no connection settings to read
     check_salt(salt)
     return duck.bounded(_trajectories(source, _locate(source), ledger, salt, workdir, memory_limit))
 
@@ -170,10 +174,11 @@ def _own_id(entry: Mapping[str, Any], resource: Mapping[str, Any]) -> str | None
 class _Stager:
     """Pass 1: resolves references per bundle and writes resources to the staging CSV."""
 
-    def __init__(self, writer: Any, ledger: Ledger) -> None:
+    def __init__(self, writer: Any, ledger: Ledger, *, by_type: bool = False) -> None:
         self._writer = writer
         self._ledger = ledger
         self._seq = 0
+        self._by_type = by_type  # count each resource under its type, not its file
 
     def file(self, path: Path, name: str) -> None:
         tally = self._ledger.tally(name)
@@ -240,9 +245,11 @@ class _Stager:
         urls: Mapping[str, tuple[str, str]],
         medications: Mapping[str, Any],
     ) -> None:
-        tally = self._ledger.tally(name)
         resource = entry.get("resource") if isinstance(entry, dict) else None
         kind = resource.get("resourceType") if isinstance(resource, dict) else None
+        if self._by_type and isinstance(kind, str):
+            name = kind
+        tally = self._ledger.tally(name)
         if not isinstance(resource, dict) or not isinstance(kind, str):
             tally.read += 1
             tally.reject(index, "entry without a resource", "(entry withheld)")
@@ -442,10 +449,21 @@ def _observation(row: SourceRow, r: dict[str, Any]) -> list[Item]:
     return items
 
 
+def _procedure(row: SourceRow, r: dict[str, Any]) -> list[Item]:
+    return [
+        Procedure(
+            **_code(row, r.get("code"), "code"),
+            start=_when(r, "performedDateTime", "performedPeriod.start"),
+            end=_when(r, "performedPeriod.end"),
+        )
+    ]
+
+
 _ITEMS: dict[str, Callable[[SourceRow, dict[str, Any]], list[Item]]] = {
     "Condition": _condition,
     "MedicationRequest": _medication,
     "Observation": _observation,
+    "Procedure": _procedure,
 }
 
 
@@ -505,3 +523,46 @@ def _trajectory(
             else:
                 draft.item(row, partial(_item, row))
     return draft.finish(patient, str(patient.key), sex_of(resource.get("gender")), birth_year)
+
+
+# --- one patient's resources from a server (kgverify.ehr.fhir_rest) -------------------
+
+
+class _Collected(list[tuple[Any, ...]]):
+    """Staged rows kept in memory: one patient's resources, not a whole source."""
+
+    def writerow(self, values: tuple[Any, ...]) -> None:
+        self.append(values)
+
+
+def patient_trajectory(
+    patient_id: str, resources: list[dict[str, Any]], ledger: Ledger, salt: str, where: str
+) -> Trajectory | None:
+    """The trajectory of Patient ``patient_id`` from its resources (a server's
+    ``Patient/$everything`` or searches), read exactly as the files' pass 2 reads them.
+
+    Each resource is counted under its type; a reject's line is its position in
+    ``resources`` and its text ``Type/id``. ``where`` names the list in rejects of entries
+    without a resource. Resources of another patient are rejected, other Patient resources
+    (linked patients) skipped."""
+    collected = _Collected()
+    stager = _Stager(collected, ledger, by_type=True)
+    stager._entries(where, list(enumerate(({"resource": r} for r in resources), start=1)))
+    patient: SourceRow | None = None
+    rows: dict[str, list[SourceRow]] = {t: [] for t in ("Encounter", *EVENT_TYPES)}
+    for values in collected:
+        row = _row({"_key": values[0], **dict(zip(_STAGED[1:], values[1:], strict=True))})
+        ledger.read(row)
+        if row.table == "Patient":
+            if row.key == patient_id and patient is None:
+                patient = row
+            else:
+                ledger.skip(row, "another Patient in the record")
+        elif row.key != patient_id:
+            ledger.reject(row, f"unknown patient: {row.key}")
+        else:
+            rows[row.table].append(row)
+    if patient is None:
+        reject_all(rows, ledger, f"unknown patient: {patient_id} (no Patient resource)")
+        return None
+    return _trajectory(patient, rows, ledger, salt)

@@ -19,6 +19,7 @@ from typing import Any
 
 import duckdb
 
+from kgverify.config import Settings
 from kgverify.ehr import duck
 from kgverify.ehr.codes import MIMIC_FORMULARY, MIMIC_LABITEM, NDC, mimic_icd
 from kgverify.ehr.common import (
@@ -85,12 +86,13 @@ _SUFFIXES = (".csv.gz", ".csv")
 
 
 def read_mimic(
-    source: Path,
+    source: Path | str,
     ledger: Ledger,
     *,
     salt: str,
     workdir: Path | None = None,
     memory_limit: str | None = None,
+    settings: Settings | None = None,
 ) -> Generator[Trajectory, None, None]:
     """Trajectories of every subject of a MIMIC-IV ``hosp`` folder, in subject_id order.
 
@@ -98,6 +100,7 @@ def read_mimic(
     columns raise ``SourceError`` here, before any row is read; ``workdir`` holds the
     scratch database (as large as the files it stages; a temporary folder by default).
     """
+    source, _ = Path(source), settings  # a path; no connection settings to read
     check_salt(salt)
     files = _locate(source)
     return duck.bounded(_trajectories(files, ledger, salt, workdir, memory_limit))

@@ -26,6 +26,7 @@ from typing import Any
 
 import duckdb
 
+from kgverify.config import Settings
 from kgverify.ehr import duck
 from kgverify.ehr.codes import OMOP_SOURCE_VALUE, omop_system
 from kgverify.ehr.common import (
@@ -155,12 +156,13 @@ _FILE_SUFFIXES = (".csv", ".csv.gz", ".tsv", ".tsv.gz", ".parquet")
 
 
 def read_omop(
-    source: Path,
+    source: Path | str,
     ledger: Ledger,
     *,
     salt: str,
     workdir: Path | None = None,
     memory_limit: str | None = None,
+    settings: Settings | None = None,
 ) -> Generator[Trajectory, None, None]:
     """Trajectories of every person of an OMOP CDM, one person at a time, in person_id order.
 
@@ -169,6 +171,7 @@ def read_omop(
     ``workdir`` is where the scratch database goes (a temporary folder by default). Missing
     tables or columns raise ``SourceError`` here, before any row is read.
     """
+    source, _ = Path(source), settings  # a path; no connection settings to read
     check_salt(salt)
     columns = _columns(source)
     missing = [t for t in REQUIRED_TABLES if t not in columns]

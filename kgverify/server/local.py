@@ -99,20 +99,26 @@ def _source_hash(src: Path) -> str:
     return digest.hexdigest()[:16]
 
 
-def _require(tool: str) -> str:
+def require_tool(tool: str, what: str = "the local Neo4j") -> str:
+    """The path of ``java`` or ``mvn``; one error line when it is not installed."""
     found = shutil.which(tool)
     if found is None:
-        raise ServerError(f"`{tool}` is not on PATH; the local Neo4j needs Java 17 and Maven")
+        raise ServerError(f"`{tool}` is not on PATH; {what} needs Java 17 and Maven")
     return found
 
 
 def ensure_built(settings: Settings) -> Path:
     """Build the launcher once per source version; return the build folder."""
-    src = launcher_source()
-    build = settings.cache_dir / "neo4j-local" / _source_hash(src)
-    if (build / "neo4j-local.jar").is_file() and (build / "lib").is_dir():
+    return build_launcher(launcher_source(), settings.cache_dir / "neo4j-local", "neo4j-local")
+
+
+def build_launcher(src: Path, builds: Path, name: str, what: str = "the local Neo4j") -> Path:
+    """Build the Maven project ``src`` into ``builds/<source hash>`` unless that folder
+    already holds ``<name>.jar`` and ``lib/``; return the folder."""
+    build = builds / _source_hash(src)
+    if (build / f"{name}.jar").is_file() and (build / "lib").is_dir():
         return build
-    mvn = _require("mvn")
+    mvn = require_tool("mvn", what)
     build.parent.mkdir(parents=True, exist_ok=True)
     log = build.parent / "build.log"
     with log.open("w") as out:
@@ -130,9 +136,9 @@ def ensure_built(settings: Settings) -> Path:
             stderr=subprocess.STDOUT,
             check=False,
         )
-    if done.returncode != 0 or not (build / "neo4j-local.jar").is_file():
+    if done.returncode != 0 or not (build / f"{name}.jar").is_file():
         tail = log.read_text(errors="replace").strip().splitlines()[-5:]
-        raise ServerError(f"building the Neo4j launcher failed (see {log}): {' | '.join(tail)}")
+        raise ServerError(f"building the launcher of {what} failed (see {log}): {' | '.join(tail)}")
     return build
 
 
@@ -375,7 +381,7 @@ class LocalServer(LocalServerFiles):
     def _launch(self) -> subprocess.Popen[bytes]:
         """Start the JVM and record it; returns at once (``start`` waits for it)."""
         build = ensure_built(self.settings)
-        java = _require("java")
+        java = require_tool("java")
         self.password(create=True)
         self.home.mkdir(parents=True, exist_ok=True)
         self.ready_file.unlink(missing_ok=True)
@@ -515,7 +521,7 @@ class LocalServer(LocalServerFiles):
             raise ServerError("stop the local Neo4j before a bulk import")
         build = ensure_built(self.settings)
         cmd = [
-            _require("java"),
+            require_tool("java"),
             f"-Xmx{self.settings.neo4j_heap}",
             "-cp",
             classpath(build),

@@ -12,6 +12,7 @@ incomplete, and absence of evidence is not evidence against.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -148,7 +149,8 @@ def run_check(
     if verifier.write:
         raise ConfigError("a check never writes: give it a verifier with write=False")
     [verdict] = verifier.verify([relation])
-    names = _Names(verifier.graph, verdict)
+    sides = (verdict.subject.concept_id, verdict.object.concept_id)
+    names = PathNames(verifier.graph, verdict.evidence, [i for i in sides if i])
     paths = [names.path(p) for p in verdict.evidence]
     fields: dict[str, Any] = {
         "subject": _side(verdict.subject, relation.subject.text, names, explain),
@@ -167,15 +169,18 @@ def run_check(
     return Explanation(**fields, steps=_steps(verdict, fields, paths))
 
 
-class _Names:
-    """Names of the verdict's concepts and the sources of its evidence edges: two reads."""
+class PathNames:
+    """Names of the concepts of evidence paths (and of ``more`` ids) and the sources of
+    their edges, two reads; each path then in words (``path``). The ad-hoc check and the
+    agent-action verdicts (``kgverify.actions``) both say their evidence through it."""
 
-    def __init__(self, graph: Graph, verdict: Verdict) -> None:
-        ids = {n for p in verdict.evidence for n in p.nodes}
-        ids |= {i for i in (verdict.subject.concept_id, verdict.object.concept_id) if i}
+    def __init__(
+        self, graph: Graph, evidence: Sequence[EvidencePath], more: Iterable[str] = ()
+    ) -> None:
+        ids = {n for p in evidence for n in p.nodes} | set(more)
         rows = graph.read("review/concept_names", ids=sorted(ids)) if ids else []
         self.names: dict[str, str] = {r["id"]: r["name"] for r in rows if r["name"]}
-        keys = sorted({(e.start, e.type, e.end) for p in verdict.evidence for e in p.edges})
+        keys = sorted({(e.start, e.type, e.end) for p in evidence for e in p.edges})
         edges = [{"start": s, "type": t, "end": e} for s, t, e in keys]
         self.edges: list[LineageEdge] = []
         for row in graph.read("review/edge_sources", edges=edges) if edges else []:
@@ -196,10 +201,10 @@ class _Names:
         # Lineage's reader of paths in words, over what was read here.
         self._reader = LineageAssertion(
             id="check",
-            predicate=verdict.relation.predicate.value,
-            verdict=verdict.verdict.value,
-            standing_verdict=verdict.verdict.value,
-            evidence=verdict.evidence,
+            predicate="check",
+            verdict="check",
+            standing_verdict="check",
+            evidence=list(evidence),
             evidence_edges=self.edges,
             evidence_concepts=[LineageConcept(id=k, name=v) for k, v in self.names.items()],
         )
@@ -230,7 +235,7 @@ class _Names:
         )
 
 
-def _side(link: MentionLink, text: str, names: _Names, explain: bool) -> CheckedSide:
+def _side(link: MentionLink, text: str, names: PathNames, explain: bool) -> CheckedSide:
     concept = None
     if link.status is LinkStatus.LINKED and link.concept_id is not None:
         best = next((c for c in link.candidates if c.concept_id == link.concept_id), None)

@@ -52,6 +52,9 @@ def test_wheel_contents(wheel: Path) -> None:
         "kgverify/server/neo4j-local/src/main/resources/browser/kgverify/style.grass",
         "kgverify/server/neo4j-local/src/main/resources/browser/kgverify/audit.html",
         "kgverify/server/neo4j-local/src/main/resources/browser/kgverify/audit-favorites.zip",
+        # The FHIR server's launcher (docs/fhir.md).
+        "kgverify/server/hapi-local/pom.xml",
+        "kgverify/server/hapi-local/src/main/java/org/kgverify/hapilocal/LocalFhirServer.java",
     ):
         assert required in names, required
     assert not any("/_generator/" in n for n in names)

@@ -63,6 +63,8 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
         ),
     ),
     ("derive", ("kgverify.derive", "kgverify.dialogue")),
+    # An EHR agent's actions judged and graded: over verification and the dialogue matcher.
+    ("actions", ("kgverify.actions",)),
     # Audit queries, lineage, and re-verification: it flags derived items and re-judges
     # their distractors with derivation's Justifier, so it sits above derive.
     ("audit", ("kgverify.audit",)),

@@ -151,9 +151,11 @@ def test_api_reads_the_registered_ehr_sources(tmp_path: Path) -> None:
             list(api.read_trajectories(name, tmp_path / "empty", ledger, settings))
     with pytest.raises(UnknownNameError) as err:
         api.read_trajectories("nope", OMOP, ledger, settings)
-    assert str(err.value) == "unknown EHR source 'nope' (known: omop, mimic, fhir)"
-    # The `source` every trajectory carries names exactly the registered sources.
-    assert list(typing.get_args(SourceName)) == list(EHR_SOURCES)
+    assert str(err.value) == "unknown EHR source 'nope' (known: omop, mimic, fhir, fhir-rest)"
+    # The `source` every trajectory carries is what the registered sources give, and every
+    # one of them is given (fhir-rest reads FHIR: its trajectories are "fhir").
+    given = [entry.trajectories for entry in EHR_SOURCES.values()]
+    assert set(typing.get_args(SourceName)) == set(given)
 
 
 def test_api_refuses_an_unknown_extractor(tmp_path: Path) -> None:
@@ -217,7 +219,8 @@ def test_docs_list_the_loaders() -> None:
 
 def test_docs_list_the_ehr_sources() -> None:
     (row,) = [r for r in _table("trajectories.md", "### Trajectory") if r[0] == "source"]
-    assert re.findall(r'"(\w+)"', " ".join(row[1:])) == list(EHR_SOURCES)
+    given = list(dict.fromkeys(entry.trajectories for entry in EHR_SOURCES.values()))
+    assert re.findall(r'"(\w+)"', " ".join(row[1:])) == given
 
 
 def test_docs_list_the_extractors() -> None:
@@ -243,8 +246,8 @@ def test_the_features_page_names_each_registry_in_full() -> None:
     text = (ROOT / "docs" / "features.md").read_text(encoding="utf-8")
     named: dict[str, tuple[str, Registry[typing.Any]]] = {
         "load": (r"kgverify load ([\w|]+) PATH", LOADERS),
-        "ingest": (r"kgverify ingest ([\w|]+) SOURCE", EHR_SOURCES),
-        "trajectories": (r"kgverify trajectories ([\w|]+) SOURCE", EHR_SOURCES),
+        "ingest": (r"kgverify ingest ([\w|-]+) SOURCE", EHR_SOURCES),
+        "trajectories": (r"kgverify trajectories ([\w|-]+) SOURCE", EHR_SOURCES),
         "extract": (r"--extractor ([\w|]+)\]", EXTRACTORS),
     }
     for what, (pattern, registry) in named.items():
