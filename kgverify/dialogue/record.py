@@ -158,6 +158,7 @@ class Reach:
     same: set[str] = field(default_factory=set)
     up: dict[str, dict[str, Any]] = field(default_factory=dict)  # ancestor id -> {depth, edges}
     ingredients: dict[str, list[dict[str, str]]] = field(default_factory=dict)  # id -> edges
+    manifests: dict[str, list[dict[str, str]]] = field(default_factory=dict)  # finding -> edges
 
 
 class ReachCache:
@@ -188,5 +189,6 @@ class ReachCache:
                     reach.same |= set(row["same"])
                     reach.up = {u["id"]: u for u in row["up"]}
                     reach.ingredients = {i["id"]: i["edges"] for i in row["ingredients"]}
+                    reach.manifests = {f["id"]: f["edges"] for f in row["manifests"]}
                 self._known[concept] = reach
         return {i: self._known[i] for i in wanted if i in self._known}

@@ -1681,6 +1681,7 @@ def build(out: Path) -> dict[str, Any]:
 
     late3_aui0 = aui_seq.n  # issue 37: consumer terms, after every other atom
     lay_terms.add_consumer_terms(umls_concepts, key2cui, atom, srl_of, sab_info)
+    lay_terms.add_manifestations(pair, key2cui, dd.MANIFESTATIONS)
 
     # Eunomia persons each added row bears on (README): a condition counts with the SNOMED concepts of its CUI and
     # their descendants in the sample's SNOMED is-a; a drug by its RxNorm ingredient (Eunomia's CONCEPT_ANCESTOR)

@@ -174,6 +174,34 @@ CONSUMER_TERMS: dict[str, tuple[str, ...]] = {
 }
 """Consumer terms per sample concept, by the build's concept keys."""
 
+MANIFESTATIONS: dict[str, tuple[str, ...]] = {
+    # condition -> findings (SNOMED CT keys), for the visit diagnoses of the sample EHR that
+    # had none: what a patient with them comes in saying
+    "44465007": ("57676002", "271771009"),  # sprain of ankle: joint pain, joint swelling
+    "70704007": ("57676002", "271771009"),  # sprain of wrist
+    "62106007": ("25064002", "422587007", "386807006"),  # concussion: headache, nausea, memory
+    "62564004": ("25064002", "422587007", "386807006", "271594007"),
+    "110030002": ("25064002", "422587007", "386807006"),
+    "39848009": ("25064002", "84445001"),  # whiplash: headache, stiffness
+    "53741008": ("29857009", "267036007", "84229001"),  # coronary arteriosclerosis
+    "414545008": ("29857009", "267036007"),  # ischemic heart disease
+    "16761005": ("29857009", "422587007"),  # esophagitis
+    "68496003": ("2901004",),  # polyp of colon: melena
+    "424802006": ("2901004", "8765009", "84229001"),  # angiodysplasia of stomach
+    "397881000": ("21522001",),  # diverticular disease: abdominal pain
+    "301011002": ("49650001", "162116003", "386661006"),  # E. coli urinary tract infection
+    "128613002": ("91175000",),  # seizure disorder
+    "235919008": ("21522001", "422587007"),  # gallstone
+    "40930008": ("84229001",),  # hypothyroidism
+    "185086009": ("49727002", "267036007", "56018004"),  # emphysematous bronchitis
+    "40275004": ("418290006",),  # contact dermatitis
+    "61582004": ("68235000", "418290006"),  # allergic rhinitis
+    "230690007": ("386807006",),  # cerebrovascular accident
+    "36971009": ("25064002", "68235000"),  # sinusitis (besides its earlier findings)
+}
+"""has_manifestation rows (SAB MTH, as the sample's earlier ones) added with the lay terms;
+a pair already in the sample is skipped."""
+
 BRAND_NAMES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Coumadin", ("Warfarin",)),
     ("Jantoven", ("Warfarin",)),
@@ -272,6 +300,23 @@ def add_consumer_terms(
     return added
 
 
+def add_manifestations(
+    pair: Callable[..., None], key2cui: dict[str, str], earlier: dict[str, list[str]]
+) -> int:
+    """The has_manifestation rows of ``MANIFESTATIONS`` not among ``earlier`` (both
+    directions, SAB MTH); the pairs added."""
+    added = 0
+    for condition, findings in MANIFESTATIONS.items():
+        for finding in findings:
+            if finding in earlier.get(condition, []):
+                continue
+            pair(
+                key2cui[condition], "has_manifestation", key2cui[finding], "manifestation_of", "MTH"
+            )
+            added += 1
+    return added
+
+
 def readme_section(w: Callable[[str], None], k2c: dict[str, str], pref: dict[str, str]) -> None:
     """The README's section on the lay language (the build's key -> CUI map and preferred
     names from its manifest)."""
@@ -298,7 +343,7 @@ def readme_section(w: Callable[[str], None], k2c: dict[str, str], pref: dict[str
     w(
         "CHV atoms by kind of concept: "
         + ", ".join(f"{kind} {n}" for kind, n in sorted(counts.items()))
-        + ". Drug classes carry what patients call them (\"blood thinner\" on ATC B01A, \"water pill\" on "
+        + '. Drug classes carry what patients call them ("blood thinner" on ATC B01A, "water pill" on '
         "C03), so a class word reaches a recorded drug through the ATC edges (ingredient -> class)."
     )
     w("")
@@ -307,6 +352,16 @@ def readme_section(w: Callable[[str], None], k2c: dict[str, str], pref: dict[str
     for key, terms in CONSUMER_TERMS.items():
         cui = k2c[key]
         w(f"| {pref[cui]} | {cui} | {', '.join(terms)} |")
+    w("")
+    w(
+        "Manifestations (SAB MTH, as the earlier ones) for the visit diagnoses of the sample EHR that "
+        "had none, so that a patient describing the visit's symptoms reaches its diagnosis:"
+    )
+    w("")
+    w("| condition | manifests |")
+    w("|---|---|")
+    for condition, findings in MANIFESTATIONS.items():
+        w(f"| {pref[k2c[condition]]} | {', '.join(pref[k2c[f]] for f in findings)} |")
     w("")
     w("| brand (BN) | tradename of |")
     w("|---|---|")
