@@ -59,7 +59,7 @@ from kgverify.dialogue.numbers import (
 from kgverify.dialogue.record import Reach, ReachCache, RecordView, code_key, view
 from kgverify.errors import ConfigError
 from kgverify.graph.model import Kind
-from kgverify.link.linker import Linker, MentionQuery
+from kgverify.link.linker import EDIT_SCORE, Linker, MentionQuery
 from kgverify.link.model import LinkCandidate, LinkStatus, MentionLink, Method
 from kgverify.link.normalize import normalized_key
 from kgverify.verify.verifier import Verifier
@@ -231,19 +231,29 @@ class DialogueChecker:
     def _confident(self, link: MentionLink) -> bool:
         """Whether a span no name matched is a mention: the linker linked it to a talkable
         concept by a confident stage (or TF-IDF at ``SPAN_SCORE``), or found it ambiguous
-        between such concepts (judged through them: ``_resolve``)."""
-        floor = max(self.linker.params.threshold, 0.0)
-        sure = [
-            c
-            for c in link.candidates
-            if c.type_ok
-            and c.score >= floor
-            and (c.method in CONFIDENT or c.score >= SPAN_SCORE)
-            and set(c.kinds) & {k.value for k in TALKABLE}
+        between such concepts, or between names that are the span with a qualifier of a
+        letter or two ("penicillin": Penicillin V, Penicillin G); an ambiguous one is then
+        judged through its candidates (``_resolve``) and dropped when none reaches the
+        record."""
+        floor = self.linker.params.threshold
+        talkable = {k.value for k in TALKABLE}
+        fit = [
+            c for c in link.candidates if c.type_ok and c.score >= floor and set(c.kinds) & talkable
         ]
+        sure = [c for c in fit if c.method in CONFIDENT or c.score >= SPAN_SCORE]
         if link.status is LinkStatus.LINKED:
             return any(c.concept_id == link.concept_id for c in sure)
-        return link.status is LinkStatus.AMBIGUOUS and len(sure) >= 2
+        if link.status is not LinkStatus.AMBIGUOUS:
+            return False
+        words = set(normalized_key(link.query).split())
+        qualified = [
+            c
+            for c in fit
+            if (extra := set(normalized_key(c.alias).split()) - words)
+            and words <= set(normalized_key(c.alias).split())
+            and all(len(w) <= 2 for w in extra)
+        ]
+        return len({c.group for c in sure}) >= 2 or len({c.group for c in qualified}) >= 2
 
     def _attach_numbers(
         self, doc: Doc, text: str, mentions: list[_Mention], codes: list[tuple[int, int]]
@@ -732,8 +742,10 @@ patient's misspelling of a long drug or condition name is no other concept of th
 
 
 def _spelled(link: MentionLink) -> MentionLink:
-    """``link`` linked to its nearest talkable candidate when that is one edit from a long
-    one-word mention (``TYPO_LENGTH``) and the linker left it unresolved."""
+    """``link`` resolved to its talkable candidates one edit from a long one-word mention
+    (``TYPO_LENGTH``) when the linker left it unresolved: linked when they are one concept,
+    else ambiguous between them (``_resolve`` judges it through the one that reaches the
+    record)."""
     if link.status is LinkStatus.LINKED:
         return link
     key = link.query.lower()
@@ -741,27 +753,27 @@ def _spelled(link: MentionLink) -> MentionLink:
         return link
     talkable = {k.value for k in TALKABLE}
     near = [
-        c
+        c.model_copy(update={"method": Method.EDIT, "score": max(c.score, EDIT_SCORE)})
         for c in link.candidates
         if c.type_ok
         and set(c.kinds) & talkable
         and OSA.distance(key, c.alias.lower(), score_cutoff=1) <= 1
     ]
-    if not near or len({c.group for c in near}) > 1:
+    if not near:
         return link
-    top = near[0]
-    group = [c.concept_id for c in link.candidates if c.group == top.group]
-    update = {
-        "status": LinkStatus.LINKED,
-        "concept_id": top.concept_id,
-        "equivalents": [i for i in group if i != top.concept_id],
-        "method": Method.EDIT,
-        "score": max(link.score, top.score),
-        "candidates": [
-            c.model_copy(update={"method": Method.EDIT}) if c.group == top.group else c
-            for c in link.candidates
-        ],
-    }
+    groups = {c.group for c in near}
+    rest = [c for c in link.candidates if c.group not in groups]
+    update: dict[str, object] = {"candidates": near + rest, "score": EDIT_SCORE}
+    if len(groups) == 1:
+        top = near[0]
+        update |= {
+            "status": LinkStatus.LINKED,
+            "concept_id": top.concept_id,
+            "equivalents": [c.concept_id for c in near[1:]],
+            "method": Method.EDIT,
+        }
+    else:
+        update |= {"status": LinkStatus.AMBIGUOUS, "method": Method.EDIT}
     return link.model_copy(update=update)
 
 
