@@ -240,7 +240,12 @@ class DialogueChecker:
         fit = [
             c for c in link.candidates if c.type_ok and c.score >= floor and set(c.kinds) & talkable
         ]
-        sure = [c for c in fit if c.method in CONFIDENT or c.score >= SPAN_SCORE]
+        sure = [
+            c
+            for c in fit
+            if (c.method in CONFIDENT or c.score >= SPAN_SCORE)
+            and (c.method is not Method.EDIT or _typo(link.query, c.alias))
+        ]
         if link.status is LinkStatus.LINKED:
             return any(c.concept_id == link.concept_id for c in sure)
         if link.status is not LinkStatus.AMBIGUOUS:
@@ -755,9 +760,7 @@ def _spelled(link: MentionLink) -> MentionLink:
     near = [
         c.model_copy(update={"method": Method.EDIT, "score": max(c.score, EDIT_SCORE)})
         for c in link.candidates
-        if c.type_ok
-        and set(c.kinds) & talkable
-        and OSA.distance(key, c.alias.lower(), score_cutoff=1) <= 1
+        if c.type_ok and set(c.kinds) & talkable and _typo(key, c.alias)
     ]
     if not near:
         return link
@@ -775,6 +778,13 @@ def _spelled(link: MentionLink) -> MentionLink:
     else:
         update |= {"status": LinkStatus.AMBIGUOUS, "method": Method.EDIT}
     return link.model_copy(update=update)
+
+
+def _typo(said: str, name: str) -> bool:
+    """A misspelling in speech: one edit, the first letter kept, six letters or more
+    ("asprin", "warfarine"; not "rough" for "cough")."""
+    said, name = said.lower(), name.lower()
+    return len(said) >= 6 and said[:1] == name[:1] and OSA.distance(said, name, score_cutoff=1) <= 1
 
 
 def _of_visit(fact: SheetFact, where: str, record: RecordView) -> bool:

@@ -49,6 +49,7 @@ MAX_WORDS = 8
 """Longest name, in tokens, the matcher looks for."""
 
 _ABBREVIATION_MAX = 6
+_PARTICLES = frozenset({"up", "out", "down", "off", "over"})
 _COORDINATION = frozenset({"and", "or", ",", ";", "nor"})
 
 GENERAL = frozenset(
@@ -158,7 +159,9 @@ class MentionMatcher:
             stop += 1
         for end in range(stop, i, -1):
             last = doc[end - 1]
-            if last.is_punct or last.lower_ in STOP_WORDS:
+            # A name may end on a particle ("throwing up", "worn out"), never be one.
+            ends = last.lower_ in _PARTICLES and end - i > 1
+            if last.is_punct or (last.lower_ in STOP_WORDS and not ends):
                 continue
             span = doc[i:end]
             concepts = self.keys.get(normalized_key(span.text))

@@ -105,3 +105,14 @@ def test_spans_for_the_linker_leave_out_matches_stop_words_and_numbers() -> None
     assert not [s for s in spans if s.split()[0].lower() in {"i", "the", "my", "5"}]
     assert not [s for s in spans if "and" in s.split() or "," in s]
     assert LAY.spans(LAY.doc("I am ok, it is 5."), []) == []
+
+
+def test_a_name_may_end_on_a_particle_but_not_on_another_stop_word() -> None:
+    m = MentionMatcher(
+        [
+            entry("UMLS:C0042963", "Vomiting", ["disorder"], ["Throwing up"]),
+            entry("UMLS:C0010200", "Cough", ["finding"]),
+        ]
+    )
+    assert [x.span.text for x in m.find(m.doc("I haven't been throwing up."))] == ["throwing up"]
+    assert [x.span.text for x in m.find(m.doc("I cough a lot"))] == ["cough"]
