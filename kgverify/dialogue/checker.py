@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass, field
 
 from rapidfuzz.distance import OSA
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Span
 
 from kgverify.derive.model import FactSheet, SheetFact
 from kgverify.dialogue.matcher import TALKABLE, Match, MentionMatcher, lay_text
@@ -129,11 +129,8 @@ class DialogueChecker:
         turns = []
         if record is not None:
             self.reach.get(f.concept_id for f in record.facts)  # the record's reaches at once
-            turns = [
-                self.check_turn(turn.text, record, at)
-                for at, turn in enumerate(dialogue.turns)
-                if turn.role is Role.PATIENT
-            ]
+            said = [(at, t.text) for at, t in enumerate(dialogue.turns) if t.role is Role.PATIENT]
+            turns = self.check_turns(said, record)
         counts: dict[str, int] = {}
         for turn in turns:
             for key, n in turn.counts.items():
@@ -149,8 +146,30 @@ class DialogueChecker:
 
     def check_turn(self, text: str, record: RecordView, turn: int = 0) -> TurnVerdict:
         """Every mention of one patient turn, judged against ``record``."""
-        doc = self.matcher.doc(text)
-        mentions = self._mentions(doc, self.matcher.find(doc))
+        return self.check_turns([(turn, text)], record)[0]
+
+    def check_turns(self, turns: list[tuple[int, str]], record: RecordView) -> list[TurnVerdict]:
+        """Every mention of each (index, text) patient turn, judged against ``record``; the
+        names and spans of all of them linked in one batch."""
+        docs = [self.matcher.doc(text) for _, text in turns]
+        matches = [self.matcher.find(doc) for doc in docs]
+        spans = [self.matcher.spans(doc, found) for doc, found in zip(docs, matches, strict=True)]
+        queries = [
+            MentionQuery(t, allowed=TALKABLE, context=doc.text)
+            for doc, found, proposed in zip(docs, matches, spans, strict=True)
+            for t in [m.alias for m in found] + [lay_text(s) or s.text for s in proposed]
+        ]
+        links = self.linker.link(queries) if queries else []
+        out = []
+        for (at, text), doc, found, proposed in zip(turns, docs, matches, spans, strict=True):
+            mine, links = links[: len(found) + len(proposed)], links[len(found) + len(proposed) :]
+            mentions = self._mentions(doc, found, proposed, mine)
+            out.append(self._turn(doc, text, mentions, record, at))
+        return out
+
+    def _turn(
+        self, doc: Doc, text: str, mentions: list[_Mention], record: RecordView, turn: int
+    ) -> TurnVerdict:
         reaches = self.reach.get(
             [i for m in mentions for i in m.ids] + [f.concept_id for f in record.facts]
         )
@@ -176,15 +195,13 @@ class DialogueChecker:
 
     # -- mentions -------------------------------------------------------------------------
 
-    def _mentions(self, doc: Doc, matches: list[Match]) -> list[_Mention]:
+    def _mentions(
+        self, doc: Doc, matches: list[Match], spans: list[Span], links: list[MentionLink]
+    ) -> list[_Mention]:
         """The matcher's names, and the other spans the linker resolves confidently (its typo
         tolerance, word order, variant and mined keys; TF-IDF only at ``SPAN_SCORE``), all
-        linked in one batch with the slot's kinds; overlapping spans give way to the
-        longest, then the surest."""
-        spans = self.matcher.spans(doc, matches)
-        texts = [m.alias for m in matches] + [lay_text(s) or s.text for s in spans]
-        queries = [MentionQuery(t, allowed=TALKABLE, context=doc.text) for t in texts]
-        links = self.linker.link(queries) if queries else []
+        linked with the slot's kinds (``links``: the names', then the spans'); overlapping
+        spans give way to the longest, then the surest."""
         pairs = list(zip(matches, links, strict=False))
         proposed = [
             (Match(span, (), span.text), link)

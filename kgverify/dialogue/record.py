@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -49,11 +50,11 @@ class RecordView:
             return False
         return fact.end is None or (self.start is not None and fact.end[:10] >= self.start[:10])
 
-    @property
+    @cached_property
     def codes(self) -> dict[str, SheetFact]:
         """The codes of the record's facts, whatever their system (SNOMED CT, LOINC,
         ICD-10-CM, RxNorm, NDC), under ``code_key`` (the part after the system), each to its
-        fact."""
+        fact; read once per view (a long record has tens of thousands)."""
         out: dict[str, SheetFact] = {}
         for fact in self.sheet_facts():
             key = code_key(fact.code.split(":", 1)[-1])

@@ -294,7 +294,7 @@ def test_lay_words_brands_classes_symptoms_typos_and_ambiguity(checked: Checked)
     sheet, encounter = _anticoagulated(checked)
     checker = open_dialogue_checker(checked.settings, checked.graph)
     record = _texts(sheet)
-    for absent in ("furosemide", "hydrochlorothiazide", "fracture of hip", "penicillin"):
+    for absent in ("furosemide", "hydrochlorothiazide", "fracture of hip"):
         assert absent not in record, absent  # the negative cases below rest on it
 
     def said(
@@ -333,7 +333,12 @@ def test_lay_words_brands_classes_symptoms_typos_and_ambiguity(checked: Checked)
     penicillin = said("I take penicillin for it.", visit)["penicillin"]
     assert penicillin.verdict == "grounded" and penicillin.status == "ambiguous"
     assert penicillin.concept_name == "Penicillin V" and "ambiguous" in penicillin.reason
-    assert "penicillin" not in said("I take penicillin for it.")  # reaches nothing: no claim
+    never = next(
+        (x, x.encounters[-1].episode)
+        for x in SheetFile(checked.facts).sheets.values()
+        if "penicillin" not in _texts(x)
+    )
+    assert "penicillin" not in said("I take penicillin for it.", never)  # reaches nothing
     # Symptoms of the visit's diagnosis (strep throat): grounded, never a leak; a symptom
     # it does not manifest, or a denied one, is no fact of the record.
     symptoms = said("My throat is scratchy and I have a high temperature.", visit)
