@@ -60,10 +60,11 @@ GENERAL = frozenset(
 
 FILLERS = frozenset(
     {"my", "his", "her", "their", "our", "your", "the", "a", "an", "'s", "\u2019s", "been",
-     "is", "was", "has", "have", "keeps", "kept"}
+     "is", "was", "are", "were", "has", "have", "keeps", "kept", "really", "very", "so",
+     "quite", "pretty", "all"}
 )  # fmt: skip
-"""Words a patient puts inside a name ("sprained my ankle", "heart's been racing"): left out
-of a span's lay form, never at its edges."""
+"""Words a patient puts inside a name ("sprained my ankle", "heart's been racing", "throat
+is really sore"): left out of a span's lay form, never at its edges."""
 
 PARTICIPLES = {"broke": "broken", "tore": "torn"}
 """A past tense a name says as a participle ("broke my hip": "broken hip")."""
