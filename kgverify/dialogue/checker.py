@@ -260,7 +260,7 @@ class DialogueChecker:
         sure = [
             c
             for c in fit
-            if (c.method in CONFIDENT or c.score >= SPAN_SCORE)
+            if (c.method in CONFIDENT or (c.score >= SPAN_SCORE and _covers(link.query, c.alias)))
             and (c.method is not Method.EDIT or _typo(link.query, c.alias))
         ]
         if link.status is LinkStatus.LINKED:
@@ -795,6 +795,16 @@ def _spelled(link: MentionLink) -> MentionLink:
     else:
         update |= {"status": LinkStatus.AMBIGUOUS, "method": Method.EDIT}
     return link.model_copy(update=update)
+
+
+def _covers(said: str, name: str) -> bool:
+    """Whether every word of ``name`` is said, each maybe one edit off: a TF-IDF neighbour
+    that adds a word ("temperature": "Oral temperature") is another concept."""
+    words = normalized_key(said).split()
+    return all(
+        any(OSA.distance(w, x, score_cutoff=1) <= 1 for x in words)
+        for w in normalized_key(name).split()
+    )
 
 
 def _typo(said: str, name: str) -> bool:

@@ -115,7 +115,7 @@ CONSUMER_TERMS: dict[str, tuple[str, ...]] = {
         "forgetting things",
     ),
     "48724000": ("leaky heart valve", "leaky valve"),
-    "68235000": ("stuffy nose", "blocked nose", "stuffed up nose", "congestion"),
+    "68235000": ("stuffy nose", "blocked nose", "stuffed up nose", "congestion", "congested"),
     "422587007": ("feeling sick", "queasy", "sick to my stomach", "nauseous", "nauseated"),
     "396275006": ("wear and tear arthritis", "degenerative arthritis"),
     "64859006": ("brittle bones", "thin bones"),
