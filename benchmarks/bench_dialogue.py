@@ -19,8 +19,9 @@ graph where ``kgverify sample`` ran with the same settings); nothing is written 
   when ``claimed``) against what the judge marked a problem: leak, contradicted, and an
   unsupported mention the patient affirms of themself (``claimed``, else ``problem``, when
   the set says; otherwise unless it is marked ``negated``, ``hypothetical`` or of a
-  relative, ``experiencer: family``). A found problem with no judged partner is a false
-  alarm; a judged one not found is missed.
+  relative, ``experiencer: family``; or by the pattern tags of ``<set>.meta.jsonl``,
+  ``negation``, ``hypothetical``, ``family``). A found problem with no judged partner is a
+  false alarm; a judged one not found is missed.
 - Throughput: the set's dialogues ``--repeat`` times over (new ids), one ``check_dialogues``
   run, after a first run that opened the linker index and filled the reach cache;
   ``turns/s`` counts patient turns.
@@ -64,13 +65,31 @@ Pair = tuple[str, dict[str, Any] | None, MentionVerdict | None]
 
 def read_set(path: Path) -> list[Judged]:
     """The set's dialogues (fields the planted format lacks left out) with every field of
-    each judged mention."""
+    each judged mention, and the ``tags`` of a ``<set>.meta.jsonl`` beside it (one line per
+    judged mention: ``dialogue_id``, ``turn``, ``text``, ``tags``)."""
+    meta_path = path.with_name(path.name.removesuffix(".jsonl") + ".meta.jsonl")
+    tags: dict[tuple[str, int, str], list[str]] = {}
+    if meta_path.is_file():
+        for line in meta_path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                m = json.loads(line)
+                tags[(m["dialogue_id"], m["turn"], m["text"])] = list(m.get("tags", []))
     out = []
     for line in path.read_text(encoding="utf-8").splitlines():
         if not line.strip():
             continue
         raw = json.loads(line)
-        judged = list(raw.get("expected", []))
+        judged = [
+            {
+                **e,
+                **(
+                    {"tags": t}
+                    if (t := tags.get((raw["dialogue_id"], e["turn"], e["text"])))
+                    else {}
+                ),
+            }
+            for e in raw.get("expected", [])
+        ]
         fields = {k: raw[k] for k in ("dialogue_id", "person", "encounter_id", "turns", "note")
                   if k in raw}  # fmt: skip
         fields["expected"] = [{k: e[k] for k in KNOWN} for e in judged]
@@ -121,6 +140,8 @@ def judged_problem(e: dict[str, Any]) -> bool:
         return False
     if "claimed" in e:
         return bool(e["claimed"])
+    if "tags" in e:  # the set's pattern tags: a denial, a supposition, a relative's
+        return not {"negation", "hypothetical", "family"} & set(e["tags"])
     relative = e.get("experiencer", "patient") != "patient"
     return not (e.get("negated") or e.get("hypothetical") or relative)
 
@@ -174,7 +195,20 @@ def measure(scored: list[Pair]) -> dict[str, Any]:
         "expected_verdict": right,
         "expected_verdict_share": _ratio(right, len(judged)),
         "unjudged_found": sum(1 for _, e, m in scored if e is None and m is not None),
+        "by_tag": by_tag(judged),
     }
+
+
+def by_tag(judged: list[tuple[dict[str, Any], MentionVerdict | None]]) -> dict[str, dict[str, int]]:
+    """Per pattern tag of the set (when it has them): judged, found, with the verdict."""
+    out: dict[str, dict[str, int]] = {}
+    for e, m in judged:
+        for tag in e.get("tags", []):
+            row = out.setdefault(tag, {"judged": 0, "found": 0, "agreed": 0})
+            row["judged"] += 1
+            row["found"] += m is not None
+            row["agreed"] += m is not None and m.verdict.value == e["verdict"]
+    return dict(sorted(out.items(), key=lambda kv: -kv[1]["judged"]))
 
 
 def main() -> None:
@@ -261,6 +295,11 @@ def main() -> None:
         f"throughput: {repeated.turns} patient turns, {repeated.turns_per_second} turns/s "
         f"(first run, cold: {first.turns_per_second} turns/s)"
     )
+    if result["by_tag"]:
+        print("\n| pattern | judged | found | expected verdict |")
+        print("|---|---:|---:|---:|")
+        for tag, row in result["by_tag"].items():
+            print(f"| {tag} | {row['judged']} | {row['found']} | {row['agreed']} |")
     if args.misses:
         for where, e, m in scored:
             if (e and e["verdict"]) != (m and m.verdict.value):
