@@ -11,14 +11,16 @@ Scopes:
   (eight tokens), unless the word it denies is about something else: a verb of how things
   act ("it doesn't mix with my verapamil", "I don't like aspirin") or a preposition after
   an unrelated word ("I don't take aspirin for my headaches": the headaches are not
-  denied). Denials that agree ("I don't have no pain") stay one denial; a denial of a
-  clause ("it's not that", "I don't think", "I can't say") turns the clause over, so "It's
-  not that I don't take my Plavix" affirms Plavix. A past denial ("never", "didn't",
-  "haven't") is marked ``ever``: it denies the whole record, a present one ("I don't take")
-  only what is active at the encounter;
-- **cessation** before the mention ("stopped", "used to", "no longer"), after it in its
-  clause ("not anymore", "the cough is gone", "has all cleared up now"), or in the next
-  clause when that clause is about it ("I had a rash, but it went away");
+  denied; "I didn't need it after the stroke"). Denials that agree ("I don't have no
+  pain") stay one denial; a denial of a clause ("it's not that", "I don't think", "I
+  can't say") turns the clause over, so "It's not that I don't take my Plavix" affirms
+  Plavix. A past denial ("never", "didn't", "haven't", a denial with "ever": "I don't
+  think I've ever had") is marked ``ever``: it denies the whole record, a present one ("I
+  don't take") only what is active at the encounter;
+- **cessation** before the mention ("stopped", "used to", "no longer", "done with"), after
+  it in its clause ("not anymore", "the cough is gone", "has all cleared up now"), or in
+  the next clause when that clause is about it ("I had a rash, but it went away", "..., but
+  I've already stopped it");
 - a **hedge** ("maybe", "I think", "not sure") anywhere in the mention's clause, or opening
   its sentence;
 - **hypothetical** ("if", "in case", "what if", "whether") forward within the sentence;
