@@ -30,10 +30,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from spacy.tokens import Doc
+from rapidfuzz.distance import OSA
+from spacy.tokens import Doc, Span
 
 from kgverify.derive.model import FactSheet, SheetFact
-from kgverify.dialogue.matcher import TALKABLE, Match, MentionMatcher
+from kgverify.dialogue.matcher import TALKABLE, Match, MentionMatcher, lay_text
 from kgverify.dialogue.model import (
     Dialogue,
     DialogueVerdicts,
@@ -58,8 +59,8 @@ from kgverify.dialogue.numbers import (
 from kgverify.dialogue.record import Reach, ReachCache, RecordView, code_key, view
 from kgverify.errors import ConfigError
 from kgverify.graph.model import Kind
-from kgverify.link.linker import Linker, MentionQuery
-from kgverify.link.model import LinkCandidate, LinkStatus, MentionLink
+from kgverify.link.linker import EDIT_SCORE, Linker, MentionQuery
+from kgverify.link.model import LinkCandidate, LinkStatus, MentionLink, Method
 from kgverify.link.normalize import normalized_key
 from kgverify.verify.verifier import Verifier
 
@@ -67,6 +68,13 @@ V = MentionVerdictKind
 DRUG_KINDS = frozenset({Kind.INGREDIENT, Kind.DRUG_PRODUCT, Kind.BRAND, Kind.SUBSTANCE})
 CONDITION_KINDS = frozenset({Kind.DISORDER, Kind.FINDING})
 DOSE_TOLERANCE = 0.01
+SPAN_SCORE = 0.9
+"""The least score at which a span no name matched is a mention when the linker reached it
+by TF-IDF alone; its other stages (a typo, another word order, a variant or mined key) are
+confident at their own scores."""
+CONFIDENT = frozenset(
+    {Method.EXACT, Method.NORMALIZED, Method.REORDERED, Method.VARIANT, Method.MINED, Method.EDIT}
+)
 VALUE_TOLERANCE = 0.05
 
 
@@ -82,6 +90,9 @@ class _Mention:
     ids: list[str]  # the linked concept and its equivalents, else every candidate
     kinds: set[str]
     numbers: list[Quantity] = field(default_factory=list)
+    proposed: bool = False  # a span the linker resolved, not a name the matcher found
+    groups: list[tuple[str, list[str], set[str]]] = field(default_factory=list)
+    # an ambiguous mention's candidates: (name, ids, kinds) per concept, best first
 
 
 @dataclass(frozen=True)
@@ -118,11 +129,8 @@ class DialogueChecker:
         turns = []
         if record is not None:
             self.reach.get(f.concept_id for f in record.facts)  # the record's reaches at once
-            turns = [
-                self.check_turn(turn.text, record, at)
-                for at, turn in enumerate(dialogue.turns)
-                if turn.role is Role.PATIENT
-            ]
+            said = [(at, t.text) for at, t in enumerate(dialogue.turns) if t.role is Role.PATIENT]
+            turns = self.check_turns(said, record)
         counts: dict[str, int] = {}
         for turn in turns:
             for key, n in turn.counts.items():
@@ -138,13 +146,47 @@ class DialogueChecker:
 
     def check_turn(self, text: str, record: RecordView, turn: int = 0) -> TurnVerdict:
         """Every mention of one patient turn, judged against ``record``."""
-        doc = self.matcher.doc(text)
-        mentions = self._mentions(doc, self.matcher.find(doc))
-        codes = spoken_codes(doc, text, record, turn, mentions)
-        self._attach_numbers(doc, text, mentions, [(c.start, c.end) for c in codes])
+        return self.check_turns([(turn, text)], record)[0]
+
+    def check_turns(self, turns: list[tuple[int, str]], record: RecordView) -> list[TurnVerdict]:
+        """Every mention of each (index, text) patient turn, judged against ``record``; the
+        names and spans of all of them linked in one batch."""
+        docs = [self.matcher.doc(text) for _, text in turns]
+        matches = [self.matcher.find(doc) for doc in docs]
+        spans = [self.matcher.spans(doc, found) for doc, found in zip(docs, matches, strict=True)]
+        queries = [
+            MentionQuery(t, allowed=TALKABLE, context=doc.text)
+            for doc, found, proposed in zip(docs, matches, spans, strict=True)
+            for t in [m.alias for m in found] + [lay_text(s) or s.text for s in proposed]
+        ]
+        links = self.linker.link(queries) if queries else []
+        out = []
+        for (at, text), doc, found, proposed in zip(turns, docs, matches, spans, strict=True):
+            mine, links = links[: len(found) + len(proposed)], links[len(found) + len(proposed) :]
+            mentions = self._mentions(doc, found, proposed, mine)
+            out.append(self._turn(doc, text, mentions, record, at))
+        return out
+
+    def _turn(
+        self, doc: Doc, text: str, mentions: list[_Mention], record: RecordView, turn: int
+    ) -> TurnVerdict:
         reaches = self.reach.get(
             [i for m in mentions for i in m.ids] + [f.concept_id for f in record.facts]
         )
+        # The ingredients of the record's drugs, for their classes ("blood thinner").
+        ingredients = {i for f in record.facts if f.concept_id in reaches
+                       for i in reaches[f.concept_id].ingredients}  # fmt: skip
+        reaches |= self.reach.get(ingredients)
+        # A span only the linker proposed, ambiguous, is a mention when one of its
+        # candidates reaches the record; otherwise it is words, not a claim.
+        mentions = [
+            m
+            for m in mentions
+            if not (m.proposed and m.link.status is not LinkStatus.LINKED)
+            or self._resolve(m, record, reaches)[0]
+        ]
+        codes = spoken_codes(doc, text, record, turn, mentions)
+        self._attach_numbers(doc, text, mentions, [(c.start, c.end) for c in codes])
         verdicts = [self._judge(m, record, reaches, turn) for m in mentions]
         verdicts = self._contraindicated(mentions, verdicts)
         verdicts += codes
@@ -153,11 +195,38 @@ class DialogueChecker:
 
     # -- mentions -------------------------------------------------------------------------
 
-    def _mentions(self, doc: Doc, matches: list[Match]) -> list[_Mention]:
-        queries = [MentionQuery(m.span.text, allowed=TALKABLE, context=doc.text) for m in matches]
-        links = self.linker.link(queries) if queries else []
+    def _mentions(
+        self, doc: Doc, matches: list[Match], spans: list[Span], links: list[MentionLink]
+    ) -> list[_Mention]:
+        """The matcher's names, and the other spans the linker resolves confidently (its typo
+        tolerance, word order, variant and mined keys; TF-IDF only at ``SPAN_SCORE``), all
+        linked with the slot's kinds (``links``: the names', then the spans'); overlapping
+        spans give way to the longest, then the surest."""
+        pairs = list(zip(matches, links, strict=False))
+        proposed = [
+            (Match(span, (), span.text), link)
+            for span, link in (
+                (span, _spelled(link))
+                for span, link in zip(spans, links[len(matches) :], strict=True)
+            )
+            if self._confident(link)
+        ]
+        proposed.sort(
+            key=lambda p: (
+                p[1].status is not LinkStatus.LINKED,
+                -len(p[0].span),
+                -p[1].score,
+                p[0].span.start,
+            )
+        )
+        taken: set[int] = set()
+        for match, link in proposed:
+            at = set(range(match.span.start, match.span.end))
+            if not at & taken:
+                taken |= at
+                pairs.append((match, link))
         out = []
-        for match, link in zip(matches, links, strict=True):
+        for match, link in sorted(pairs, key=lambda p: p[0].span.start):
             if link.status is LinkStatus.LINKED and link.concept_id is not None:
                 ids = [link.concept_id, *link.equivalents]
                 best = [c for c in link.candidates if c.concept_id in ids]
@@ -169,8 +238,44 @@ class DialogueChecker:
                 ids = [c.concept_id for c in best] + list(match.concepts)
             kinds = {k for c in best for k in c.kinds}
             ids = list(dict.fromkeys(ids))
-            out.append(_Mention(match, link, cues(doc, match.span), ids, kinds))
+            mention = _Mention(match, link, cues(doc, match.span), ids, kinds)
+            mention.proposed = not match.concepts
+            if link.status is not LinkStatus.LINKED:
+                mention.groups = _groups(best, match.concepts)
+            out.append(mention)
         return out
+
+    def _confident(self, link: MentionLink) -> bool:
+        """Whether a span no name matched is a mention: the linker linked it to a talkable
+        concept by a confident stage (or TF-IDF at ``SPAN_SCORE``), or found it ambiguous
+        between such concepts, or between names that are the span with a qualifier of a
+        letter or two ("penicillin": Penicillin V, Penicillin G); an ambiguous one is then
+        judged through its candidates (``_resolve``) and dropped when none reaches the
+        record."""
+        floor = self.linker.params.threshold
+        talkable = {k.value for k in TALKABLE}
+        fit = [
+            c for c in link.candidates if c.type_ok and c.score >= floor and set(c.kinds) & talkable
+        ]
+        sure = [
+            c
+            for c in fit
+            if (c.method in CONFIDENT or (c.score >= SPAN_SCORE and _covers(link.query, c.alias)))
+            and (c.method is not Method.EDIT or _typo(link.query, c.alias))
+        ]
+        if link.status is LinkStatus.LINKED:
+            return any(c.concept_id == link.concept_id for c in sure)
+        if link.status is not LinkStatus.AMBIGUOUS:
+            return False
+        words = set(normalized_key(link.query).split())
+        qualified = [
+            c
+            for c in fit
+            if (extra := set(normalized_key(c.alias).split()) - words)
+            and words <= set(normalized_key(c.alias).split())
+            and all(len(w) <= 2 for w in extra)
+        ]
+        return len({c.group for c in sure}) >= 2 or len({c.group for c in qualified}) >= 2
 
     def _attach_numbers(
         self, doc: Doc, text: str, mentions: list[_Mention], codes: list[tuple[int, int]]
@@ -213,10 +318,13 @@ class DialogueChecker:
             "concept_name": _name(m.link),
             "candidates": m.link.candidates,
         }
-        hits = self._hits(m, record, reaches)
+        hits, ambiguity, chosen = self._resolve(m, record, reaches)
+        if chosen is not None:  # an ambiguous mention judged through its one candidate
+            base["concept_id"], base["concept_name"] = chosen[1][0], chosen[0]
+            base["kind"] = ",".join(sorted(chosen[2])) or base["kind"]
         numbers, disagreeing = self._numbers(m, hits, record)
         base["numbers"] = numbers
-        flags = _flags(m.cues)
+        flags = _flags(m.cues) + ambiguity
         if not m.ids:
             return MentionVerdict(
                 **base, verdict=V.UNLINKED, reason=f"no concept for {span.text!r}{flags}"
@@ -250,6 +358,25 @@ class DialogueChecker:
             )
         shown = {_evidence(h).model_dump_json(): _evidence(h) for h in (said_ok or hits)[:3]}
         evidence = list(shown.values())
+        if hit.via == "manifestation":
+            # A symptom of a condition the record holds, at the encounter: what a patient
+            # with it says, never the condition's name (no leak); denying a symptom denies
+            # no fact of the record.
+            if m.cues.negated or m.cues.hypothetical:
+                return MentionVerdict(
+                    **base,
+                    verdict=V.UNSUPPORTED,
+                    reason=f"no such symptom in the record; a symptom of a recorded "
+                    f"{_words(hit.fact.section)}, not asserted{flags}",
+                    evidence=evidence,
+                )
+            return MentionVerdict(
+                **base,
+                verdict=V.GROUNDED,
+                reason=f"a manifestation of a recorded {_words(hit.fact.section)} "
+                f"({hit.where}){flags}",
+                evidence=evidence,
+            )
         if disagreeing and not m.cues.hypothetical:
             wrong = "; ".join(f"said {n.text}, recorded {n.recorded}" for n in disagreeing)
             return MentionVerdict(
@@ -298,12 +425,47 @@ class DialogueChecker:
             evidence=evidence,
         )
 
-    def _hits(self, m: _Mention, record: RecordView, reaches: dict[str, Reach]) -> list[_Hit]:
-        """Facts the mention reaches, sayable first, then the closest way first."""
-        mine = [reaches[i] for i in m.ids if i in reaches]
+    def _resolve(
+        self, m: _Mention, record: RecordView, reaches: dict[str, Reach]
+    ) -> tuple[list[_Hit], str, tuple[str, list[str], set[str]] | None]:
+        """The facts a mention reaches, a note for its reason, and the candidate it was
+        judged through. A linked mention reaches what its concept reaches; an ambiguous one
+        what its one candidate that reaches the record reaches ("penicillin": Penicillin V,
+        a current drug, not Penicillin G), the ambiguity said in the reason; when candidates
+        reach different facts, nothing."""
+        if m.link.status is LinkStatus.LINKED or not m.groups:
+            return self._hits(m, m.ids, m.kinds, record, reaches), "", None
+        reached = [
+            (group, hits)
+            for group in m.groups
+            if (hits := self._hits(m, group[1], group[2], record, reaches))
+        ]
+        if not reached:
+            return [], "", None
+        if len({hits[0].fact.fact_id for _, hits in reached}) > 1:
+            names = ", ".join(group[0] for group, _ in reached)
+            return [], f"; ambiguous: its candidates {names} reach different facts", None
+        group, hits = reached[0]
+        note = (
+            f"; ambiguous among {len(m.groups)} concepts, judged through the one that "
+            f"reaches the record: {group[0]}"
+        )
+        return hits, note, group
+
+    def _hits(
+        self,
+        m: _Mention,
+        ids: list[str],
+        kinds: set[str],
+        record: RecordView,
+        reaches: dict[str, Reach],
+    ) -> list[_Hit]:
+        """Facts the concepts ``ids`` reach, sayable first, then the closest way first; a
+        symptom a recorded condition manifests comes after every other way."""
+        mine = [reaches[i] for i in ids if i in reaches]
         same = {s for r in mine for s in r.same}
         ingredients = {i: (r, e) for r in mine for i, e in r.ingredients.items()}
-        drug = bool(m.kinds & {k.value for k in DRUG_KINDS})
+        drug = bool(kinds & {k.value for k in DRUG_KINDS})
         alias = _alias(m.link)
         out: list[tuple[int, _Hit]] = []
         candidates = [(f, where, True) for f, where in record.sayable]
@@ -343,8 +505,41 @@ class DialogueChecker:
                     path = _edges(mine_edges) + _edges(theirs.ingredients[shared])
                     via = "brand" if brand else "ingredient"
                     out.append((5, _Hit(fact, where, via, path, sayable, shared)))
-        # Sayable first, this encounter before earlier ones, then the closest way.
-        out.sort(key=lambda pair: (not pair[1].sayable, "earlier" in pair[1].where, pair[0]))
+                    continue
+                # A class word ("blood thinner"): a class of the fact's ingredient (ATC).
+                classed = min(
+                    (
+                        (up["depth"], i, up)
+                        for i in theirs.ingredients
+                        if i in reaches
+                        for s in same
+                        if (up := reaches[i].up.get(s)) is not None
+                    ),
+                    key=lambda t: (t[0], t[1], t[2]["id"]),
+                    default=None,
+                )
+                if classed is not None:
+                    _, i, up = classed
+                    path = _edges(theirs.ingredients[i]) + _edges(up["edges"])
+                    out.append((6 + up["depth"], _Hit(fact, where, "class", path, sayable, i)))
+                continue
+            # A symptom of a condition recorded at this encounter ("short of breath" for the
+            # visit's heart failure), whichever section holds it: what the patient comes
+            # with. One of an older condition is no fact of the visit.
+            shown = next((f for f in sorted(same) if f in theirs.manifests), None)
+            if shown is not None and _of_visit(fact, where, record):
+                path = _edges(theirs.manifests[shown])
+                out.append((10, _Hit(fact, where, "manifestation", path, sayable, shown)))
+        # Sayable first, this encounter before earlier ones, then the closest way; a symptom
+        # of a condition only when nothing else meets the record.
+        out.sort(
+            key=lambda pair: (
+                pair[1].via == "manifestation",
+                not pair[1].sayable,
+                "earlier" in pair[1].where,
+                pair[0],
+            )
+        )
         return [hit for _, hit in out]
 
     def _numbers(
@@ -354,6 +549,8 @@ class DialogueChecker:
         # The facts of the best way in (sayable ones when there are): a number agrees when
         # it agrees with any of them ("2 years ago": the last of several otitis episodes).
         best = [h.fact for h in hits if h.sayable == hits[0].sayable] if hits else []
+        if hits and hits[0].via == "manifestation":
+            best = []  # a symptom's number is not the condition's
         for q in m.numbers:
             compared = [_compare(q, fact, record.start) for fact in best] or [(None, None)]
             recorded, agree = next(
@@ -558,6 +755,86 @@ def _drug_for(
     previous = sentence_bounds(doc, doc[first - 1 : first])[0]
     earlier = [m for m in drugs if previous <= m.match.span.start and m.match.span.end <= first]
     return max(earlier, key=lambda m: m.match.span.end) if earlier else None
+
+
+TYPO_LENGTH = 8
+"""A word this long one edit from a talkable name is that name misspelled ("clopidigrel"),
+even a vowel for a vowel, which the linker refuses in general ("ethanal" / "ethanol"): a
+patient's misspelling of a long drug or condition name is no other concept of the sample."""
+
+
+def _spelled(link: MentionLink) -> MentionLink:
+    """``link`` resolved to its talkable candidates one edit from a long one-word mention
+    (``TYPO_LENGTH``) when the linker left it unresolved: linked when they are one concept,
+    else ambiguous between them (``_resolve`` judges it through the one that reaches the
+    record)."""
+    if link.status is LinkStatus.LINKED:
+        return link
+    key = link.query.lower()
+    if len(key) < TYPO_LENGTH or " " in key:
+        return link
+    talkable = {k.value for k in TALKABLE}
+    near = [
+        c.model_copy(update={"method": Method.EDIT, "score": max(c.score, EDIT_SCORE)})
+        for c in link.candidates
+        if c.type_ok and set(c.kinds) & talkable and _typo(key, c.alias)
+    ]
+    if not near:
+        return link
+    groups = {c.group for c in near}
+    rest = [c for c in link.candidates if c.group not in groups]
+    update: dict[str, object] = {"candidates": near + rest, "score": EDIT_SCORE}
+    if len(groups) == 1:
+        top = near[0]
+        update |= {
+            "status": LinkStatus.LINKED,
+            "concept_id": top.concept_id,
+            "equivalents": [c.concept_id for c in near[1:]],
+            "method": Method.EDIT,
+        }
+    else:
+        update |= {"status": LinkStatus.AMBIGUOUS, "method": Method.EDIT}
+    return link.model_copy(update=update)
+
+
+def _covers(said: str, name: str) -> bool:
+    """Whether every word of ``name`` is said, each maybe one edit off: a TF-IDF neighbour
+    that adds a word ("temperature": "Oral temperature") is another concept."""
+    words = normalized_key(said).split()
+    return all(
+        any(OSA.distance(w, x, score_cutoff=1) <= 1 for x in words)
+        for w in normalized_key(name).split()
+    )
+
+
+def _typo(said: str, name: str) -> bool:
+    """A misspelling in speech: one edit, the first letter kept, six letters or more
+    ("asprin", "warfarine"; not "rough" for "cough")."""
+    said, name = said.lower(), name.lower()
+    return len(said) >= 6 and said[:1] == name[:1] and OSA.distance(said, name, score_cutoff=1) <= 1
+
+
+def _of_visit(fact: SheetFact, where: str, record: RecordView) -> bool:
+    """Whether ``fact`` was recorded at the encounter (began on or after its start)."""
+    if where not in ("this encounter", "the record") or record.start is None:
+        return False
+    return fact.start is not None and fact.start[:10] >= record.start[:10]
+
+
+def _groups(
+    best: list[LinkCandidate], concepts: tuple[str, ...]
+) -> list[tuple[str, list[str], set[str]]]:
+    """An ambiguous mention's candidates as concepts, best first: (name, ids, kinds) per
+    candidate group, then each matched concept no candidate names."""
+    grouped: dict[int, tuple[str, list[str], set[str]]] = {}
+    for c in best:
+        _, ids, kinds = grouped.setdefault(c.group, (c.name, [], set()))
+        ids.append(c.concept_id)
+        kinds.update(c.kinds)
+    out = list(grouped.values())
+    named = {i for _, ids, _ in out for i in ids}
+    out += [(c, [c], set()) for c in concepts if c not in named]
+    return out
 
 
 def _gap(m: _Mention, q: Quantity) -> int:

@@ -6,17 +6,23 @@ linker's own export), the tokenizer is rule-based.
 
 Short all-capital names ("MI", "AF", "ALL") match only as written, so "all" in a sentence is
 not acute lymphoblastic leukaemia; a name that is one English stop word, or under three
-letters, never matches in lower case."""
+letters, never matches in lower case.
+
+Patients put words between a name's words ("sprained my ankle", "my heart's been racing") and
+say a verb for a participle ("broke my hip"): each span is also looked up with the
+possessives and auxiliaries inside it left out and "broke"/"tore" read as "broken"/"torn"
+(``lay_text``). What no name matches, the linker may still resolve (a typo, other word order,
+a mined substitution): ``spans`` proposes the other word spans of the text for it."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 import spacy
 from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.language import Language
-from spacy.tokens import Doc, Span
+from spacy.tokens import Doc, Span, Token
 
 from kgverify.graph.driver import Graph
 from kgverify.graph.model import Kind
@@ -43,12 +49,40 @@ MAX_WORDS = 8
 """Longest name, in tokens, the matcher looks for."""
 
 _ABBREVIATION_MAX = 6
+_PARTICLES = frozenset({"up", "out", "down", "off", "over"})
 _COORDINATION = frozenset({"and", "or", ",", ";", "nor"})
 
 GENERAL = frozenset(
     {"disease", "disorder", "finding", "substance", "injury", "inflammation", "enzyme", "drug"}
 )
 """Category names that are concepts but never a patient's claim ("a disease")."""
+
+
+FILLERS = frozenset(
+    {"my", "his", "her", "their", "our", "your", "the", "a", "an", "'s", "\u2019s", "been",
+     "is", "was", "are", "were", "has", "have", "keeps", "kept", "really", "very", "so",
+     "quite", "pretty", "all"}
+)  # fmt: skip
+"""Words a patient puts inside a name ("sprained my ankle", "heart's been racing", "throat
+is really sore"): left out of a span's lay form, never at its edges."""
+
+PARTICIPLES = {"broke": "broken", "tore": "torn"}
+"""A past tense a name says as a participle ("broke my hip": "broken hip")."""
+
+SPAN_WORDS = 4
+"""Longest span, in tokens, proposed to the linker."""
+
+
+def lay_text(tokens: Span) -> str:
+    """A span without the fillers inside it, past tenses as participles; "" when that
+    changes nothing."""
+    words = [t.lower_ for t in tokens]
+    if len(words) > 2:
+        words_kept = [words[0], *(w for w in words[1:-1] if w not in FILLERS), words[-1]]
+    else:
+        words_kept = words
+    lay = [PARTICIPLES.get(w, w) for w in words_kept]
+    return " ".join(lay) if lay != words else ""
 
 
 def _is_abbreviation(name: str) -> bool:
@@ -113,9 +147,11 @@ class MentionMatcher:
         first = doc[i]
         if first.is_punct or first.is_space:
             return None
-        if first.text in self.abbreviations:
-            return Match(doc[i : i + 1], tuple(sorted(self.abbreviations[first.text])), first.text)
-        if first.lower_ in STOP_WORDS:
+        # "A1C." at the end of a sentence is one token; the abbreviation is "A1C".
+        short = first.text[:-1] if first.text.endswith(".") else first.text
+        if short in self.abbreviations:
+            return Match(doc[i : i + 1], tuple(sorted(self.abbreviations[short])), short)
+        if first.lower_ in STOP_WORDS and not _hyphened(doc, i):
             return None
         stop = i + 1
         # Speech coordinates ("amoxicillin and clavulanate", "fever, cough"): a name never
@@ -124,10 +160,52 @@ class MentionMatcher:
             stop += 1
         for end in range(stop, i, -1):
             last = doc[end - 1]
-            if last.is_punct or last.lower_ in STOP_WORDS:
+            # A name may end on a particle ("throwing up", "worn out"), never be one.
+            ends = last.lower_ in _PARTICLES and end - i > 1
+            if last.is_punct or (last.lower_ in STOP_WORDS and not ends):
                 continue
             span = doc[i:end]
             concepts = self.keys.get(normalized_key(span.text))
+            alias = span.text
+            if not concepts and end - i > 1 and (lay := lay_text(span)):
+                concepts, alias = self.keys.get(normalized_key(lay)), lay
             if concepts:
-                return Match(span, tuple(sorted(concepts)), span.text)
+                return Match(span, tuple(sorted(concepts)), alias)
         return None
+
+    def spans(self, doc: Doc, taken: Sequence[Match]) -> list[Span]:
+        """The word spans the matcher found no name in, for the linker: up to ``SPAN_WORDS``
+        tokens within a coordination, starting and ending on a word that is no stop word,
+        number or punctuation, and holding a word of three letters or more; none overlaps a
+        match."""
+        covered = {k for m in taken for k in range(m.span.start, m.span.end)}
+        out: list[Span] = []
+        for i, first in enumerate(doc):
+            if i in covered or not _content(first):
+                continue
+            for end in range(i + 1, min(len(doc), i + SPAN_WORDS) + 1):
+                last = doc[end - 1]
+                if end - 1 in covered or last.lower_ in _COORDINATION or last.is_punct:
+                    break
+                if _content(last) and any(len(t.text) >= 3 and t.is_alpha for t in doc[i:end]):
+                    out.append(doc[i:end])
+        return out
+
+
+def _content(token: Token) -> bool:
+    """A word a name can start or end on."""
+    if token.is_punct or token.is_space or token.like_num:
+        return False
+    if token.lower_ in STOP_WORDS or token.lower_ in FILLERS:
+        return _hyphened(token.doc, token.i)
+    return any(c.isalpha() for c in token.text)
+
+
+def _hyphened(doc: Doc, i: int) -> bool:
+    """Whether token ``i`` opens a hyphenated word ("a-fib": "a", "-", "fib")."""
+    return (
+        i + 2 < len(doc)
+        and not doc[i].whitespace_
+        and doc[i + 1].text == "-"
+        and not doc[i + 1].whitespace_
+    )

@@ -11,14 +11,16 @@ Scopes:
   (eight tokens), unless the word it denies is about something else: a verb of how things
   act ("it doesn't mix with my verapamil", "I don't like aspirin") or a preposition after
   an unrelated word ("I don't take aspirin for my headaches": the headaches are not
-  denied). Denials that agree ("I don't have no pain") stay one denial; a denial of a
-  clause ("it's not that", "I don't think", "I can't say") turns the clause over, so "It's
-  not that I don't take my Plavix" affirms Plavix. A past denial ("never", "didn't",
-  "haven't") is marked ``ever``: it denies the whole record, a present one ("I don't take")
-  only what is active at the encounter;
-- **cessation** before the mention ("stopped", "used to", "no longer"), after it in its
-  clause ("not anymore", "the cough is gone", "has all cleared up now"), or in the next
-  clause when that clause is about it ("I had a rash, but it went away");
+  denied; "I didn't need it after the stroke"). Denials that agree ("I don't have no
+  pain") stay one denial; a denial of a clause ("it's not that", "I don't think", "I
+  can't say") turns the clause over, so "It's not that I don't take my Plavix" affirms
+  Plavix. A past denial ("never", "didn't", "haven't", a denial with "ever": "I don't
+  think I've ever had") is marked ``ever``: it denies the whole record, a present one ("I
+  don't take") only what is active at the encounter;
+- **cessation** before the mention ("stopped", "used to", "no longer", "done with"), after
+  it in its clause ("not anymore", "the cough is gone", "has all cleared up now"), or in
+  the next clause when that clause is about it ("I had a rash, but it went away", "..., but
+  I've already stopped it");
 - a **hedge** ("maybe", "I think", "not sure") anywhere in the mention's clause, or opening
   its sentence;
 - **hypothetical** ("if", "in case", "what if", "whether") forward within the sentence;
@@ -51,9 +53,13 @@ CEASED = frozenset({"stopped", "quit", "anymore", "discontinued", "ceased"})
 """A cue that says something is over (a single token; "no longer", "used to", "any more"
 are two-token cues below)."""
 
-CEASED_PAIRS = frozenset({("no", "longer"), ("used", "to"), ("any", "more"), ("no", "more")})
+CEASED_PAIRS = frozenset(
+    {("no", "longer"), ("used", "to"), ("any", "more"), ("no", "more"), ("done", "with")}
+)
 
-ENDED = frozenset({"gone", "resolved", "healed", "disappeared", "cleared", "stopped", "ended"})
+ENDED = frozenset(
+    {"gone", "resolved", "healed", "disappeared", "cleared", "stopped", "ended", "fixed"}
+)
 """After a mention: it is over ("the rash cleared up", "it's gone"); not "better", which
 says it is easing, not over."""
 ENDED_PAIRS = frozenset(
@@ -95,7 +101,9 @@ FAMILY = frozenset(
     {"father", "mother", "dad", "mom", "mum", "daddy", "mommy", "brother", "sister", "son",
      "daughter", "grandmother", "grandfather", "grandma", "grandpa", "granddad", "aunt",
      "uncle", "cousin", "parents", "parent", "sibling", "siblings", "niece", "nephew",
-     "husband", "wife", "grandparents", "relatives", "relative", "family", "twin"}
+     "husband", "wife", "grandparents", "relatives", "relative", "family", "twin",
+     "granddaughter", "grandson", "grandchildren", "grandkids", "stepmother", "stepfather",
+     "stepson", "stepdaughter"}
 )  # fmt: skip
 """A relative (or spouse): what follows in the sentence is theirs, until the patient speaks
 of themself again."""
@@ -117,7 +125,10 @@ _RELATION_VERBS = frozenset(
 # A preposition after a word other than these takes the denial off to another thing ("I
 # don't take aspirin for my headaches"); after these it is part of the denied claim ("not
 # allergic to penicillin", "never diagnosed with diabetes").
-_LINKS = frozenset({"with", "to", "into", "for", "against", "about", "than", "because"})
+_LINKS = frozenset(
+    {"with", "to", "into", "for", "against", "about", "than", "because", "after", "before",
+     "since", "during"}
+)  # fmt: skip
 _LICENSING = frozenset(
     {"diagnosed", "allergic", "suffer", "suffers", "suffered", "suffering", "treated",
      "history", "sign", "signs", "symptoms", "come", "came", "put", "allergy", "allergies"}
@@ -233,20 +244,32 @@ def _clause_denier(doc: Doc, i: int) -> bool:
 
 def _ended_after(doc: Doc, span: Span) -> str | None:
     """An ending said after the mention ("the rash has cleared up", "..., but it went
-    away"), within its sentence; not when denied ("it never went away")."""
+    away"), or the patient stopping it ("..., but I've already stopped it"), within its
+    sentence; not when denied ("it never went away")."""
     stop = sentence_bounds(doc, span)[1]
     i = span.end
     while i < stop:
         word = doc[i].lower_
+        if word in _STOPPED and _lower(doc, i + 1) in _PRONOUNS:
+            if any(doc[k].lower_ in DENIAL for k in range(clause_start(doc, i), i)):
+                return None
+            return f"{word} {_lower(doc, i + 1)}"
         pair = _phrase_at(doc, i, ENDED_PAIRS)
         if pair is not None or (word in ENDED and _lower(doc, i + 1) in _ENDED_NEXT):
             if any(doc[k].lower_ in DENIAL for k in range(clause_start(doc, i), i)):
                 return None
             return pair or word
-        if word not in _ENDED_GAP and word not in DENIAL:
+        if word not in _ENDED_GAP | _STOPPING and word not in DENIAL:
             return None
         i += 1
     return None
+
+
+_STOPPED = frozenset({"stopped", "quit", "discontinued"})
+_PRONOUNS = frozenset({"it", "that", "them", "those", "this"})
+_STOPPING = frozenset({"i", "we", "'ve", "already", "they", "doctor", "the"})
+"""Who stops it, between the mention and "stopped it" ("..., but I've already stopped
+it", "..., but the doctor stopped it")."""
 
 
 def _family(doc: Doc, span: Span) -> str | None:
@@ -298,6 +321,8 @@ def cues(doc: Doc, span: Span) -> Cues:
             turned += 1  # "I don't not take it"
             words.append("not not")
     negated = (denials > 0) != (turned % 2 == 1)
+    # "ever" under a denial is past ("I don't think I've ever had a UTI", "not ever").
+    ever |= negated and any(doc[k].lower_ == "ever" for k in range(start, span.start))
     # After the mention, within its clause: "aspirin? not anymore".
     for i in range(span.end, clause_end(doc, span.end - 1)):
         word, after = doc[i].lower_, _lower(doc, i + 1)

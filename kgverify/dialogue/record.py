@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -49,11 +50,11 @@ class RecordView:
             return False
         return fact.end is None or (self.start is not None and fact.end[:10] >= self.start[:10])
 
-    @property
+    @cached_property
     def codes(self) -> dict[str, SheetFact]:
         """The codes of the record's facts, whatever their system (SNOMED CT, LOINC,
         ICD-10-CM, RxNorm, NDC), under ``code_key`` (the part after the system), each to its
-        fact."""
+        fact; read once per view (a long record has tens of thousands)."""
         out: dict[str, SheetFact] = {}
         for fact in self.sheet_facts():
             key = code_key(fact.code.split(":", 1)[-1])
@@ -158,6 +159,7 @@ class Reach:
     same: set[str] = field(default_factory=set)
     up: dict[str, dict[str, Any]] = field(default_factory=dict)  # ancestor id -> {depth, edges}
     ingredients: dict[str, list[dict[str, str]]] = field(default_factory=dict)  # id -> edges
+    manifests: dict[str, list[dict[str, str]]] = field(default_factory=dict)  # finding -> edges
 
 
 class ReachCache:
@@ -188,5 +190,6 @@ class ReachCache:
                     reach.same |= set(row["same"])
                     reach.up = {u["id"]: u for u in row["up"]}
                     reach.ingredients = {i["id"]: i["edges"] for i in row["ingredients"]}
+                    reach.manifests = {f["id"]: f["edges"] for f in row["manifests"]}
                 self._known[concept] = reach
         return {i: self._known[i] for i in wanted if i in self._known}

@@ -265,6 +265,98 @@ def test_context_numbers_and_codes_of_realistic_patient_turns(checked: Checked) 
     assert "718" not in said("My sugar was 718.")  # a number, not a code
 
 
+def test_the_loaders_keep_consumer_terms_and_brand_names(checked: Checked) -> None:
+    """Issue 37: the sample's CHV atoms are synonyms of their UMLS concept, its RxNorm BN
+    atoms brand concepts trade names of their ingredients."""
+    [lay] = rows(checked.graph, "MATCH (c:Concept) WHERE 'short of breath' IN c.names RETURN c")
+    assert lay["c"]["name"] == "Dyspnea" and lay["c"]["kinds"] == ["finding"]
+    brand = rows(
+        checked.graph,
+        "MATCH (b:Concept {name: 'Coumadin'})-[:TRADENAME_OF]->(i:Concept) "
+        "RETURN b.kinds AS kinds, i.name AS ingredient",
+    )
+    assert brand == [{"kinds": ["brand"], "ingredient": "Warfarin"}]
+    classes = rows(
+        checked.graph,
+        "MATCH (c:Concept) WHERE 'blood thinner' IN c.names "
+        "MATCH (:Concept {name: 'Warfarin', vocab: 'UMLS'})-[:IS_A*1..3]->(c) RETURN c.name AS n",
+    )
+    assert classes == [{"n": "ANTITHROMBOTIC AGENTS"}]
+
+
+def _texts(sheet: FactSheet) -> str:
+    return " ".join(f.text for e in sheet.encounters for f in e.patient_can_say + e.record_only)
+
+
+def test_lay_words_brands_classes_symptoms_typos_and_ambiguity(checked: Checked) -> None:
+    """Issue 37, points 1 and 2: mentions beyond exact names, each pattern with a case that
+    grounds and one that must not."""
+    sheet, encounter = _anticoagulated(checked)
+    checker = open_dialogue_checker(checked.settings, checked.graph)
+    record = _texts(sheet)
+    for absent in ("furosemide", "hydrochlorothiazide", "fracture of hip"):
+        assert absent not in record, absent  # the negative cases below rest on it
+
+    def said(
+        text: str, at: tuple[FactSheet, str] = (sheet, encounter)
+    ) -> dict[str, MentionVerdict]:
+        turn = check_turn(text, at[0], at[1], checker=checker)
+        return {m.text.lower(): m for m in turn.mentions}
+
+    # A brand name: RxNorm's BN, trade name of the recorded drug's ingredient.
+    coumadin = said("I take Coumadin every evening.")["coumadin"]
+    assert coumadin.verdict == "grounded" and coumadin.evidence[0].via == "brand"
+    assert any("TRADENAME_OF" in edge for edge in coumadin.evidence[0].path)
+    lasix = said("I take Lasix.")["lasix"]
+    assert lasix.verdict == "unsupported" and lasix.claimed  # a brand of nothing recorded
+    # A class word: the ATC class of the recorded drug's ingredient.
+    thinner = said("I'm on a blood thinner.")["blood thinner"]
+    assert thinner.verdict == "grounded" and thinner.evidence[0].via == "class"
+    assert any("IS_A" in edge for edge in thinner.evidence[0].path)
+    assert said("I take a water pill.")["water pill"].verdict == "unsupported"
+    # A lay word (CHV) for a recorded condition, and one for a condition not recorded.
+    low = said("They told me I have a low blood count.")["low blood count"]
+    assert low.verdict == "grounded" and low.concept_name and "nemia" in low.concept_name
+    hip = said("I broke my hip.")["broke my hip"]  # "broke my hip": the lay form "broken hip"
+    assert hip.verdict == "unsupported" and "hip" in (hip.concept_name or "").lower()
+    # Misspellings: one edit from the name, the linker's own and a vowel in a long word.
+    assert said("I take warfarine.")["warfarine"].verdict == "grounded"
+    assert said("And verapamill.")["verapamill"].verdict == "grounded"
+    assert said("I walk every morning with my neighbour.") == {}  # no names, nothing found
+    # A short form: "a-fib" as one word; a lab's (TSH) is found as a lab.
+    afib = said("I have a-fib.")["a-fib"]
+    assert "fibrillation" in (afib.concept_name or "").lower() and afib.verdict != "unlinked"
+    tsh = said("My TSH was checked.")["tsh"]
+    assert tsh.kind == "lab" and tsh.verdict == "unsupported"  # no such lab in this record
+    # An ambiguous name, judged through the one candidate that reaches the record.
+    visit = sheets_visit_2917(checked)
+    penicillin = said("I take penicillin for it.", visit)["penicillin"]
+    assert penicillin.verdict == "grounded" and penicillin.status == "ambiguous"
+    assert penicillin.concept_name == "Penicillin V" and "ambiguous" in penicillin.reason
+    never = next(
+        (x, x.encounters[-1].episode)
+        for x in SheetFile(checked.facts).sheets.values()
+        if "penicillin" not in _texts(x)
+    )
+    assert "penicillin" not in said("I take penicillin for it.", never)  # reaches nothing
+    # Symptoms of the visit's diagnosis (strep throat): grounded, never a leak; a symptom
+    # it does not manifest, or a denied one, is no fact of the record.
+    symptoms = said("My throat is scratchy and I have a high temperature.", visit)
+    for text in ("throat is scratchy", "high temperature"):
+        assert symptoms[text].verdict == "grounded", text
+        assert symptoms[text].evidence[0].via == "manifestation"
+        assert any("HAS_MANIFESTATION" in e for e in symptoms[text].evidence[0].path)
+    assert said("I've been coughing.", visit)["coughing"].verdict == "unsupported"
+    denied = said("I have no fever.", visit)["fever"]
+    assert denied.verdict == "unsupported" and denied.negated and not denied.claimed
+
+
+def sheets_visit_2917(checked: Checked) -> tuple[FactSheet, str]:
+    sheet = SheetFile(checked.facts).get(pseudonym(checked.settings.salt(), "omop:patient", "2917"))
+    assert sheet is not None
+    return sheet, visit_2917(checked.settings)
+
+
 def test_the_reach_query_walks_typed_relationships_only(checked: Checked) -> None:
     found = expansions(plan(checked.graph, "dialogue/reach"))
     assert found and not [f"{op}: {d}" for op, d in found if untyped(op, d)]

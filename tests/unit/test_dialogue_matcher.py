@@ -5,7 +5,7 @@ spaCy's blank English one."""
 
 from __future__ import annotations
 
-from kgverify.dialogue.matcher import MentionMatcher
+from kgverify.dialogue.matcher import MentionMatcher, lay_text
 from kgverify.link.kb import KbEntry
 
 
@@ -61,3 +61,58 @@ def test_a_coordination_is_two_mentions() -> None:
     assert [t for t, _ in found("amoxicillin and clavulanate")] == ["amoxicillin", "clavulanate"]
     assert [t for t, _ in found("amoxicillin / clavulanate")] == ["amoxicillin / clavulanate"]
     assert [t for t, _ in found("hypertension, headache")] == ["hypertension", "headache"]
+
+
+LAY = MentionMatcher(
+    [
+        entry("UMLS:C0160081", "Sprain of ankle", ["disorder"], ["Sprained ankle"]),
+        entry("UMLS:C0272745", "Closed fracture of hip", ["disorder"], ["Broken hip"]),
+        entry("UMLS:C0030252", "Palpitations", ["finding"], ["Heart racing"]),
+        entry("UMLS:C0004238", "Atrial fibrillation", ["disorder"], ["a-fib", "AF"]),
+        entry("UMLS:C0202230", "Hemoglobin A1c", ["lab"], ["A1C"]),
+    ]
+)
+
+
+def lay_found(text: str) -> list[tuple[str, str]]:
+    return [(m.span.text, m.alias) for m in LAY.find(LAY.doc(text))]
+
+
+def test_words_inside_a_name_and_a_past_tense_are_read_as_the_name() -> None:
+    """Issue 37: "sprained my ankle", "my heart's been racing", "broke my hip"; the alias is
+    what the linker is given."""
+    assert lay_found("I sprained my ankle.") == [("sprained my ankle", "sprained ankle")]
+    assert lay_found("My heart's been racing") == [("heart's been racing", "heart racing")]
+    assert lay_found("I broke my hip") == [("broke my hip", "broken hip")]
+    assert lay_text(LAY.doc("sprained ankle")[:]) == ""  # nothing to change
+    # Fillers only inside: a name never starts or ends on one, nor crosses a coordination.
+    assert lay_found("my ankle was sprained") == []
+    assert lay_found("I sprained my wrist and my ankle") == []
+
+
+def test_a_hyphenated_short_form_and_a_sentence_final_abbreviation() -> None:
+    assert lay_found("I had a-fib once.") == [("a-fib", "a-fib")]
+    assert lay_found("They checked my A1C.") == [("A1C.", "A1C")]
+    assert lay_found("a fib, af, a1c") == []  # "a" alone is a stop word; af, a1c as written
+
+
+def test_spans_for_the_linker_leave_out_matches_stop_words_and_numbers() -> None:
+    doc = LAY.doc("I take warfarine 5 mg and my heart's been racing, the clopidigrel too.")
+    taken = LAY.find(doc)
+    spans = [s.text for s in LAY.spans(doc, taken)]
+    assert "warfarine" in spans and "clopidigrel" in spans and "warfarine 5 mg" in spans
+    assert not [s for s in spans if "racing" in s or "heart" in s]  # the match's tokens
+    assert not [s for s in spans if s.split()[0].lower() in {"i", "the", "my", "5"}]
+    assert not [s for s in spans if "and" in s.split() or "," in s]
+    assert LAY.spans(LAY.doc("I am ok, it is 5."), []) == []
+
+
+def test_a_name_may_end_on_a_particle_but_not_on_another_stop_word() -> None:
+    m = MentionMatcher(
+        [
+            entry("UMLS:C0042963", "Vomiting", ["disorder"], ["Throwing up"]),
+            entry("UMLS:C0010200", "Cough", ["finding"]),
+        ]
+    )
+    assert [x.span.text for x in m.find(m.doc("I haven't been throwing up."))] == ["throwing up"]
+    assert [x.span.text for x in m.find(m.doc("I cough a lot"))] == ["cough"]

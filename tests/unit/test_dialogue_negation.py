@@ -106,3 +106,21 @@ def test_an_ending_after_the_mention() -> None:
     assert not cue("I take aspirin, stopped ibuprofen", "aspirin").ceased
     assert not cue("I have a headache but it's better now", "headache").ceased
     assert not cue("My digoxin has gone up", "digoxin").ceased
+
+
+def test_more_context_of_patient_speech() -> None:
+    """Issue 37, point 3, second look: a denial with "ever" is past, a temporal preposition
+    after the denied verb's object takes the denial off, cessation said of "it", endings
+    and relatives of other words."""
+    ever = cue("I don't think I've ever had a UTI.", "UTI")
+    assert ever.negated and ever.ever
+    assert not cue("I don't think I have a UTI.", "UTI").ever  # present: what holds now
+    off = cue("The doctor said I didn't need it after the stroke.", "stroke")
+    assert not off.negated
+    assert cue("I didn't have a stroke after the surgery.", "stroke").negated
+    assert cue("They said I'll need clopidogrel but I've already stopped it.", "clopidogrel").ceased
+    assert cue("And the nitroglycerin spray, but I stopped that one.", "nitroglycerin spray").ceased
+    assert not cue("I take clopidogrel but I never stopped it.", "clopidogrel").ceased
+    assert not cue("I take clopidogrel and I stopped aspirin.", "clopidogrel").ceased
+    assert cue("I'm done with the appendicitis, that's all fixed.", "appendicitis").ceased
+    assert cue("My great-granddaughter had scarlet fever.", "scarlet fever").family

