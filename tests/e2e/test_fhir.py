@@ -214,3 +214,37 @@ def test_fhir_status_says_where_the_server_runs(
     assert result.exit_code == 0, result.output
     status = json.loads(result.stdout)
     assert status["running"] and status["url"] == f"http://127.0.0.1:{fhir_server.fhir_port}/fhir"
+
+
+def test_a_patient_the_server_refuses_is_a_reject_and_not_half_written(
+    loaded: FhirLoadReport, omop: list[Trajectory], url: str, tmp_path: Path
+) -> None:
+    client = FhirClient(url)
+    good, original = omop[0], omop[1]
+    # The second patient again under an id no FHIR server takes ("bad id!"): its bundle is
+    # refused whole, so its resources, already loaded, keep their own patient.
+    bad = original.model_copy(
+        update={"patient": original.patient.model_copy(update={"patient_id": "bad id!"})}
+    )
+    rejects = RejectSink(tmp_path / "rejects.jsonl")
+    writer = FhirWriter(client, batch=5, rejects=rejects)
+    writer.add(good)
+    writer.add(bad)
+    writer.flush()
+    rejects.close()
+    assert (writer.patients, writer.refused, writer.bundles) == (1, 1, 1)
+    (line,) = (tmp_path / "rejects.jsonl").read_text().splitlines()
+    assert json.loads(line)["text"] == "Patient/kgv-bad id!"
+    item = next(original.items())
+    resource = client.get(f"{_TYPES[type(item).__name__]}/kgv-{item.item_id}")
+    assert resource["subject"]["reference"] == f"Patient/kgv-{original.patient.patient_id}"
+    found = client.get("Patient", {"identifier": "urn:kgverify:pseudonym|bad id!"})
+    assert not found.get("entry")
+
+
+_TYPES = {
+    "Condition": "Condition",
+    "DrugExposure": "MedicationRequest",
+    "Measurement": "Observation",
+    "Procedure": "Procedure",
+}
