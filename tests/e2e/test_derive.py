@@ -28,11 +28,12 @@ from kgverify.cli import cli
 from kgverify.config import Settings
 from kgverify.derive import FactSheet, QAItem, Task, read_items
 from kgverify.derive import run as derive_run
+from kgverify.derive.candidate import Candidate
 from kgverify.derive.export import publish_items
 from kgverify.derive.justify import Justifier, Outcome, Request
 from kgverify.derive.model import ContextFact
 from kgverify.derive.pages import QAJob, QAPage, QAPageWorker
-from kgverify.derive.qa import UNFIT, Candidate, DistractorScreen, candidates_for
+from kgverify.derive.qa import UNFIT, DistractorScreen, candidates_for
 from kgverify.derive.records import PatientRecord, life_stage, patient_pages, read_records
 from kgverify.graph import Graph
 from kgverify.review.state import ReviewState

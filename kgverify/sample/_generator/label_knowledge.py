@@ -125,7 +125,9 @@ def readme_section(
     w("| disease | contraindicated ingredient | label | Eunomia persons |")
     w("|---|---|---|---:|")
     for (d, dis, why), n in zip(CONTRAINDICATED, persons, strict=True):
-        w(f"| {cui_name(dis)} | {rxn[d][1]} ({d}, {k2c['RX:' + d]}) | {why.split(': ', 1)[1]} | {n} |")
+        w(
+            f"| {cui_name(dis)} | {rxn[d][1]} ({d}, {k2c['RX:' + d]}) | {why.split(': ', 1)[1]} | {n} |"
+        )
     w("")
     w(
         "Drug-drug interactions: still none. The graph models no drug-drug relation and the loaders read none "
