@@ -77,7 +77,7 @@ def _context_fact(fact: RecordFact, role: str) -> ContextFact:
 
 
 def _history(record: PatientRecord, before: int, limit: int, skip: str) -> list[ContextFact]:
-    return [_context_fact(f, "history") for f in record.history(before, limit, skip)]
+    return [_context_fact(f, "history") for f in record.problem_list(before, limit, skip)]
 
 
 def _visit(
