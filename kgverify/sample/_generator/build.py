@@ -1677,7 +1677,14 @@ def build(out: Path) -> dict[str, Any]:
     for outcome, cause in _due:
         assert outcome in sct_concepts and cause in sct_concepts, (outcome, cause)
         pair(key2cui[outcome], "due_to", key2cui[cause], "cause_of", "MTH")
-    lk.add_rows(_ci_all | _earlier_treat | set(_treat_new), key2cui, umls_concepts, pair, disease_atom, medrt_atom)
+    lk.add_rows(
+        _ci_all | _earlier_treat | set(_treat_new),
+        key2cui,
+        umls_concepts,
+        pair,
+        disease_atom,
+        medrt_atom,
+    )
 
     # Eunomia persons each added row bears on (README): a condition counts with the SNOMED concepts of its CUI and
     # their descendants in the sample's SNOMED is-a; a drug by its RxNorm ingredient (Eunomia's CONCEPT_ANCESTOR)
@@ -1723,7 +1730,9 @@ def build(out: Path) -> dict[str, Any]:
             persons(followed, sct_below(cause), sct_below(outcome))
             for outcome, cause, _ in dd.DUE_TO_DERIVE
         ],
-        "label_contraindicated": [persons(given, sct_below(dis), d) for d, dis, _ in lk.CONTRAINDICATED],
+        "label_contraindicated": [
+            persons(given, sct_below(dis), d) for d, dis, _ in lk.CONTRAINDICATED
+        ],
     }
     con.close()
 
