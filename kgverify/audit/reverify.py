@@ -312,9 +312,20 @@ class Reverifier:
         lifts when the evidence goes again)."""
         checks: list[tuple[str, str, Triple]] = []  # (item, distractor, filled triple)
         for item in items:
+            # A patient-specific lure treats the condition (a rule may well support it): the
+            # patient's record rules it out, and derivation admitted it with that support.
+            for_patient = {
+                w.get("concept_id")
+                for w in json.loads(item.get("why_wrong") or "[]")
+                if w.get("lure") == "patient_specific"
+            }
             for spec in json.loads(item["checks"]):
                 check = DistractorCheck.model_validate(spec)
-                checks.extend((item["id"], d, check.triple(d)) for d in item["distractors"])
+                checks.extend(
+                    (item["id"], d, check.triple(d))
+                    for d in item["distractors"]
+                    if d not in for_patient
+                )
         if not checks:
             return {}
         flagged = {item["id"] for item in items if not item["standing"]}

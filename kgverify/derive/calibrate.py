@@ -36,7 +36,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from kgverify.derive.model import QAItem, Task
-from kgverify.derive.qa import SPLITS, TASKS
+from kgverify.derive.qa import TASKS
+from kgverify.derive.splits import SPLITS
 from kgverify.errors import ConfigError
 from kgverify.extract.backends import Backend, Completion, CompletionError, LLMError
 from kgverify.extract.cache import ResponseCache, cache_key

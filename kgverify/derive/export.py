@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from kgverify.__about__ import __version__
 from kgverify.dates import DateShift
 from kgverify.derive.model import DeriveReport, QAItem, Task
-from kgverify.derive.qa import SPLITS
+from kgverify.derive.splits import SPLITS
 from kgverify.graph.driver import Graph, batched
 from kgverify.outputs import make_dir, make_dirs, open_private, write_private
 from kgverify.verify.verifier import refusal_kind

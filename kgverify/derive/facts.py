@@ -15,8 +15,8 @@ from functools import lru_cache
 
 from kgverify.config import Settings
 from kgverify.derive.model import EncounterSheet, FactSheet, FactsReport, SheetCheck, SheetFact
-from kgverify.derive.qa import split_of
 from kgverify.derive.records import Episode, PatientRecord, RecordFact
+from kgverify.derive.splits import split_of
 from kgverify.graph.driver import batched
 from kgverify.verify.verifier import Verifier, lay_synonyms
 

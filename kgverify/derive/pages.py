@@ -18,9 +18,10 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 
 from kgverify.config import Settings
+from kgverify.derive.candidate import Candidate, Screened
 from kgverify.derive.facts import SheetBuilder
 from kgverify.derive.model import FactSheet, FactsReport, Task
-from kgverify.derive.qa import Candidate, DistractorScreen, Screened, candidates_for, filter_reason
+from kgverify.derive.qa import DistractorScreen, candidates_for, filter_reason
 from kgverify.derive.records import RecordReader, patient_pages, scoped_run
 from kgverify.graph.driver import Graph
 from kgverify.review.state import ReviewState

@@ -12,27 +12,19 @@ balanced round-robin and the output is the same, byte for byte, for the same gra
 
 from __future__ import annotations
 
-import hashlib
-import json
 import random
-import sqlite3
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Protocol, assert_never
+from dataclasses import dataclass
+from typing import Any, assert_never
 
 from kgverify.config import Settings
+from kgverify.derive.candidate import Candidate, Screened
 from kgverify.derive.fit import CohortFit
 from kgverify.derive.justify import Justifier, Outcome, Request
 from kgverify.derive.model import (
-    HARD_LURES,
     ContextFact,
-    DeriveReport,
     DistractorCheck,
-    DistractorWhy,
-    Option,
-    QAItem,
     Task,
     TaskRules,
 )
@@ -40,10 +32,10 @@ from kgverify.derive.records import (
     PatientRecord,
     RecordAssertion,
     RecordFact,
-    life_stage,
     scoped_run,
 )
-from kgverify.derive.templates import describe_context, describe_patient, template
+from kgverify.derive.splits import rank
+from kgverify.derive.templates import describe_patient
 from kgverify.extract.relation import Predicate
 from kgverify.graph.driver import Graph, batched
 from kgverify.link.normalize import exact_key
@@ -52,8 +44,6 @@ from kgverify.review.state import ReviewState
 from kgverify.verify.rules import SUPPORT
 from kgverify.verify.verifier import Triple, Verifier
 
-SPLITS = ("train", "validation", "test")
-LABELS = "ABCDEFGHIJ"
 SETTINGS_WORDS = {
     "inpatient": "an inpatient stay",
     "outpatient": "an outpatient visit",
@@ -62,104 +52,6 @@ SETTINGS_WORDS = {
 # The predicate a context fact of each role would need, to make a candidate a right answer
 # too (diagnosis: a drug given or a finding seen that points at the candidate instead).
 CLUE_PREDICATE = {"medication": "treats", "finding": "indicates", "test": "indicates"}
-
-
-@dataclass
-class Candidate:
-    """An item before its distractors are chosen."""
-
-    task: Task
-    patient: PatientRecord
-    episode: str
-    answer: str
-    answer_text: str
-    context: list[ContextFact]
-    basis: list[str]
-    rules: list[str]
-    # Rule checks that must find no support for a distractor, which takes the check's slot:
-    # (distractor, condition, "treats") or (clue, distractor, "indicates").
-    checks: list[DistractorCheck]
-    values: dict[str, str]
-    dedupe: str
-    # What the question is about (the condition, the diagnosis, the cause): reviewer vetoes
-    # are keyed on it. ``stem``: the concepts the question shows, without demographics and
-    # history; with task and answer it names the clinical content.
-    topic: str
-    stem: list[str]
-    # (concept, predicate) pairs the justification rules read: where the clues point.
-    clues: list[tuple[str, str]]
-    conditions: list[str]  # the patient's recorded conditions up to the episode
-    pool: list[str] = field(default_factory=list)
-    reviewed: list[str] = field(default_factory=list)  # reviews its basis passed by
-    age: str | None = None  # the patient's age band at the episode ("40-49", "90+")
-    date: str | None = None  # the episode's date
-
-    @property
-    def stage(self) -> str | None:
-        """The patient's life stage at the episode (the age and sex fit compares it)."""
-        return life_stage(self.age)
-
-    @property
-    def shown_conditions(self) -> list[ContextFact]:
-        """The patient's conditions the question shows (this visit's and earlier ones) that
-        had not ended by the episode: what a patient-specific distractor may be ruled out by,
-        so the reader can see it (a peptic ulcer healed years ago rules out nothing)."""
-        return [
-            f
-            for f in self.context
-            if f.role in ("condition", "history")
-            and f.concept_id
-            and not (f.end and self.date and f.end[:10] < self.date[:10])
-        ]
-
-    @property
-    def key(self) -> str:
-        return f"{self.task.value}|{self.patient.patient_id}|{self.episode}|{self.answer}"
-
-    @property
-    def content_group(self) -> str:
-        """The clinical content: task, topic, the other stem concepts and answer (one item
-        per group and variant). The topic stays apart: "asthma, with rhinitis" and
-        "rhinitis, with asthma" are two contents."""
-        rest = sorted(set(self.stem) - {self.topic})
-        return _digest([self.task.value, self.topic, rest, self.answer])
-
-    def split_group(self, split_by: str) -> str:
-        """The unit kept in one split (``derive_split_by``): by default (task, topic,
-        answer), so no test or validation pair of topic and answer occurs in train."""
-        if split_by == "content":
-            return self.content_group
-        if split_by == "patient":
-            return _digest(["patient", self.patient.patient_id])
-        if split_by == "topic":
-            return _digest([self.task.value, self.topic])
-        return _digest([self.task.value, self.topic, self.answer])
-
-
-def content_group_of(candidate: Candidate, screened: Screened) -> str:
-    """The candidate's content group, and for an item whose lures a shown condition rules
-    out, those conditions too: osteoarthritis after a peptic ulcer is another question than
-    osteoarthritis alone, though stem and answer agree."""
-    ruled = sorted({c for o in screened.outcomes.values() for c in o.ruled_by})
-    return _digest([candidate.content_group, ruled]) if ruled else candidate.content_group
-
-
-def _digest(value: object) -> str:
-    return hashlib.sha256(json.dumps(value).encode()).hexdigest()[:20]
-
-
-def split_of(group: str, seed: int, fractions: dict[str, float]) -> str:
-    """The split of a content group, from a hash of seed and group: stable as items are
-    added, and no clinical content in two splits (so none of test's is in train)."""
-    digest = hashlib.sha256(f"{seed}:{group}".encode()).hexdigest()
-    point = int(digest[:12], 16) / 16**12
-    total = sum(fractions.values())
-    edge = 0.0
-    for name in SPLITS:
-        edge += fractions.get(name, 0.0) / total
-        if point < edge:
-            return name
-    return SPLITS[-1]
 
 
 def filter_reason(assertion: RecordAssertion) -> str:
@@ -186,7 +78,7 @@ def _context_fact(fact: RecordFact, role: str) -> ContextFact:
 
 
 def _history(record: PatientRecord, before: int, limit: int, skip: str) -> list[ContextFact]:
-    return [_context_fact(f, "history") for f in record.history(before, limit, skip)]
+    return [_context_fact(f, "history") for f in record.problem_list(before, limit, skip)]
 
 
 def _visit(
@@ -504,18 +396,6 @@ TASKS: Registry[TaskKind] = Registry("task", [_declared(task) for task in Task])
 # -- distractors ------------------------------------------------------------------------------
 
 
-@dataclass
-class Screened:
-    """A candidate's admissible distractors: id -> (name, outcome with its justifications)."""
-
-    names: dict[str, str] = field(default_factory=dict)
-    outcomes: dict[str, Outcome] = field(default_factory=dict)
-    answer_name: str = ""
-    # Why the answer itself is wrong for this patient (a recorded condition contraindicates
-    # it): the item is not made, whatever its distractors.
-    conflict: str | None = None
-
-
 REACH_CACHE = 50_000
 """Coded concepts whose reach is kept between pages (bounded by the vocabularies)."""
 
@@ -786,12 +666,6 @@ def _namespace(concept_id: str) -> str:
     return concept_id.split(":", 1)[0]
 
 
-def display(name: str) -> str:
-    """Option text with an upper-case first letter: vocabularies differ in case, and case
-    must not tell the answer from the distractors."""
-    return name[:1].upper() + name[1:]
-
-
 UNFIT = "not seen in the cohort's patients of this sex and life stage"
 GUARD_REASONS = {
     "same": "the answer or a synonym of it",
@@ -800,10 +674,6 @@ GUARD_REASONS = {
     "patient_has": "the patient has it",
     "retired": "retired, or not a concept of a loaded vocabulary",
 }
-
-
-def _rank(seed: int, key: str, concept: str) -> str:
-    return hashlib.sha256(f"{seed}:{key}:{concept}".encode()).hexdigest()
 
 
 LURE_ORDER = {"patient_specific": 0, "same_area": 1, "same_system": 1}
@@ -821,7 +691,7 @@ def choice_order(
     return (
         LURE_ORDER.get(outcome.lure, 2),
         closeness,
-        _rank(seed, candidate.content_group, concept),
+        rank(seed, candidate.content_group, concept),
     )
 
 
@@ -851,332 +721,3 @@ def choose(
         if len(chosen) == n_options - 1:
             return chosen
     return None
-
-
-# -- items ------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class RunContext:
-    """What every item of a run records: the vocabulary releases and the filter policy."""
-
-    releases: list[str]
-    policy: str
-
-
-def content_key(candidate: Candidate, option_ids: Iterable[str]) -> str:
-    return _digest(
-        [candidate.task.value, sorted(candidate.stem), candidate.answer, sorted(option_ids)]
-    )
-
-
-def draft(
-    candidate: Candidate,
-    screened: Screened,
-    distractors: list[tuple[str, str]],
-    seed: int,
-    run: RunContext,
-    split_by: str = "topic_answer",
-    group: str | None = None,
-) -> dict[str, Any]:
-    """The item without split or answer position (those need the whole run); ``group``:
-    its content group (``content_group_of``; the candidate's by default)."""
-    qt = template(candidate.task)
-    answer_text = screened.answer_name or candidate.answer_text
-    question = qt.render(**candidate.values, context=describe_context(candidate.context))
-    options = [(candidate.answer, answer_text), *distractors]
-    content = json.dumps(
-        [
-            candidate.task.value,
-            candidate.patient.patient_id,
-            candidate.episode,
-            question,
-            sorted(c for c, _ in options),
-            candidate.answer,
-            qt.version,
-        ]
-    )
-    why = {
-        d: {
-            "distance": screened.outcomes[d].distance,
-            "lure": screened.outcomes[d].lure,
-            "justifications": [j.model_dump() for j in screened.outcomes[d].justifications],
-        }
-        for d, _ in distractors
-    }
-    lures = [screened.outcomes[d].lure for d, _ in distractors]
-    return {
-        "item_id": hashlib.sha256(content.encode()).hexdigest()[:20],
-        "task": candidate.task.value,
-        "patient_id": candidate.patient.patient_id,
-        "episode": candidate.episode,
-        "question": question,
-        "context": [c.model_dump() for c in candidate.context],
-        "answer_option": list(options[0]),
-        "distractors": [list(d) for d in distractors],
-        "why": why,
-        "answer_concept": candidate.answer,
-        "basis": candidate.basis,
-        "rules": candidate.rules,
-        "checks": [c.model_dump() for c in candidate.checks],
-        "template": qt.version,
-        "seed": seed,
-        "topic": candidate.topic,
-        "content_key": content_key(candidate, (c for c, _ in options)),
-        "content_group": group or candidate.content_group,
-        "split_group": candidate.split_group(split_by),
-        "difficulty": round(sum(k in HARD_LURES for k in lures) / len(lures), 2),
-        "context_necessary": "patient_specific" in lures,
-        "releases": run.releases,
-        "policy": run.policy,
-        "reviewed": candidate.reviewed,
-    }
-
-
-def finish(drafted: dict[str, Any], split: str, position: int) -> QAItem:
-    """Place the answer at ``position`` among the distractors and label the options."""
-    ordered = [tuple(d) for d in drafted["distractors"]]
-    ordered.insert(position, tuple(drafted["answer_option"]))
-    options = [
-        Option(label=LABELS[i], concept_id=concept, text=display(text))
-        for i, (concept, text) in enumerate(ordered)
-    ]
-    why = [
-        DistractorWhy(
-            label=o.label,
-            concept_id=o.concept_id,
-            text=o.text,
-            distance=drafted["why"][o.concept_id]["distance"],
-            lure=drafted["why"][o.concept_id]["lure"],
-            justifications=drafted["why"][o.concept_id]["justifications"],
-        )
-        for o in options
-        if o.concept_id != drafted["answer_concept"]
-    ]
-    skip = ("answer_option", "distractors", "why")
-    fields = {k: v for k, v in drafted.items() if k not in skip}
-    return QAItem(**fields, split=split, options=options, answer=LABELS[position], why_wrong=why)
-
-
-class ItemStore:
-    """Drafted items on disk (SQLite): duplicates refused, then read back sorted."""
-
-    def __init__(self, path: Path, variants: int = 1) -> None:
-        path.unlink(missing_ok=True)
-        self.path = path
-        self.variants = variants
-        self.db = sqlite3.connect(path)
-        try:
-            self.db.execute(
-                "CREATE TABLE items (task TEXT, split TEXT, item_id TEXT PRIMARY KEY, "
-                "dedupe TEXT UNIQUE, content TEXT UNIQUE, grp TEXT, patient TEXT, "
-                "payload TEXT, unit TEXT)"
-            )
-            self.db.execute("CREATE INDEX items_grp ON items (grp)")
-            self.db.execute("CREATE INDEX items_unit ON items (task, unit)")
-        except sqlite3.Error:
-            self.db.close()  # a full disk: the caller never gets a store to close
-            raise
-
-    def variants_of(self, group: str) -> int:
-        row = self.db.execute("SELECT count(*) FROM items WHERE grp = ?", (group,)).fetchone()
-        return int(row[0])
-
-    def add(self, drafted: dict[str, Any], split: str, dedupe: str) -> str | None:
-        """None when stored, else the duplicate's kind."""
-        if self.db.execute("SELECT 1 FROM items WHERE dedupe = ?", (dedupe,)).fetchone():
-            return "duplicate: the same question for this patient earlier"
-        if self.db.execute(
-            "SELECT 1 FROM items WHERE content = ?", (drafted["content_key"],)
-        ).fetchone():
-            return "duplicate: the same content key (stem, answer, options)"
-        if self.variants_of(drafted["content_group"]) >= self.variants:
-            return "duplicate: the same clinical content (stem and answer)"
-        if self.db.execute(
-            "SELECT 1 FROM items WHERE item_id = ?", (drafted["item_id"],)
-        ).fetchone():
-            return "duplicate: the same item"
-        self.db.execute(
-            "INSERT INTO items VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                drafted["task"],
-                split,
-                drafted["item_id"],
-                dedupe,
-                drafted["content_key"],
-                drafted["content_group"],
-                drafted["patient_id"],
-                json.dumps(drafted),
-                drafted["split_group"],
-            ),
-        )
-        return None
-
-    def assign_splits(self, fractions: dict[str, float], seed: int) -> None:
-        """Each task's split units (``split_group``) to splits, so every split with a share
-        gets units while there are enough, and items come close to the shares: units
-        largest first (ties in a seeded order), each to the split furthest below its
-        target. A hash alone leaves a split empty when a task has few units (a diagnosis
-        task split by answer may have fifteen)."""
-        shares = {name: fractions.get(name, 0.0) for name in SPLITS if fractions.get(name, 0.0) > 0}
-        total_share = sum(shares.values())
-        for (task,) in self.db.execute("SELECT DISTINCT task FROM items ORDER BY task").fetchall():
-            units = self.db.execute(
-                "SELECT unit, count(*) FROM items WHERE task = ? GROUP BY unit", (task,)
-            ).fetchall()
-            total = sum(n for _, n in units)
-            target = {name: share / total_share * total for name, share in shares.items()}
-            placed = dict.fromkeys(shares, 0)
-            units.sort(key=lambda u: (-u[1], _rank(seed, "split", u[0])))
-            for unit, n in units:
-                split = max(shares, key=lambda name: (target[name] - placed[name], shares[name]))
-                placed[split] += n
-                self.db.execute(
-                    "UPDATE items SET split = ? WHERE task = ? AND unit = ?", (split, task, unit)
-                )
-
-    def split_groups(self) -> dict[str, dict[str, int]]:
-        """task -> split -> distinct content groups."""
-        out: dict[str, dict[str, int]] = {}
-        for task, split, n in self.db.execute(
-            "SELECT task, split, count(DISTINCT grp) FROM items GROUP BY task, split"
-        ):
-            out.setdefault(task, {})[split] = n
-        return out
-
-    def patients_in_several_splits(self) -> int:
-        row = self.db.execute(
-            "SELECT count(*) FROM (SELECT patient FROM items GROUP BY patient "
-            "HAVING count(DISTINCT split) > 1)"
-        ).fetchone()
-        return int(row[0])
-
-    def counts(self) -> tuple[int, int]:
-        """Items stored, and their distinct content groups."""
-        row = self.db.execute("SELECT count(*), count(DISTINCT grp) FROM items").fetchone()
-        return int(row[0]), int(row[1])
-
-    def groups(self) -> list[tuple[str, str]]:
-        return self.db.execute(
-            "SELECT DISTINCT task, split FROM items ORDER BY task, split"
-        ).fetchall()
-
-    def read(self, task: str, split: str) -> Iterator[dict[str, Any]]:
-        cursor = self.db.execute(
-            "SELECT payload FROM items WHERE task = ? AND split = ? ORDER BY item_id",
-            (task, split),
-        )
-        for (payload,) in cursor:
-            yield json.loads(payload)
-
-    def close(self) -> None:
-        self.db.close()
-        self.path.unlink(missing_ok=True)
-
-
-class PageCounts(Protocol):
-    """What ``derive_items`` reads of a worked page (``kgverify.derive.pages.QAPage``)."""
-
-    patients: int
-    candidates: list[Candidate]
-    screened: list[Screened]
-    verdicts: Counter[str]
-    filtered: Counter[str]
-    found: Counter[str]
-    skipped: Counter[str]
-    rejected: Counter[str]
-
-
-def derive_items(
-    pages: Iterable[PageCounts],
-    reviews: ReviewState,
-    store: ItemStore,
-    settings: Settings,
-    report: DeriveReport,
-    *,
-    run: RunContext,
-    on_patient: Callable[[int], None] | None = None,
-) -> None:
-    """Fill ``store`` with the drafted items of every page's screened candidates, in page
-    order (the store's duplicate checks are first come, first kept)."""
-    seed, n_options = settings.derive_seed, settings.derive_options
-    verdicts: Counter[str] = Counter(report.assertions)
-    filtered: Counter[str] = Counter(report.filtered)
-    found: Counter[str] = Counter(report.candidates)
-    skipped: Counter[str] = Counter(report.skipped)
-    rejected: Counter[str] = Counter(report.distractors_rejected)
-    justified: Counter[str] = Counter(report.justifications)
-    distances: Counter[str] = Counter(report.difficulty)
-    lures = {t: Counter(v) for t, v in report.lures.items()}
-    necessary: Counter[str] = Counter(report.context_necessary)
-    fresh = int(report.funnel.get("content_groups", 0))
-    for page in pages:
-        report.patients += page.patients
-        verdicts.update(page.verdicts)
-        filtered.update(page.filtered)
-        found.update(page.found)
-        skipped.update(page.skipped)
-        rejected.update(page.rejected)
-        for candidate, screened in zip(page.candidates, page.screened, strict=True):
-            task = candidate.task.value
-            if screened.conflict:
-                skipped[f"{task}: the answer is {screened.conflict}"] += 1
-                continue
-            group = content_group_of(candidate, screened)
-            variants = store.variants_of(group)
-            if variants >= settings.derive_variants:
-                skipped[f"{task}: duplicate: the same clinical content (stem and answer)"] += 1
-                continue
-            fresh += 1
-            distractors = choose(candidate, screened, seed, n_options, skip=variants)
-            if distractors is None:
-                skipped[f"{task}: fewer than {n_options - 1} justified distractors"] += 1
-                continue
-            drafted = draft(
-                candidate, screened, distractors, seed, run, settings.derive_split_by, group
-            )
-            if reviews.rejected(drafted["content_key"]):
-                skipped[f"{task}: rejected by a reviewer"] += 1
-                continue
-            split = split_of(drafted["split_group"], seed, settings.derive_splits)
-            duplicate = store.add(drafted, split, candidate.dedupe)
-            if duplicate:
-                skipped[f"{task}: {duplicate}"] += 1
-                continue
-            for d, _ in distractors:
-                outcome = screened.outcomes[d]
-                for j in outcome.justifications:
-                    justified[j.rule] += 1
-                distances["none" if outcome.distance is None else str(outcome.distance)] += 1
-                lures.setdefault(task, Counter())[outcome.lure] += 1
-            necessary[task] += drafted["context_necessary"]
-        if on_patient is not None:
-            on_patient(report.patients)
-    report.assertions = dict(sorted(verdicts.items()))
-    report.filtered = dict(sorted(filtered.items()))
-    report.candidates = dict(sorted(found.items()))
-    report.skipped = dict(sorted(skipped.items()))
-    report.distractors_rejected = dict(sorted(rejected.items()))
-    report.justifications = dict(sorted(justified.items()))
-    report.difficulty = dict(sorted(distances.items(), key=lambda kv: (len(kv[0]), kv[0])))
-    report.lures = {t: dict(sorted(c.items())) for t, c in sorted(lures.items())}
-    report.context_necessary = dict(sorted(necessary.items()))
-    report.split_by = settings.derive_split_by
-    store.assign_splits(settings.derive_splits, seed)
-    # Candidates -> those of a content not yet served (each reaches distractor choice) ->
-    # items; every drop on the way is in ``skipped``, the largest is the limiting cause.
-    report.funnel = {
-        "candidates": sum(found.values()),
-        "content_groups": fresh,
-        "items": store.counts()[0],
-        "dropped": report.skipped,
-        "limiting": max(report.skipped, key=lambda k: report.skipped[k], default=None),
-    }
-
-
-def finished_items(store: ItemStore, n_options: int) -> Iterator[QAItem]:
-    """Every stored item with its split and a balanced answer position: within each task
-    and split, items in id order take positions A, B, C, ... in turn."""
-    for task, split in store.groups():
-        for at, drafted in enumerate(store.read(task, split)):
-            yield finish(drafted, split, at % n_options)

@@ -131,17 +131,28 @@ class PatientRecord:
     def episode_index(self, key: str) -> int | None:
         return self._at.get(key)
 
-    def history(self, before: int, limit: int, skip: str | None = None) -> list[RecordFact]:
-        """Distinct grounded conditions of the episodes before ``before``, most recent
-        first, at most ``limit`` (``skip``: leave out this concept)."""
-        out: dict[str, RecordFact] = {}
+    def problem_list(self, before: int, limit: int, skip: str | None = None) -> list[RecordFact]:
+        """The conditions a question shows: the distinct grounded non-allergy conditions of
+        the episodes before ``before`` (``skip``: leave out this concept), those not
+        ended by episode ``before`` first, then the ended ones, each part most recent first,
+        at most ``limit``. An active problem (a peptic ulcer with no end recorded, years old)
+        bears on today's choice; last year's healed sinusitis does not, and ten recent acute
+        episodes would otherwise push it out of view."""
+        now = self.episodes[before].start if before < len(self.episodes) else None
+        active: dict[str, RecordFact] = {}
+        ended: dict[str, RecordFact] = {}
         for episode in reversed(self.episodes[:before]):
-            if len(out) >= limit:
-                break  # later (older) facts could only add concepts past the limit
             for fact in episode.facts:
-                if _past_condition(fact) and not (skip and fact.names_concept(skip)):
-                    out.setdefault(str(fact.concept), fact)
-        return list(out.values())[:limit]
+                key = str(fact.concept)
+                if not _past_condition(fact) or (skip and fact.names_concept(skip)):
+                    continue
+                if key in active or key in ended:
+                    continue  # the most recent occurrence decides
+                if fact.end and now and fact.end[:10] < now[:10]:
+                    ended[key] = fact
+                else:
+                    active[key] = fact
+        return [*active.values(), *ended.values()][:limit]
 
     def histories(self, limit: int) -> Iterator[list[RecordFact]]:
         """``history(at, limit)`` for every episode in order, in one pass over the facts:

@@ -20,6 +20,7 @@ from kgverify.derive.export import (
     publish_items,
     write_schema,
 )
+from kgverify.derive.items import RunContext, derive_items, finished_items
 from kgverify.derive.justify import rules_version
 from kgverify.derive.model import (
     SHEETS,
@@ -36,7 +37,7 @@ from kgverify.derive.pages import (
     local_qa_pages,
     local_sheet_pages,
 )
-from kgverify.derive.qa import ItemStore, RunContext, derive_items, finished_items
+from kgverify.derive.splits import ItemStore
 from kgverify.graph.driver import Graph
 from kgverify.graph.schema import ensure_schema
 from kgverify.jsonl import write_models

@@ -28,11 +28,12 @@ from kgverify.cli import cli
 from kgverify.config import Settings
 from kgverify.derive import FactSheet, QAItem, Task, read_items
 from kgverify.derive import run as derive_run
+from kgverify.derive.candidate import Candidate
 from kgverify.derive.export import publish_items
 from kgverify.derive.justify import Justifier, Outcome, Request
 from kgverify.derive.model import ContextFact
 from kgverify.derive.pages import QAJob, QAPage, QAPageWorker
-from kgverify.derive.qa import UNFIT, Candidate, DistractorScreen, candidates_for
+from kgverify.derive.qa import UNFIT, DistractorScreen, candidates_for
 from kgverify.derive.records import PatientRecord, life_stage, patient_pages, read_records
 from kgverify.graph import Graph
 from kgverify.review.state import ReviewState
@@ -929,6 +930,51 @@ def test_planted_lure_kinds_and_their_counter_cases(derived: Derived, verifier: 
     for concept, (stage,) in confined:
         assert all(not screen.fit.fits(concept, None, s) for s in stages if s != stage)
     assert not screen.fit.fits("UMLS:C0000000-not-a-concept", None, None)
+
+
+def test_labelled_contraindications_make_patient_specific_lures(
+    derived: Derived, verifier: Verifier
+) -> None:
+    """The sample's labelled contraindications (kgverify/sample/_generator/label_knowledge.py)
+    on the real graph: celecoxib for osteoarthritis is a patient-specific lure for a patient
+    the question shows with coronary arteriosclerosis (its contraindication sits on the
+    ancestor, ischaemic heart disease) or ulcerative colitis (on inflammatory bowel disease),
+    citing that edge and the record fact; shown acute bronchitis rules nothing out, and
+    naproxen, with no such contraindication, is no patient-specific lure for either."""
+
+    def shown(concept: str, text: str) -> ContextFact:
+        return ContextFact(fact_id=f"planted-{text}", role="history", text=text, concept_id=concept)
+
+    cases = {
+        # shown condition -> (its text, the UMLS concept of the ancestor the label names)
+        "SNOMEDCT:53741008": ("Coronary arteriosclerosis", "UMLS:C0151744"),
+        "SNOMEDCT:64766004": ("Ulcerative colitis", "UMLS:C0021390"),
+    }
+    for concept, (text, edge_end) in cases.items():
+        request = Request(
+            Task.TREATMENT, OSTEOARTHRITIS, NAPROXEN, [(OSTEOARTHRITIS, "treats")], [], [CELECOXIB]
+        )
+        request.shown = [shown(concept, text)]
+        lure = _judge(derived, verifier, request)
+        assert lure.admissible and lure.lure == "patient_specific", lure.refused
+        (just,) = lure.justifications
+        assert just.rule == "treatment.contraindicated_for_patient"
+        assert just.set_of("record_facts") == [f"planted-{text}"]
+        cited = [e for e in just.edges if e.type == "CONTRAINDICATED_FOR"]
+        assert cited and all(e.source == "MED-RT" for e in cited)
+        assert just.set_of("contraindicated_for") == [edge_end] and text in just.reason
+        # The answer's own check: naproxen carries no such contraindication.
+        answer = Request(
+            Task.TREATMENT, OSTEOARTHRITIS, CELECOXIB, [(OSTEOARTHRITIS, "treats")], [], [NAPROXEN]
+        )
+        answer.shown = [shown(concept, text)]
+        assert _judge(derived, verifier, answer).lure != "patient_specific"
+    counter = Request(
+        Task.TREATMENT, OSTEOARTHRITIS, NAPROXEN, [(OSTEOARTHRITIS, "treats")], [], [CELECOXIB]
+    )
+    counter.shown = [shown("SNOMEDCT:10509002", "Acute bronchitis")]
+    refused = _judge(derived, verifier, counter)
+    assert not refused.admissible and "near the item's" in str(refused.refused)
 
 
 def test_a_derivation_killed_before_or_after_publishing_leaves_one_set_current(

@@ -144,7 +144,7 @@ def oracle(p: Pipeline) -> tuple[set[str], set[str]]:
         p.graph,
         "MATCH (i:Item) WHERE i.current "
         "RETURN i.id AS id, i.checks AS checks, i.task AS task, i.topic AS topic, "
-        "i.answer_concept AS answer, "
+        "i.answer_concept AS answer, i.why_wrong AS why_wrong, "
         "[(i)-[:RESTS_ON]->(a) | a.id] AS basis, [(i)-[:DISTRACTOR]->(d) | d.id] AS ds, "
         "[(i)-[:ANSWER|DISTRACTOR]->(c) WHERE c.active = false | c.id] AS retired, "
         "[(i)-[:FROM_FACT]->(f:Fact)-[:CODED_AS]->(c:Concept) WHERE f.kind = 'condition' | "
@@ -162,11 +162,20 @@ def oracle(p: Pipeline) -> tuple[set[str], set[str]]:
             passing_now[a["id"]] = ok
             if a["passed"] and not ok:
                 failing.add(a["id"])
+        # A patient-specific lure treats the condition (a rule may well support it): what
+        # rules it out is the patient's record, so support is no second right answer.
+        for_patient = {
+            (i["id"], w["concept_id"])
+            for i in items
+            for w in json.loads(i["why_wrong"] or "[]")
+            if w.get("lure") == "patient_specific"
+        }
         checks = {
             (i["id"], DistractorCheck.model_validate(c).triple(d))
             for i in items
             for c in json.loads(i["checks"])
             for d in i["ds"]
+            if (i["id"], d) not in for_patient
         }
         proven = verifier.evidence_for(t for _, t in checks)
         justifier = Justifier(p.graph, verifier.hubs, p.settings.derive_near_depth)

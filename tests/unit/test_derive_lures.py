@@ -8,10 +8,12 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+from kgverify.derive.candidate import Candidate
 from kgverify.derive.justify import Outcome, _atc_area, _atc_level
 from kgverify.derive.model import ContextFact, Task
-from kgverify.derive.qa import Candidate, ItemStore, choice_order, split_of
+from kgverify.derive.qa import choice_order
 from kgverify.derive.records import Episode, PatientRecord, life_stage, moved_band
+from kgverify.derive.splits import ItemStore, split_of
 
 SPLITS = {"train": 0.8, "validation": 0.1, "test": 0.1}
 

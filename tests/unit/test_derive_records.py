@@ -1,6 +1,7 @@
 """The patient's history as derivation reads it: the one-pass walk (``histories``, fact
-sheets) and the early-stopping lookup (``history``, QA items) give what the definition
-gives: distinct grounded non-allergy conditions of the earlier episodes, most recent first."""
+sheets) gives what the definition gives: distinct grounded non-allergy conditions of the
+earlier episodes, most recent first; what a QA question shows (``problem_list``) puts the
+active ones first."""
 
 from __future__ import annotations
 
@@ -78,7 +79,39 @@ def test_history_walk_matches_the_definition() -> None:
             assert walked == [
                 _reference(record, at, limit, None) for at in range(len(record.episodes))
             ]
+            # No fact has ended: every condition is active, and the problem list is the
+            # history.
             for at in range(len(record.episodes) + 1):
                 for skip in (None, "c0", "c1-umls"):
-                    got = [f.id for f in record.history(at, limit, skip)]
+                    got = [f.id for f in record.problem_list(at, limit, skip)]
                     assert got == _reference(record, at, limit, skip)
+
+
+def test_a_question_shows_active_problems_before_ended_ones() -> None:
+    """``problem_list`` (what a QA question shows): a peptic ulcer recorded years ago with no
+    end stays in view ahead of ten later acute conditions that ended; with ``limit`` 3 the
+    ulcer and the two most recent ended ones; an ulcer that ended before the episode is
+    ordered among the ended ones and drops out."""
+    from dataclasses import replace
+
+    ulcer = replace(_fact(0, "ulcer"), start="2001-01-01")
+    episodes = [Episode(key="e0", start="2001-01-01", kind=None, facts=[ulcer])]
+    for n in range(1, 11):
+        day = f"2020-01-{n:02d}"
+        acute = replace(_fact(n, f"acute{n}"), start=day, end=day)
+        episodes.append(Episode(key=f"e{n}", start=day, kind=None, facts=[acute]))
+    episodes.append(Episode(key="now", start="2020-02-01", kind=None, facts=[]))
+    record = PatientRecord("p", None, None, episodes, [], {})
+    at = len(episodes) - 1
+    assert [f.id for f in record.problem_list(at, 3)] == ["f0", "f10", "f9"]
+    assert "f0" not in _reference(record, at, 3, None)  # the plain history: recency only
+    healed = PatientRecord(
+        "p",
+        None,
+        None,
+        [replace(episodes[0], facts=[replace(ulcer, end="2001-02-01")]), *episodes[1:]],
+        [],
+        {},
+    )
+    assert [f.id for f in healed.problem_list(at, 3)] == ["f10", "f9", "f8"]
+    assert [f.id for f in record.problem_list(at, 3, skip="ulcer")] == ["f10", "f9", "f8"]

@@ -16,6 +16,15 @@ from typing import Any, get_args
 import pytest
 
 from kgverify.config import Settings
+from kgverify.derive.candidate import Candidate, Screened, content_group_of
+from kgverify.derive.items import (
+    LABELS,
+    RunContext,
+    content_key,
+    derive_items,
+    draft,
+    finished_items,
+)
 from kgverify.derive.justify import Outcome
 from kgverify.derive.model import (
     HARD_LURES,
@@ -25,23 +34,9 @@ from kgverify.derive.model import (
     Lure,
     Task,
 )
-from kgverify.derive.qa import (
-    LABELS,
-    LURE_ORDER,
-    Candidate,
-    ItemStore,
-    RunContext,
-    Screened,
-    choice_order,
-    choose,
-    content_group_of,
-    content_key,
-    derive_items,
-    draft,
-    finished_items,
-    split_of,
-)
+from kgverify.derive.qa import LURE_ORDER, choice_order, choose
 from kgverify.derive.records import Episode, PatientRecord
+from kgverify.derive.splits import ItemStore, split_of
 from kgverify.review.model import Decision
 from kgverify.review.state import ReviewState, StateReview
 

