@@ -27,6 +27,7 @@ from kgverify.config import Settings
 from kgverify.graph.driver import Graph
 from kgverify.graph.model import Kind, concept_id
 from kgverify.link.abbreviations import AbbreviationExpander
+from kgverify.link.drugnames import DRUG_VARIANTS
 from kgverify.link.index import IndexSettings, LinkerIndex, ensure_index
 from kgverify.link.kb import (
     EXACT,
@@ -42,6 +43,7 @@ from kgverify.link.normalize import (
     VARIANTS,
     exact_key,
     normalized_key,
+    spelling_key,
 )
 from kgverify.link.rerank import rescore
 from kgverify.link.scoring import (
@@ -268,20 +270,21 @@ class Linker:
 
     def _by_variant(self, work: list[_Work]) -> None:
         """Fallback keys (``VARIANTS``: qualifier, salt, stereo, Greek, inverted,
-        letter-plural, classical-plural, locant, role, spacing and spelling forms) looked up
+        letter-plural, classical-plural, locant, role, spacing and spelling forms; drugnames.py's
+        foreign endings and maker prefixes) looked up
         among the normalized names (among the names' own keys for ``OWN_KEYS``), one store
         query per kind of key; a ``FIRST_FOUND`` stage's keys as alternatives, the first
         that is a name winning. Only for mentions no name matched."""
         wanted: dict[int, list[tuple[_Work, str]]] = {NORMALIZED: []}
         wanted.update({_OWN_KEY_STAGES[key_of]: [] for key_of in OWN_KEYS.values()})
         ordered: list[tuple[_Work, list[str]]] = []
-        for name, keys_of in VARIANTS.items():
+        for name, keys_of in _VARIANTS.items():
             if name in self.params.disabled:
                 continue
             if name in FIRST_FOUND:
                 ordered.extend((w, keys) for w in work if (keys := keys_of(w.text)))
                 continue
-            kind = _OWN_KEY_STAGES[OWN_KEYS[name]] if name in OWN_KEYS else NORMALIZED
+            kind = _OWN_KEY_STAGES[_OWN_KEYS[name]] if name in _OWN_KEYS else NORMALIZED
             wanted[kind].extend((w, key) for w in work for key in keys_of(w.text))
         for kind, pairs in wanted.items():
             self._look_up(pairs, kind, VARIANT_SCORE, Method.VARIANT)
@@ -535,9 +538,15 @@ def _alternatives_after(w: _Work, ranked: list[Hit], entries: dict[int, KbEntry]
     )
 
 
+_VARIANTS = VARIANTS | DRUG_VARIANTS
+"""Every fallback key, in the order tried: normalize.py's, then drugnames.py's."""
+
+_OWN_KEYS = OWN_KEYS | {name: spelling_key for name in DRUG_VARIANTS}
+"""drugnames.py's keys are spelling keys, looked up among the names' own."""
+
 SWITCHABLE = (
     "slot_order",
-    *VARIANTS,
+    *_VARIANTS,
     "mined",
     "coverage",
     "numbers",
