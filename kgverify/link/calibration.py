@@ -54,6 +54,9 @@ TEST_SHARE = 0.3
 
 BINS = 10
 
+CERTAIN_GAP = 0.001
+"""How far from 0 and 1 a fitted block stays (``knots_of``)."""
+
 TFIDF = "tfidf"
 RERANKED = "tfidf_reranked"
 EDIT = "edit"
@@ -85,9 +88,13 @@ def _interpolate(score: float, knots: tuple[list[float], list[float]]) -> float:
 def knots_of(scores: Sequence[float], labels: Sequence[float]) -> tuple[list[float], list[float]]:
     """The map's knots: the isotonic fit, anchored at (0, 0) and (1, 1) so the map rises
     strictly over the whole range (two neighbours a cosine apart never tie after it, and the
-    decision's margin keeps its meaning) and a perfect cosine reads as a sure link."""
+    decision's margin keeps its meaning) and a perfect cosine reads as a sure link. A block
+    all right (or all wrong) reads as 0.999 (0.001): the anchors stay the only certainties."""
     inside = [(x, y) for x, y in zip(*isotonic(scores, labels), strict=True) if 0.0 < x < 1.0]
-    return [0.0, *(x for x, _ in inside), 1.0], [0.0, *(y for _, y in inside), 1.0]
+    return (
+        [0.0, *(x for x, _ in inside), 1.0],
+        [0.0, *(min(max(y, CERTAIN_GAP), 1.0 - CERTAIN_GAP) for _, y in inside), 1.0],
+    )
 
 
 def calibration_error(

@@ -41,6 +41,7 @@ from kgverify.link.normalize import (
     FIRST_FOUND,
     OWN_KEYS,
     VARIANTS,
+    bag_key,
     exact_key,
     normalized_key,
     spelling_key,
@@ -355,12 +356,17 @@ class Linker:
 
     def _by_mined(self, work: list[_Work]) -> None:
         """Mentions rewritten with the substitutions and acronyms mined from the KB's own
-        synonyms (mined.py), looked up among the normalized names in one store query."""
+        synonyms (mined.py), looked up among the normalized names in one store query; with
+        the word-level rules (``word_synonym``), also among the names in any word order."""
         if "mined" in self.params.disabled:
             return
+        words = "word_synonym" not in self.params.disabled
         rewrites = self.index.mined.rewrites
-        wanted = [(w, key) for w in work for key in rewrites(normalized_key(w.text))]
+        wanted = [(w, key) for w in work for key in rewrites(normalized_key(w.text), words=words)]
         self._look_up(wanted, NORMALIZED, MINED_SCORE, Method.MINED)
+        if words:
+            bags = [(w, bag) for w, key in wanted if (bag := bag_key(key))]
+            self._look_up(bags, REORDERED, MINED_SCORE, Method.MINED)
 
     def _rerank(self, work: list[_Work], entries: dict[int, KbEntry]) -> None:
         """TF-IDF candidates rescored by the re-ranker learned at build time (rerank.py): a
@@ -548,6 +554,7 @@ SWITCHABLE = (
     "slot_order",
     *_VARIANTS,
     "mined",
+    "word_synonym",
     "coverage",
     "numbers",
     "preferred",
