@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Iterator
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -45,7 +46,7 @@ def test_the_map_rises_strictly_and_is_anchored() -> None:
     labels = [float(rng.random() < s * s) for s in scores]
     xs, ys = knots_of(scores, labels)
     assert (xs[0], ys[0], xs[-1], ys[-1]) == (0.0, 0.0, 1.0, 1.0)
-    assert all(b > a for a, b in zip(ys, ys[1:], strict=False))
+    assert all(b > a for a, b in pairwise(ys))
     calibration = Calibration({TFIDF: (xs, ys)})
     low, high = (calibration.estimate(Method.TFIDF, s) for s in (0.5, 0.9))
     # the labels were drawn right with probability s squared
