@@ -757,6 +757,49 @@ def markdown(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def calibration_markdown(report: dict[str, Any]) -> str:
+    """Per set: the calibration error of the first candidate's score (all mentions with a
+    candidate; those whose first candidate is a TF-IDF or edit neighbour), the coverage any
+    score threshold reaches at precision >= 0.95, for the defaults, with calibration off and
+    with the re-ranker switched from its default, all from the same run."""
+    default = {
+        q["set"]: q
+        for q in report["quality"]
+        if (q.get("linker"), q.get("preset")) == ("kgverify", "kgverify") and "error" not in q
+    }
+    off = {
+        a["set"]: a
+        for a in report.get("ablation", [])
+        if a.get("stage") == "calibration" and "error" not in a
+    }
+    flipped = {r["set"]: r for r in report.get("rerank", []) if "error" not in r}
+    state = "on" if report["meta"]["link_params"]["rerank"] else "off"
+    other = "off" if state == "on" else "on"
+    lines = [
+        f"Calibration (re-ranker {state} by default; ECE over 10 bins of the first "
+        "candidate's score; coverage at precision >= 0.95 by a score threshold alone):",
+        "",
+        "| set | run | ECE, all | ECE, TF-IDF / edit first | coverage at precision >= 0.95 "
+        "| acc@1 | precision | coverage |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, q in default.items():
+        runs = [("defaults", q), ("calibration off", off.get(name))]
+        runs.append((f"re-ranker {other}", flipped.get(name)))
+        for label, r in runs:
+            if r is None:
+                continue
+            c = r.get("calibration") or {}
+            lines.append(
+                f"| {SET_LABELS[name]} | {label} | {_fmt(c.get('ece'))} | "
+                f"{_fmt(c.get('ece_tfidf'))} | {_fmt(r.get('coverage_at_095'))} | "
+                f"{_fmt(r['all']['accuracy_at_1'])} | {_fmt(r['all']['precision'])} | "
+                f"{_fmt(r['all']['coverage'])} |"
+            )
+    lines.append("")
+    return "\n".join(lines)
+
+
 def alternatives_markdown(report: dict[str, Any]) -> str:
     """recall@5 and speed of the linker's list with ``link_alternatives`` (the neighbours of
     name matches listed) switched from its default, beside the default, in the same run."""
@@ -1079,6 +1122,7 @@ def main() -> None:
         print(ablation_markdown(report))
     if report["alternatives"]:
         print(alternatives_markdown(report))
+    print(calibration_markdown(report))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(report, indent=2) + "\n")

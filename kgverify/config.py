@@ -210,7 +210,7 @@ class Settings(BaseSettings):
     )
     link_k: int = Field(default=15, ge=1, le=500, description="TF-IDF neighbours per mention")
     link_rerank: bool = Field(
-        default=False, description="score TF-IDF candidates with the index's learned re-ranker"
+        default=True, description="score TF-IDF candidates with the index's learned re-ranker"
     )
     link_alternatives: bool = Field(
         default=True,
