@@ -167,6 +167,12 @@ def fit_calibration(
     started = time.perf_counter()
     trained_on = frozenset(row for row, _ in held_out_queries(index, MAX_QUERIES, seed))
     drawn = held_out_queries(index, queries, seed + 2, exclude=trained_on)
+    if len(drawn) < MIN_POINTS and reranker.trained:
+        # A small KB: the re-ranker trained on (nearly) every concept. The cosine and edit
+        # maps are fitted on all of them; the re-ranked score, seen in training, keeps its
+        # Platt calibration rather than a map fitted on its own training queries.
+        drawn = held_out_queries(index, queries, seed + 2)
+        reranker = Reranker(None, reranker.name_counts)
     if len(drawn) < MIN_POINTS:
         log.info("no calibration: %d usable held-out synonyms", len(drawn))
         return Calibration(stats={"queries": len(drawn)})

@@ -51,7 +51,7 @@ def test_the_index_is_built_once_per_release_set(
     assert rebuilt.key == first.key and meta.stat().st_mtime_ns != stamp
 
 
-def test_the_index_carries_mined_tables_and_a_reranker(
+def test_the_index_carries_mined_tables_a_reranker_and_a_calibration(
     sample_graph: Graph, sample_settings: Settings
 ) -> None:
     info = build_linker_index(sample_settings, sample_graph)
@@ -65,6 +65,10 @@ def test_the_index_carries_mined_tables_and_a_reranker(
         # "hyperkalemia" / "hypokalemia" must never be a mined substitution of the sample.
         assert "hyperkalemia" not in linker.index.mined.substitutions
         assert "hypokalemia" not in linker.index.mined.substitutions
+        assert "hyperkalemia" not in linker.index.mined.words
+        # The calibration is fitted on the sample's own held-out synonyms and stored with it.
+        assert (folder / "calibration.json").is_file()
+        assert info.calibration["queries"] >= 30 and linker.index.calibration.fitted
     finally:
         linker.index.close()
 
