@@ -271,6 +271,7 @@ def _kgverify_predict(
     batch: int,
     disabled: Sequence[str] = (),
     alternatives: bool | None = None,
+    rerank: bool | None = None,
 ) -> tuple[list[_Prediction], Any]:
     from kgverify.config import Settings
     from kgverify.link.linker import Linker, LinkParams, MentionQuery
@@ -279,6 +280,8 @@ def _kgverify_predict(
     update: dict[str, Any] = {"disabled": frozenset(disabled)}
     if alternatives is not None:
         update["alternatives"] = alternatives
+    if rerank is not None:
+        update["rerank"] = rerank
     linker = Linker(index, params.model_copy(update=update))
     found: list[_Prediction] = []
     for start in range(0, len(texts), batch):
@@ -365,15 +368,23 @@ def _quality(spec: dict[str, Any]) -> dict[str, Any]:
     started = time.perf_counter()
     if spec["linker"] == "kgverify":
         predictions, stage_counts = _kgverify_predict(
-            index, texts, spec["batch"], spec.get("disabled", []), spec.get("alternatives")
+            index,
+            texts,
+            spec["batch"],
+            spec.get("disabled", []),
+            spec.get("alternatives"),
+            spec.get("rerank"),
         )
     else:
         predictions = _scispacy_predict(index, texts, spec["batch"])
     link_s = time.perf_counter() - started
 
-    curve = None
-    if spec["linker"] == "kgverify" and not spec.get("disabled") and "alternatives" not in spec:
-        curve = _curve(index, mentions, spec["batch"])
+    curve = calibration = None
+    scored_run = spec.get("disabled", []) in ([], ["calibration"]) and "alternatives" not in spec
+    if spec["linker"] == "kgverify" and scored_run:
+        curve, calibration = _curve(
+            index, mentions, spec["batch"], spec.get("disabled", []), spec.get("rerank")
+        )
     pairs = list(zip(mentions, predictions, strict=True))
     by_method: dict[str, list[int]] = {}
     for m, p in pairs:
@@ -420,26 +431,39 @@ def _quality(spec: dict[str, Any]) -> dict[str, Any]:
         "peak_rss_mb": _peak_mb(),
         "errors": errors,
         "curve": curve,
+        "calibration": calibration,
+        "coverage_at_095": coverage_at_precision(curve, 0.95),
     }
 
 
 CURVE_POINTS = 200
 
 
-def _curve(index: Any, mentions: list[dict[str, Any]], batch: int) -> list[list[float]]:
+def _curve(
+    index: Any,
+    mentions: list[dict[str, Any]],
+    batch: int,
+    disabled: Sequence[str] = (),
+    rerank: bool | None = None,
+) -> tuple[list[list[float]], dict[str, Any]]:
     """Precision against accuracy@1 over every score threshold (no margin): the linker with
     threshold 0 and margin 0, its first candidate per mention. Points (threshold, precision,
     accuracy@1, coverage), at most ``CURVE_POINTS``, highest threshold first. Says what the
     linker's ranking and scores could give at another operating point, e.g. scispaCy's
-    precision."""
+    precision. With it, the calibration error (ECE, 10 bins) of the first candidate's score
+    read as the probability that it is right: over every mention with a candidate, and over
+    those whose first candidate came from TF-IDF or one edit (the scores calibration maps)."""
     from kgverify.config import Settings
+    from kgverify.link.calibration import calibration_error
     from kgverify.link.linker import Linker, LinkParams, MentionQuery
 
-    params = LinkParams.from_settings(Settings()).model_copy(
-        update={"threshold": 0.0, "margin": 0.0}
-    )
+    update: dict[str, Any] = {"threshold": 0.0, "margin": 0.0, "disabled": frozenset(disabled)}
+    if rerank is not None:
+        update["rerank"] = rerank
+    params = LinkParams.from_settings(Settings()).model_copy(update=update)
     linker = Linker(index, params)
     scored: list[tuple[float, bool]] = []
+    neighbours: list[tuple[float, bool]] = []
     for start in range(0, len(mentions), batch):
         chunk = mentions[start : start + batch]
         for m, link in zip(
@@ -447,6 +471,26 @@ def _curve(index: Any, mentions: list[dict[str, Any]], batch: int) -> list[list[
         ):
             top = link.candidates[0] if link.candidates else None
             scored.append((top.score, top.concept_id in m["gold"]) if top else (0.0, False))
+            if top and top.method.value in ("tfidf", "edit"):
+                neighbours.append(scored[-1])
+    with_candidate = [pair for pair in scored if pair[0] > 0]
+
+    def ece(pairs: list[tuple[float, bool]]) -> float | None:
+        if not pairs:
+            return None
+        return round(calibration_error([s for s, _ in pairs], [float(g) for _, g in pairs]), 4)
+
+    calibration = {
+        "ece": ece(with_candidate),
+        "ece_tfidf": ece(neighbours),
+        "tfidf_tops": len(neighbours),
+        "tfidf_precision": round(sum(g for _, g in neighbours) / len(neighbours), 4)
+        if neighbours
+        else None,
+        "tfidf_mean_score": round(sum(s for s, _ in neighbours) / len(neighbours), 4)
+        if neighbours
+        else None,
+    }
     scored.sort(key=lambda pair: -pair[0])
     n = len(scored)
     points: list[list[float]] = []
@@ -459,7 +503,16 @@ def _curve(index: Any, mentions: list[dict[str, Any]], batch: int) -> list[list[
                 [round(score, 4), round(correct / at, 4), round(correct / n, 4), round(at / n, 4)]
             )
     step = max(1, len(points) // CURVE_POINTS)
-    return points[::step] + ([points[-1]] if points and (len(points) - 1) % step else [])
+    points = points[::step] + ([points[-1]] if points and (len(points) - 1) % step else [])
+    return points, calibration
+
+
+def coverage_at_precision(curve: list[list[float]] | None, precision: float) -> float | None:
+    """The largest coverage any score threshold reaches with at least this precision."""
+    if not curve:
+        return None
+    reached = [coverage for _, p, _, coverage in curve if p >= precision]
+    return max(reached) if reached else 0.0
 
 
 def acc_at_precision(curve: list[list[float]] | None, precision: float | None) -> float | None:
@@ -704,6 +757,49 @@ def markdown(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def calibration_markdown(report: dict[str, Any]) -> str:
+    """Per set: the calibration error of the first candidate's score (all mentions with a
+    candidate; those whose first candidate is a TF-IDF or edit neighbour), the coverage any
+    score threshold reaches at precision >= 0.95, for the defaults, with calibration off and
+    with the re-ranker switched from its default, all from the same run."""
+    default = {
+        q["set"]: q
+        for q in report["quality"]
+        if (q.get("linker"), q.get("preset")) == ("kgverify", "kgverify") and "error" not in q
+    }
+    off = {
+        a["set"]: a
+        for a in report.get("ablation", [])
+        if a.get("stage") == "calibration" and "error" not in a
+    }
+    flipped = {r["set"]: r for r in report.get("rerank", []) if "error" not in r}
+    state = "on" if report["meta"]["link_params"]["rerank"] else "off"
+    other = "off" if state == "on" else "on"
+    lines = [
+        f"Calibration (re-ranker {state} by default; ECE over 10 bins of the first "
+        "candidate's score; coverage at precision >= 0.95 by a score threshold alone):",
+        "",
+        "| set | run | ECE, all | ECE, TF-IDF / edit first | coverage at precision >= 0.95 "
+        "| acc@1 | precision | coverage |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, q in default.items():
+        runs = [("defaults", q), ("calibration off", off.get(name))]
+        runs.append((f"re-ranker {other}", flipped.get(name)))
+        for label, r in runs:
+            if r is None:
+                continue
+            c = r.get("calibration") or {}
+            lines.append(
+                f"| {SET_LABELS[name]} | {label} | {_fmt(c.get('ece'))} | "
+                f"{_fmt(c.get('ece_tfidf'))} | {_fmt(r.get('coverage_at_095'))} | "
+                f"{_fmt(r['all']['accuracy_at_1'])} | {_fmt(r['all']['precision'])} | "
+                f"{_fmt(r['all']['coverage'])} |"
+            )
+    lines.append("")
+    return "\n".join(lines)
+
+
 def alternatives_markdown(report: dict[str, Any]) -> str:
     """recall@5 and speed of the linker's list with ``link_alternatives`` (the neighbours of
     name matches listed) switched from its default, beside the default, in the same run."""
@@ -821,6 +917,12 @@ def main() -> None:
         action=argparse.BooleanOptionalAction,
         default=True,
         help="also measure the list with link_alternatives switched from its default",
+    )
+    parser.add_argument(
+        "--rerank",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="also measure the linker with link_rerank switched from its default",
     )
     parser.add_argument(
         "--reuse-indexes",
@@ -956,6 +1058,18 @@ def main() -> None:
 
     # The same decisions with the neighbours of name matches listed or not (the default's
     # opposite): what they add to recall@5 and what they cost.
+    # The same run with the re-ranker switched from its default (calibrated either way).
+    report["rerank"] = []
+    for name in sets if args.rerank else ():
+        if "error" in builds[(SETS[name], "kgverify")]:
+            continue
+        result = {"set": name} | _run_child(
+            "quality", _variant_spec(name, work, args, rerank=not params.rerank)
+        )
+        result.pop("errors", None)
+        print(json.dumps({k: v for k, v in result.items() if k != "curve"}), flush=True)
+        report["rerank"].append(result)
+
     report["alternatives"] = []
     for name in sets if args.alternatives else ():
         kb = SETS[name]
@@ -1008,6 +1122,7 @@ def main() -> None:
         print(ablation_markdown(report))
     if report["alternatives"]:
         print(alternatives_markdown(report))
+    print(calibration_markdown(report))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(report, indent=2) + "\n")

@@ -203,14 +203,18 @@ class Settings(BaseSettings):
     )
 
     link_threshold: float = Field(
-        default=0.8, ge=0.0, le=1.0, description="lowest score a linked candidate may have"
+        default=0.7,
+        ge=0.0,
+        le=1.0,
+        description="lowest score a linked candidate may have (for a TF-IDF or one-edit "
+        "neighbour: its estimated precision on the graph's held-out synonyms)",
     )
     link_margin: float = Field(
         default=0.05, ge=0.0, le=1.0, description="lead over the next group to be linked"
     )
     link_k: int = Field(default=15, ge=1, le=500, description="TF-IDF neighbours per mention")
     link_rerank: bool = Field(
-        default=False, description="score TF-IDF candidates with the index's learned re-ranker"
+        default=True, description="score TF-IDF candidates with the index's learned re-ranker"
     )
     link_alternatives: bool = Field(
         default=True,

@@ -44,6 +44,7 @@ from kgverify.config import Settings
 from kgverify.errors import KgverifyError
 from kgverify.graph.driver import Graph
 from kgverify.graph.queries import get_query
+from kgverify.link.calibration import CALIBRATION_VERSION, Calibration, fit_calibration
 from kgverify.link.kb import KbEntry, KbStore, StoreKnowledgeBase, export_entries
 from kgverify.link.mined import MINED_VERSION, MinedTables, mine
 from kgverify.link.normalize import exact_key
@@ -51,7 +52,7 @@ from kgverify.link.rerank import RERANK_VERSION, Reranker, name_counts, train
 
 log = logging.getLogger(__name__)
 
-INDEX_FORMAT = 13
+INDEX_FORMAT = 14
 """Bumped whenever the files of an index change meaning; part of the cache key."""
 
 SPACE = "cosinesimil_sparse_fast"
@@ -143,6 +144,9 @@ class IndexInfo(BaseModel):
     reranker: dict[str, Any] | None = Field(
         default=None, description="re-ranker training figures (None: not trained)"
     )
+    calibration: dict[str, Any] = Field(
+        default_factory=dict, description="calibration.Calibration.stats (fit figures)"
+    )
 
 
 @dataclass(frozen=True)
@@ -178,6 +182,10 @@ class _Files:
     @property
     def reranker(self) -> Path:
         return self.root / "reranker.json"
+
+    @property
+    def calibration(self) -> Path:
+        return self.root / "calibration.json"
 
     @property
     def neighbour_ids(self) -> Path:
@@ -236,19 +244,25 @@ def build_index(
         # The re-ranker queries the finished TF-IDF index (rerank.py); an untrained one
         # (a tiny KB) leaves the linker on the cosine.
         Reranker(None, counts).save(work)
+        Calibration().save(files.calibration)
         files.meta.write_text(info.model_dump_json(indent=2))
         opened = LinkerIndex(
             work, ef_search=settings.ef_search, threads=settings.threads, search=settings.search
         )
         try:
             model = train(opened, tables, counts)
+            reranker = Reranker(model, counts)
+            reranker.save(work)
+            # Fitted on the finished index and re-ranker, which score what it calibrates.
+            calibration = fit_calibration(opened, tables, reranker)
         finally:
             opened.close()
-        Reranker(model, counts).save(work)
+        calibration.save(files.calibration)
         info = info.model_copy(
             update={
                 "mined": tables.stats,
                 "reranker": model["training"] if model else None,
+                "calibration": calibration.stats,
                 "build_seconds": round(time.perf_counter() - started, 3),
             }
         )
@@ -498,7 +512,13 @@ class LinkerIndex:
         self.offsets: npt.NDArray[np.int64] = arrays["offsets"]
         self.rows: npt.NDArray[np.int32] = arrays["rows"]
         self.positions: npt.NDArray[np.int64] = arrays["positions"]
-        needed = (files.mined, files.reranker, files.neighbour_ids, files.neighbour_similarities)
+        needed = (
+            files.mined,
+            files.reranker,
+            files.calibration,
+            files.neighbour_ids,
+            files.neighbour_similarities,
+        )
         if not all(path.is_file() for path in needed):
             raise LinkerIndexError(f"linker index in {directory} lacks its mined or stored tables")
         self.mined = MinedTables.load(files.mined)
@@ -508,6 +528,7 @@ class LinkerIndex:
             files.neighbour_similarities, mmap_mode="r"
         )
         self.reranker = Reranker.load(directory)
+        self.calibration = Calibration.load(files.calibration)
         self.store = KbStore(files.store)
         self.kb = StoreKnowledgeBase(self.store, _AliasConcepts(self))
         if self.search.mode != "hnsw":
@@ -610,6 +631,7 @@ def graph_index_key(
             INDEX_FORMAT,
             MINED_VERSION,
             RERANK_VERSION,
+            CALIBRATION_VERSION,
             source,
             settings.build_key(),
             get_query("link/export_concepts").text,

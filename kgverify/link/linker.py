@@ -17,18 +17,17 @@ it contains never compete with each other.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict, Field
-from rapidfuzz.distance import OSA, Levenshtein
 
 from kgverify.collector import fewer_collections
 from kgverify.config import Settings
 from kgverify.graph.driver import Graph
 from kgverify.graph.model import Kind, concept_id
 from kgverify.link.abbreviations import AbbreviationExpander
+from kgverify.link.drugnames import DRUG_VARIANTS
 from kgverify.link.index import IndexSettings, LinkerIndex, ensure_index
 from kgverify.link.kb import (
     EXACT,
@@ -42,11 +41,20 @@ from kgverify.link.normalize import (
     FIRST_FOUND,
     OWN_KEYS,
     VARIANTS,
-    discriminators,
+    bag_key,
     exact_key,
     normalized_key,
+    spelling_key,
 )
-from kgverify.link.rerank import Candidate, features, normalized_alias
+from kgverify.link.rerank import rescore
+from kgverify.link.scoring import (
+    PARTIAL_SCORE,
+    TIE_FACTOR,
+    Hit,
+    cap_neighbours,
+    neighbour_hit,
+    partial,
+)
 from kgverify.link.slots import fits
 
 NORMALIZED_SCORE = 0.95
@@ -58,10 +66,6 @@ REORDERED_SCORE = 0.9
 VOCAB_PREFERENCE = ("UMLS", "SNOMEDCT", "RXNORM")
 """Which member of a group becomes ``concept_id`` when scores tie (the rest are equivalents)."""
 
-EDIT_SCORE = 0.9
-"""Score of a TF-IDF neighbour one edit (a typo) away from the mention. Char 3-grams punish a
-transposition hard ("metfromin" shares few 3-grams with "metformin"); one edit is a typo,
-two are often a different concept ("hypokalemia" / "hyperkalemia"), so only one counts."""
 
 VARIANT_SCORE = 0.9
 """Score of a fallback key (``normalize.VARIANTS``): a form of the name, not the name."""
@@ -69,17 +73,6 @@ VARIANT_SCORE = 0.9
 MINED_SCORE = 0.85
 """Score of a name reached through mined substitutions (mined.py): below a direct name
 match, above the default threshold."""
-
-TIE_FACTOR = 0.94
-"""A candidate another one beats on a stronger claim (the mention as its preferred name, not
-a synonym; the mention's numbers, not none) is capped at this share of that one's score
-(1.0 -> 0.94: more than the default margin)."""
-
-UNNUMBERED_FACTOR = 0.9
-"""A TF-IDF neighbour without the mention's numbers and letters (or with some the mention
-lacks) keeps this share of its cosine, when no neighbour has them."""
-
-MIN_TYPO_LENGTH = 5
 
 ENTRY_CACHE = 20_000
 """Concept entries a linker keeps between batches (its index never changes under it)."""
@@ -133,24 +126,16 @@ class MentionQuery:
 
 
 @dataclass
-class _Hit:
-    row: int
-    score: float
-    method: Method
-    alias: str
-
-
-@dataclass
 class _Work:
     query: MentionQuery
     text: str
     expanded_from: str | None = None
-    hits: dict[int, _Hit] = field(default_factory=dict)
-    code_only: dict[str, _Hit] = field(default_factory=dict)
+    hits: dict[int, Hit] = field(default_factory=dict)
+    code_only: dict[str, Hit] = field(default_factory=dict)
     searched: bool = False  # the TF-IDF stage ran for this mention
-    alternatives: list[_Hit] = field(default_factory=list)  # listed, never decided on
+    alternatives: list[Hit] = field(default_factory=list)  # listed, never decided on
 
-    def add(self, hit: _Hit) -> None:
+    def add(self, hit: Hit) -> None:
         best = self.hits.get(hit.row)
         if best is None or hit.score > best.score:
             self.hits[hit.row] = hit
@@ -196,17 +181,21 @@ class Linker:
     def name_score(self, text: str, names: list[str]) -> float:
         """The score the TF-IDF stage would give the nearest of ``names`` as a neighbour of
         ``text``: its cosine, capped when it covers only a small part of a multi-word text
-        (``PARTIAL_SCORE``), as ``_decide`` caps it. ``kgverify find`` scores the full-text
-        matches the linker did not list with it, so they share the linker's scale."""
+        (``PARTIAL_SCORE``), as ``_decide`` caps it, read as an estimated precision like the
+        linker's own (on the cosine's map). ``kgverify find`` scores the full-text matches the
+        linker did not list with it, so they share the linker's scale."""
         words = normalized_key(text).split()
         guard = "coverage" not in self.params.disabled
-        return max(
+        best = max(
             (
-                min(cosine, PARTIAL_SCORE) if guard and _partial(words, name) else cosine
+                min(cosine, PARTIAL_SCORE) if guard and partial(words, name) else cosine
                 for name, cosine in zip(names, self.index.similarities(text, names), strict=True)
             ),
             default=0.0,
         )
+        if "calibration" in self.params.disabled:
+            return best
+        return self.index.calibration.estimate(Method.TFIDF, best)
 
     def link(self, queries: Sequence[MentionQuery]) -> list[MentionLink]:
         """Link a batch; one result per query, in order."""
@@ -263,7 +252,7 @@ class Linker:
             code_id = concept_id(w.query.code_system or "", w.query.code or "")
             for target in targets.get(code_id, []):
                 if target in rows:
-                    w.add(_Hit(rows[target], 1.0, Method.CODE, code_id))
+                    w.add(Hit(rows[target], 1.0, Method.CODE, code_id))
 
     def _by_name(self, work: list[_Work], stage: Method) -> None:
         score, kind = _NAME_STAGES[stage]
@@ -278,24 +267,25 @@ class Linker:
         found = self.index.store.lookup([key for _, key in pairs], kind)
         for w, key in pairs:
             for row in found.get(key, []):
-                w.add(_Hit(row, score, method, key))
+                w.add(Hit(row, score, method, key))
 
     def _by_variant(self, work: list[_Work]) -> None:
         """Fallback keys (``VARIANTS``: qualifier, salt, stereo, Greek, inverted,
-        letter-plural, classical-plural, locant, role, spacing and spelling forms) looked up
+        letter-plural, classical-plural, locant, role, spacing and spelling forms; drugnames.py's
+        foreign endings and maker prefixes) looked up
         among the normalized names (among the names' own keys for ``OWN_KEYS``), one store
         query per kind of key; a ``FIRST_FOUND`` stage's keys as alternatives, the first
         that is a name winning. Only for mentions no name matched."""
         wanted: dict[int, list[tuple[_Work, str]]] = {NORMALIZED: []}
         wanted.update({_OWN_KEY_STAGES[key_of]: [] for key_of in OWN_KEYS.values()})
         ordered: list[tuple[_Work, list[str]]] = []
-        for name, keys_of in VARIANTS.items():
+        for name, keys_of in _VARIANTS.items():
             if name in self.params.disabled:
                 continue
             if name in FIRST_FOUND:
                 ordered.extend((w, keys) for w in work if (keys := keys_of(w.text)))
                 continue
-            kind = _OWN_KEY_STAGES[OWN_KEYS[name]] if name in OWN_KEYS else NORMALIZED
+            kind = _OWN_KEY_STAGES[_OWN_KEYS[name]] if name in _OWN_KEYS else NORMALIZED
             wanted[kind].extend((w, key) for w in work for key in keys_of(w.text))
         for kind, pairs in wanted.items():
             self._look_up(pairs, kind, VARIANT_SCORE, Method.VARIANT)
@@ -311,7 +301,7 @@ class Linker:
         for w, keys in ordered:
             key = next((k for k in keys if found.get(k)), "")
             for row in found.get(key, []):
-                w.add(_Hit(row, VARIANT_SCORE, Method.VARIANT, key))
+                w.add(Hit(row, VARIANT_SCORE, Method.VARIANT, key))
 
     def _by_tfidf(self, work: list[_Work]) -> None:
         keys = [exact_key(w.text) for w in work]
@@ -319,13 +309,11 @@ class Linker:
         for w, key, hits in zip(work, keys, neighbours, strict=True):
             w.searched = True
             for position, similarity in hits:
-                alias = self.index.aliases[position]
                 if similarity <= 0.0:
                     continue  # no 3-gram in common: not a candidate at all
-                hit = (EDIT_SCORE, Method.EDIT) if _one_typo(key, alias) else None
-                score, method = hit or (max(0.0, min(1.0, similarity)), Method.TFIDF)
+                alias = self.index.aliases[position]
                 for row in self.index.rows_of_alias(position):
-                    w.add(_Hit(row, score, method, alias))
+                    w.add(neighbour_hit(key, alias, similarity, row))
 
     def _alternatives(self, work: list[_Work], entries: dict[int, KbEntry]) -> None:
         """A mention a name resolved lists its nearest other names too: the exact name of one
@@ -364,53 +352,44 @@ class Linker:
                     return
                 if row not in w.hits and row not in taken:
                     taken.add(row)
-                    w.alternatives.append(_Hit(row, min(1.0, similarity), Method.TFIDF, alias))
+                    w.alternatives.append(Hit(row, min(1.0, similarity), Method.TFIDF, alias))
 
     def _by_mined(self, work: list[_Work]) -> None:
         """Mentions rewritten with the substitutions and acronyms mined from the KB's own
-        synonyms (mined.py), looked up among the normalized names in one store query."""
+        synonyms (mined.py), looked up among the normalized names in one store query; with
+        the word-level rules (``word_synonym``), also among the names in any word order."""
         if "mined" in self.params.disabled:
             return
+        words = "word_synonym" not in self.params.disabled
         rewrites = self.index.mined.rewrites
-        wanted = [(w, key) for w in work for key in rewrites(normalized_key(w.text))]
+        wanted = [(w, key) for w in work for key in rewrites(normalized_key(w.text), words=words)]
         self._look_up(wanted, NORMALIZED, MINED_SCORE, Method.MINED)
+        if words:
+            bags = [(w, bag) for w, key in wanted if (bag := bag_key(key))]
+            self._look_up(bags, REORDERED, MINED_SCORE, Method.MINED)
 
     def _rerank(self, work: list[_Work], entries: dict[int, KbEntry]) -> None:
         """TF-IDF candidates rescored by the re-ranker learned at build time (rerank.py): a
-        calibrated probability replaces the cosine. Other methods keep their scores. Off by
-        default: trained on the KB's own held-out synonyms it under-rates near-exact
-        cross-vocabulary variants (docs/linking.md)."""
+        calibrated probability replaces the cosine. Other methods keep their scores."""
         reranker = self.index.reranker
         if not self.params.rerank or not reranker.trained:
             return
         self._fetch(work, entries)
         for w in work:
-            hits = sorted(
-                (h for h in w.hits.values() if h.method is Method.TFIDF),
-                key=lambda h: (-h.score, h.row),
-            )
-            if not hits:
-                continue
-            key = exact_key(w.text)
-            rewrites = set(self.index.mined.rewrites(normalized_key(w.text)))
-            candidates = [
-                Candidate(
-                    h.alias,
-                    h.score,
-                    rank,
-                    entries[h.row],
-                    reranker.names(h.row),
-                    normalized_alias(h.alias) in rewrites,
-                )
-                for rank, h in enumerate(hits)
-            ]
-            scores = reranker.score(features(key, candidates, self.params.k))
-            for h, score in zip(hits, scores.tolist(), strict=True):
-                h.score = score
+            hits = list(w.hits.values())
+            rescore(w.text, hits, reranker, entries, self.index.mined, self.params.k)
 
     # -- decision -------------------------------------------------------------------------
 
-    def _name_keys(self, ranked: list[_Hit], entries: dict[int, KbEntry]) -> dict[int, str]:
+    def _calibrate(self, hits: Iterable[Hit]) -> None:
+        """TF-IDF and edit scores read as estimated precisions (calibration.py): the map
+        fitted for the score the stage gave (the cosine, or the re-ranker's)."""
+        reranked = self.params.rerank and self.index.reranker.trained
+        estimate = self.index.calibration.estimate
+        for hit in hits:
+            hit.score = estimate(hit.method, hit.score, reranked=reranked)
+
+    def _name_keys(self, ranked: list[Hit], entries: dict[int, KbEntry]) -> dict[int, str]:
         """Normalized preferred names, computed once per concept for the linker's life."""
         cache = self._name_key_cache
         for hit in ranked:
@@ -420,7 +399,7 @@ class Linker:
                 cache[hit.row] = normalized_key(entries[hit.row].name)
         return {hit.row: cache[hit.row] for hit in ranked}
 
-    def _group_names(self, ranked: list[_Hit], entries: dict[int, KbEntry]) -> dict[int, str]:
+    def _group_names(self, ranked: list[Hit], entries: dict[int, KbEntry]) -> dict[int, str]:
         """The name keys ``_group`` needs: none when the candidates share one vocabulary
         (names group only across vocabularies), which spares most of them a normalization."""
         if len({entries[hit.row].vocab for hit in ranked}) < 2:
@@ -459,7 +438,7 @@ class Linker:
             cache.clear()
         cache.update(fetched)
 
-    def _plausible(self, w: _Work, entries: dict[int, KbEntry]) -> list[_Hit]:
+    def _plausible(self, w: _Work, entries: dict[int, KbEntry]) -> list[Hit]:
         return [
             hit
             for hit in w.hits.values()
@@ -468,23 +447,14 @@ class Linker:
 
     def _decide(self, w: _Work, entries: dict[int, KbEntry]) -> MentionLink:
         # Capped here, after any re-scoring of the neighbours, so nothing can undo it.
-        key = exact_key(w.text)
         # Within a capped tier the list keeps the similarity order: a capped neighbour is a
         # worse link, not a worse alternative to show (recall@5, issue 16).
         uncapped = {row: hit.score for row, hit in w.hits.items()}
-        swaps = _swaps(key)
-        opposed = _opposed_words(key)
-        for hit in w.hits.values() if swaps or opposed else ():
-            if hit.method in (Method.TFIDF, Method.EDIT) and (
-                _contrary(key, hit.alias, swaps) or _opposes(opposed, hit.alias)
-            ):
-                hit.score = min(hit.score, CONTRARY_SCORE)
-        if "coverage" not in self.params.disabled:
-            _cover_the_mention(w)
-        if "numbers" not in self.params.disabled:
-            _numbers_agree(w)
+        cap_neighbours(w.text, list(w.hits.values()), self.params.disabled)
         if "preferred" not in self.params.disabled:
             self._prefer_named(w, entries)
+        if "calibration" not in self.params.disabled:
+            self._calibrate(w.hits.values())
         # Candidates that fit the slot come first in the output, not only in the decision: a
         # drug mention's list is otherwise often topped by disorders (issue 16).
         slot_first = "slot_order" not in self.params.disabled
@@ -560,11 +530,11 @@ class Linker:
 _METHOD_ORDER = {method: order for order, method in enumerate(Method)}
 
 
-def _alternatives_after(w: _Work, ranked: list[_Hit], entries: dict[int, KbEntry]) -> list[_Hit]:
+def _alternatives_after(w: _Work, ranked: list[Hit], entries: dict[int, KbEntry]) -> list[Hit]:
     """The mention's alternatives not already ranked, best first (those that fit the slot
     first), one per concept."""
     seen = {h.row for h in ranked}
-    best: dict[int, _Hit] = {}
+    best: dict[int, Hit] = {}
     for hit in w.alternatives:
         if hit.row not in seen and (hit.row not in best or hit.score > best[hit.row].score):
             best[hit.row] = hit
@@ -574,7 +544,22 @@ def _alternatives_after(w: _Work, ranked: list[_Hit], entries: dict[int, KbEntry
     )
 
 
-SWITCHABLE = ("slot_order", *VARIANTS, "mined", "coverage", "numbers", "preferred")
+_VARIANTS = VARIANTS | DRUG_VARIANTS
+"""Every fallback key, in the order tried: normalize.py's, then drugnames.py's."""
+
+_OWN_KEYS = OWN_KEYS | {name: spelling_key for name in DRUG_VARIANTS}
+"""drugnames.py's keys are spelling keys, looked up among the names' own."""
+
+SWITCHABLE = (
+    "slot_order",
+    *_VARIANTS,
+    "mined",
+    "word_synonym",
+    "coverage",
+    "numbers",
+    "preferred",
+    "calibration",
+)
 """Stages ``LinkParams.disabled`` can switch off (the benchmark's ablation)."""
 
 _NAME_STAGES: dict[Method, tuple[float, int]] = {
@@ -591,204 +576,11 @@ _OWN_KEY_STAGES = {key_of: stage for stage, key_of in STAGE_KEYS.items()}
 """The store stage holding the names' keys of each ``OWN_KEYS`` function."""
 
 
-def _numbers_agree(w: _Work) -> None:
-    """TF-IDF neighbours whose numbers, roman numerals and single letters differ from the
-    mention's are other members of a family ("factor VIII" / "factor VII", "Stickler syndrome
-    2" / "type 1", "1,2-" / "1,1-dichloroethane"): capped like opposites. A neighbour with
-    none where the mention has some, or the reverse, names the family or one member of it:
-    it drops below the best neighbour that agrees by more than the default margin, or loses
-    a tenth when none agrees."""
-    mention = discriminators(w.text)
-    hits = [h for h in w.hits.values() if h.method is Method.TFIDF]
-    agreeing = [h.score for h in hits if mention and discriminators(h.alias) == mention]
-    cap = max(agreeing) * TIE_FACTOR if agreeing else None
-    for hit in hits:
-        alias = discriminators(hit.alias)
-        if alias == mention:
-            continue
-        if alias and mention:
-            hit.score = min(hit.score, CONTRARY_SCORE)
-        elif cap is not None:
-            hit.score = min(hit.score, cap)
-        else:
-            hit.score *= UNNUMBERED_FACTOR
-
-
-MIN_COVERAGE = 0.6
-"""Share of a multi-word mention's letters that a TF-IDF neighbour's words must account for
-to keep a score above ``PARTIAL_SCORE``."""
-
-TYPO_SIMILARITY = 0.7
-"""Levenshtein similarity at which a mention word counts as a neighbour's word misspelled
-("diabte", the singular ``normalized_key`` makes of "diabtes", against "diabetes": 0.75)."""
-
-PARTIAL_SCORE = 0.5
-"""Cap on a TF-IDF neighbour that covers only a small part of a multi-word mention."""
-
-
-def _cover_the_mention(w: _Work) -> None:
-    """A TF-IDF neighbour whose words account for less than ``MIN_COVERAGE`` of the letters of
-    a multi-word mention's words is capped at ``PARTIAL_SCORE``: it names a part of the
-    mention, not the mention. TF-IDF scores only the 3-grams the index has seen, so a
-    mention with an unknown word is scored on its known words alone: "Ménières Disease"
-    scored 0.80 against the root concept "disease" before accents were folded, and any
-    unknown word does the same. A mention word counts as covered when the neighbour has it,
-    has it inside a word run together ("beta blocker" / "betablocker"), or has it misspelled
-    (``TYPO_SIMILARITY``, words of five letters or more)."""
-    words = normalized_key(w.text).split()
-    if len(words) < 2:
-        return
-    for hit in w.hits.values():
-        if hit.method is Method.TFIDF and hit.score > PARTIAL_SCORE and _partial(words, hit.alias):
-            hit.score = PARTIAL_SCORE
-
-
-def _partial(words: list[str], alias: str) -> bool:
-    """``alias`` names only a part of a multi-word mention (its normalized ``words``)."""
-    return len(words) > 1 and _coverage(words, alias) < MIN_COVERAGE
-
-
-def _coverage(words: list[str], alias: str) -> float:
-    """Share of the letters of ``words`` (a mention's normalized words) that ``alias`` has."""
-    named = normalized_key(alias).split()
-    joined = "".join(named)
-    covered = sum(
-        len(word)
-        for word in words
-        if word in named
-        or (len(word) >= 3 and word in joined)
-        or (
-            len(word) >= MIN_TYPO_LENGTH
-            and any(Levenshtein.normalized_similarity(word, n) >= TYPO_SIMILARITY for n in named)
-        )
-    )
-    return covered / max(1, sum(len(word) for word in words))
-
-
-def _one_typo(key: str, alias: str) -> bool:
-    """One edit apart and the edit looks like a typo, not a different concept: no digit
-    touched ("HLD25" / "HLD2"), no vowel swapped for a vowel ("ethanal" / "ethanol",
-    "sulfate" / "sulfite"), nothing changed in a short or roman-numeral word ("5A" / "5B",
-    "XII" / "II")."""
-    if len(key) < MIN_TYPO_LENGTH or key == alias:
-        return False
-    if OSA.distance(key, alias, score_cutoff=1) > 1:
-        return False
-    ops = Levenshtein.editops(key, alias)
-    if len(ops) == 2:  # a transposition: two replacements of neighbours
-        start = min(op.src_pos for op in ops)
-        touched, where = key[start : start + 2], start
-    else:
-        [op] = ops
-        if op.tag == "replace":
-            touched, where = key[op.src_pos] + alias[op.dest_pos], op.src_pos
-            if all(ch in _VOWELS for ch in touched):
-                return False
-        elif op.tag == "delete":
-            touched, where = key[op.src_pos], op.src_pos
-        else:
-            touched, where = alias[op.dest_pos], min(op.src_pos, len(key) - 1)
-    if any(ch.isdigit() for ch in touched):
-        return False
-    word = _word_at(key, where)
-    return len(word) > 3 and word not in _ROMAN_WORDS
-
-
-CONTRARY_SCORE = 0.5
-"""Cap on a neighbour that is the mention with one part turned into its opposite."""
-
-# Parts that turn a name into its opposite or a different process: 3-grams barely see the
-# change ("hyperkalemia" / "hypokalemia" have cosine 0.83 in a small KB).
-_OPPOSITES = (
-    ("hyper", "hypo"),
-    ("tachy", "brady"),
-    ("micro", "macro"),
-    ("itis", "osis"),
-    ("itis", "oma"),
-)
-
-
-def _swaps(key: str) -> list[tuple[str, str]]:
-    """The (part, opposite) pairs whose part the mention contains: most contain none, and
-    their neighbours need no check."""
-    pairs = [*_OPPOSITES, *((b, a) for a, b in _OPPOSITES)]
-    return [(a, b) for a, b in pairs if a in key]
-
-
-def _contrary(key: str, alias: str, swaps: list[tuple[str, str]] | None = None) -> bool:
-    """The alias is the mention with one part swapped for its opposite (give or take a
-    typo): "hyperkalemia" / "hypokalemia", "arthritis" / "arthrosis"."""
-    for a, b in _swaps(key) if swaps is None else swaps:
-        swapped = b in alias and a not in alias
-        if swapped and OSA.distance(key.replace(a, b), alias, score_cutoff=1) <= 1:
-            return True
-    return False
-
-
-# Whole words naming one of two exclusive values of an attribute: a neighbour that has the
-# other word and not this one is another concept ("autosomal dominant ... 6" is not
-# "autosomal recessive ... 6"; "benign" is not "malignant"), however close its 3-grams.
-_OPPOSITE_WORDS = (
-    ("dominant", "recessive"),
-    ("benign", "malignant"),
-    ("acute", "chronic"),
-    ("congenital", "acquired"),
-    ("primary", "secondary"),
-    ("left", "right"),
-    ("upper", "lower"),
-    ("male", "female"),
-)
-_WORD = re.compile(r"[^\W\d_]+")
-_OPPOSITE_OF = {a: b for a, b in _OPPOSITE_WORDS} | {b: a for a, b in _OPPOSITE_WORDS}
-
-
-def _opposed_words(key: str) -> list[tuple[str, str]]:
-    """(word, opposite) for the mention's words whose opposite it does not also contain."""
-    words = set(normalized_key(key).split())
-    return [
-        (w, _OPPOSITE_OF[w]) for w in words if w in _OPPOSITE_OF and _OPPOSITE_OF[w] not in words
-    ]
-
-
-def _opposes(opposed: list[tuple[str, str]], alias: str) -> bool:
-    """The alias has the opposite of one of the mention's words and lacks the word itself."""
-    if not opposed:
-        return False
-    words = set(_WORD.findall(alias))
-    return any(b in words and a not in words for a, b in opposed)
-
-
-_VOWELS = frozenset("aeiouy")
-_ROMAN_WORDS = frozenset({"i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi", "xii"})
-
-
-def _word_at(text: str, position: int) -> str:
-    """The run of letters an edit at ``position`` changes. Hyphens, digits and other
-    punctuation end a word as spaces do: in "sr-38" the edit changes the two-letter "sr"
-    (SN-38 is another substance), not a five-character word. An edit on a separator
-    changes the shorter of the words beside it (none beside it: nothing a typo could be)."""
-    if text[position].isalpha():
-        start = end = position
-        while start > 0 and text[start - 1].isalpha():
-            start -= 1
-        while end < len(text) and text[end].isalpha():
-            end += 1
-        return text[start:end]
-    beside = [
-        _word_at(text, at)
-        for at in (position - 1, position + 1)
-        if 0 <= at < len(text) and text[at].isalpha()
-    ]
-    return min(beside, key=len, default="")
-
-
 def _vocab_rank(entry: KbEntry) -> int:
     return VOCAB_PREFERENCE.index(entry.vocab) if entry.vocab in VOCAB_PREFERENCE else 99
 
 
-def _group(
-    ranked: list[_Hit], entries: dict[int, KbEntry], names: dict[int, str]
-) -> dict[int, int]:
+def _group(ranked: list[Hit], entries: dict[int, KbEntry], names: dict[int, str]) -> dict[int, int]:
     """Group numbers for candidates (the first-ranked group is 0). Two candidates are one
     concept when MAPS_TO joins them (directly or through a shared CUI), or when they come
     from *different* vocabularies and their preferred names normalize alike (metformin in

@@ -17,7 +17,7 @@ import logging
 import math
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -30,7 +30,9 @@ from sklearn.linear_model import LogisticRegression
 
 from kgverify.link.kb import EXACT, NORMALIZED, REORDERED, KbEntry, KbStore
 from kgverify.link.mined import MinedTables
+from kgverify.link.model import Method
 from kgverify.link.normalize import bag_key, exact_key, normalized_key
+from kgverify.link.scoring import Hit
 
 log = logging.getLogger(__name__)
 
@@ -179,13 +181,15 @@ class TrainingIndex(Protocol):
     def neighbours(self, texts: list[str], k: int) -> list[list[tuple[int, float]]]: ...
 
 
-def _sample(index: TrainingIndex, limit: int, seed: int) -> list[tuple[int, list[str]]]:
+def _sample(
+    index: TrainingIndex, limit: int, seed: int, exclude: frozenset[int] = frozenset()
+) -> list[tuple[int, list[str]]]:
     """Reservoir sample of concepts with at least two names (seeded, one pass)."""
     rng = random.Random(seed)  # noqa: S311  # seeded sampling, not security
     sample: list[tuple[int, list[str]]] = []
     seen = 0
     for row, keys in index.store.names_by_concept(EXACT):
-        if len(keys) < 2:
+        if len(keys) < 2 or row in exclude:
             continue
         seen += 1
         if len(sample) < limit:
@@ -197,19 +201,15 @@ def _sample(index: TrainingIndex, limit: int, seed: int) -> list[tuple[int, list
     return sample
 
 
-def train(
-    index: TrainingIndex,
-    tables: MinedTables,
-    counts: npt.NDArray[np.int32],
-    *,
-    k: int = 30,
-    max_queries: int = MAX_QUERIES,
-    seed: int = SEED,
-) -> dict[str, Any] | None:
-    """Fit and calibrate the model on held-out synonyms; None when the KB is too small."""
-    started = time.perf_counter()
+def held_out_queries(
+    index: TrainingIndex, limit: int, seed: int, exclude: frozenset[int] = frozenset()
+) -> list[tuple[int, str]]:
+    """Up to ``limit`` (concept row, one of its synonyms) pairs, seeded: the synonym is the
+    query and the concept the answer. Only synonyms no name stage would resolve through
+    another name (of that concept or any other) are kept: those are the mentions that
+    reach the TF-IDF stage. Concepts in ``exclude`` are never drawn."""
     rng = random.Random(seed)  # noqa: S311  # seeded sampling, not security
-    sample = _sample(index, max_queries, seed)
+    sample = _sample(index, limit, seed, exclude)
     store = index.store
     entries = store.concepts(row for row, _ in sample)
     queries: list[tuple[int, str]] = []
@@ -234,7 +234,7 @@ def train(
             (REORDERED, bag_key),
         )
     }
-    queries = [
+    return [
         (row, q)
         for row, q in queries
         if all(
@@ -246,6 +246,23 @@ def train(
             )
         )
     ]
+
+
+def train(
+    index: TrainingIndex,
+    tables: MinedTables,
+    counts: npt.NDArray[np.int32],
+    *,
+    k: int = 30,
+    max_queries: int = MAX_QUERIES,
+    seed: int = SEED,
+) -> dict[str, Any] | None:
+    """Fit and calibrate the model on held-out synonyms; None when the KB is too small."""
+    started = time.perf_counter()
+    queries = held_out_queries(index, max_queries, seed)
+    rng = random.Random(seed + 1)  # noqa: S311  # the training / calibration split
+    store = index.store
+    entries = store.concepts(row for row, _ in queries)
     if len(queries) < 50:
         log.info("re-ranker not trained: %d usable held-out synonyms", len(queries))
         return None
@@ -321,3 +338,33 @@ def train(
     }
     log.info("re-ranker trained: %s", payload["training"])
     return payload
+
+
+def rescore(
+    query: str,
+    hits: list[Hit],
+    reranker: Reranker,
+    entries: Mapping[int, KbEntry],
+    tables: MinedTables,
+    k: int,
+) -> None:
+    """The re-ranker's probability in place of each TF-IDF hit's cosine (the linker's
+    ``_rerank`` and the calibration's fit: one scoring for both)."""
+    tfidf = sorted((h for h in hits if h.method is Method.TFIDF), key=lambda h: (-h.score, h.row))
+    if not tfidf:
+        return
+    rewrites = set(tables.rewrites(normalized_key(query)))
+    candidates = [
+        Candidate(
+            h.alias,
+            h.score,
+            rank,
+            entries[h.row],
+            reranker.names(h.row),
+            normalized_alias(h.alias) in rewrites,
+        )
+        for rank, h in enumerate(tfidf)
+    ]
+    scores: npt.NDArray[np.float64] = reranker.score(features(exact_key(query), candidates, k))
+    for h, score in zip(tfidf, scores.tolist(), strict=True):
+        h.score = score

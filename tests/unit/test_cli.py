@@ -107,7 +107,7 @@ def test_top_level_help_lists_commands_in_workflow_order_with_whole_summaries() 
 
 def test_option_defaults_name_their_settings() -> None:
     link = " ".join(invoke("link", "--help").stdout.split())
-    assert "[default: 0.8, setting link_threshold;" in link
+    assert "[default: 0.7, setting link_threshold;" in link
     assert "[default: 0.05, setting link_margin;" in link
     load = " ".join(invoke("load", "--help").stdout.split())
     assert "[default: 10000, setting batch_size;" in load

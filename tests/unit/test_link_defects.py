@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 
 from kgverify.link.index import LinkerIndex
-from kgverify.link.linker import PARTIAL_SCORE, _one_typo
 from kgverify.link.model import LinkStatus, Method
 from kgverify.link.normalize import (
     classical_plural_keys,
@@ -23,6 +22,8 @@ from kgverify.link.normalize import (
     singular,
     stereo_keys,
 )
+from kgverify.link.scoring import PARTIAL_SCORE
+from kgverify.link.scoring import one_typo as _one_typo
 from tests.unit.hand_kb import entry, hand_index, link
 
 BETA = "\N{GREEK SMALL LETTER BETA}"

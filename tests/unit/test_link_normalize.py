@@ -318,7 +318,7 @@ def test_disease_names_ending_in_s_link_as_they_are(index: LinkerIndex) -> None:
 
 
 def test_a_neighbour_with_a_part_turned_to_its_opposite_is_capped() -> None:
-    from kgverify.link.linker import _contrary
+    from kgverify.link.scoring import contrary as _contrary
 
     for key, alias in [
         ("hyperkalemia", "hypokalemia"),
