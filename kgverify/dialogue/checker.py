@@ -59,9 +59,10 @@ from kgverify.dialogue.numbers import (
 from kgverify.dialogue.record import Reach, ReachCache, RecordView, code_key, view
 from kgverify.errors import ConfigError
 from kgverify.graph.model import Kind
-from kgverify.link.linker import EDIT_SCORE, Linker, MentionQuery
+from kgverify.link.linker import Linker, MentionQuery
 from kgverify.link.model import LinkCandidate, LinkStatus, MentionLink, Method
 from kgverify.link.normalize import normalized_key
+from kgverify.link.scoring import EDIT_SCORE
 from kgverify.verify.verifier import Verifier
 
 V = MentionVerdictKind
