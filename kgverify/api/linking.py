@@ -65,9 +65,10 @@ def find_concepts(
     The linker's candidates come first, in its order, with its method (``found_by``
     "linker"), then the full-text matches over names and synonyms it did not list
     (``method`` "fulltext", ``found_by`` "full-text search"). Every match's ``score`` is on
-    the linker's scale, 0 to 1: a full-text match gets the score the linker's TF-IDF stage
-    would give its nearest name (``Linker.name_score``; Lucene's own score, unbounded, is
-    not comparable). ``close`` says whether the score reaches ``link_threshold``: when no
+    the linker's scale, 0 to 1: a full-text match gets the score the linker gave a
+    candidate of the same name, else the score its TF-IDF stage would give its nearest name
+    (``Linker.name_score``; Lucene's own score, unbounded, is not comparable). ``close``
+    says whether the score reaches ``link_threshold``: when no
     match is close, the text is not in the loaded vocabularies and the matches are only its
     nearest names. With no release loaded there is no index: only the full-text search
     runs, its scores are Lucene's divided by the best one, and no match is close.
@@ -116,11 +117,17 @@ def find_concepts(
                 if row["id"] not in listed
             ]
             best = max((row["score"] for row in found), default=0.0) or 1.0
+            # A name the linker scored keeps its score (re-ranked, calibrated); the others
+            # get the estimate the TF-IDF stage would give their nearest name.
+            scored = {r["name"].lower(): r["score"] for r in rows if r["method"] == "tfidf"}
             for row in found:
                 names = row.pop("names")
-                score = (
-                    linker.name_score(text, names) if linker is not None else row["score"] / best
-                )
+                if linker is None:
+                    score = row["score"] / best
+                elif row["name"].lower() in scored:
+                    score = scored[row["name"].lower()]
+                else:
+                    score = linker.name_score(text, names)
                 rows.append(
                     row
                     | {

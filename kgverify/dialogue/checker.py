@@ -69,6 +69,8 @@ V = MentionVerdictKind
 DRUG_KINDS = frozenset({Kind.INGREDIENT, Kind.DRUG_PRODUCT, Kind.BRAND, Kind.SUBSTANCE})
 CONDITION_KINDS = frozenset({Kind.DISORDER, Kind.FINDING})
 DOSE_TOLERANCE = 0.01
+SPEECH_THRESHOLD = 0.8
+"""The raw TF-IDF similarity at which the checker's linker takes a candidate."""
 SPAN_SCORE = 0.9
 """The least score at which a span no name matched is a mention when the linker reached it
 by TF-IDF alone; its other stages (a typo, another word order, a variant or mined key) are
@@ -119,7 +121,18 @@ class DialogueChecker:
         if verifier.write:
             raise ConfigError("the dialogue checker never writes: give it write=False")
         self.verifier = verifier
-        self.linker: Linker = verifier.linker
+        # Speech is linked on the raw similarity its span rules were measured at (docs/
+        # dialogue.md): the calibration is fitted on the vocabularies' own synonyms, not on
+        # how patients talk, and the re-ranker learned from those synonyms too.
+        base = verifier.linker
+        params = base.params.model_copy(
+            update={
+                "threshold": SPEECH_THRESHOLD,
+                "rerank": False,
+                "disabled": base.params.disabled | {"calibration"},
+            }
+        )
+        self.linker: Linker = Linker(base.index, params, base.graph, base.abbreviations)
         self.matcher = matcher or MentionMatcher.from_graph(verifier.graph)
         self.reach = ReachCache(verifier.graph, verifier.hubs, max_depth)
 
