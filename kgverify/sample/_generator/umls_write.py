@@ -8,6 +8,7 @@ import collections
 import copy
 import os
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from kgverify.sample._generator import umls_data as ud
@@ -21,74 +22,67 @@ from kgverify.sample._generator.umls_state import (
     medrt_atom,
 )
 
+PREF_RANK = [
+    ("MTH", "PN"),
+    ("RXNORM", "IN"),
+    ("RXNORM", "PIN"),
+    ("RXNORM", "MIN"),
+    ("RXNORM", "SCD"),
+    ("RXNORM", "SBD"),
+    ("RXNORM", "BN"),
+    ("RXNORM", "SCDC"),
+    ("MSH", "MH"),
+    ("MSH", "NM"),
+    ("SNOMEDCT_US", "PT"),
+    ("LNC", "LC"),
+    ("ICD10CM", "PT"),
+    ("ICD10CM", "HT"),
+    ("SNOMEDCT_US", "FN"),
+    ("SRC", "RPT"),
+    ("SRC", "VPT"),
+]
 
-def write_umls(out: Path, st: UmlsState, rx: RxBuild) -> list[str]:
-    """Writes OUT/umls's two releases and returns the 2025AB diff log."""
-    umls_concepts = st.concepts
-    key2cui = st.key2cui
-    umls_rels = st.rels
-    pair = st.pair
-    lui_seq = st.lui_seq
-    sui_seq = st.sui_seq
-    rui_seq = st.rui_seq
-    atui_seq = st.atui_seq
-    sab_info = st.sab_info
-    src_cui = st.src_cui
-    late_aui0 = st.late_aui0
-    late_mrrel0 = st.late_mrrel0
-    late_cuis = st.late_cuis
-    late2_aui0 = st.late2_aui0
-    late2_mrrel0 = st.late2_mrrel0
-    late2_cuis = st.late2_cuis
-    late3_aui0 = st.late3_aui0
-    srl_of = SRL_OF
-    sty_info = STY_INFO
-    rx_concepts = rx.concepts
-    # --- finalise MRCONSO: LUI/SUI/TS/STT/ISPREF
-    lui_of: dict[str, str] = {}
-    sui_of: dict[str, str] = {}
 
-    def norm(s: str) -> str:
-        w = re.sub(r"[^\w\s]", " ", s.lower()).split()
-        return " ".join(sorted(w))
+def norm(s: str) -> str:
+    w = re.sub(r"[^\w\s]", " ", s.lower()).split()
+    return " ".join(sorted(w))
 
-    pref_rank = [
-        ("MTH", "PN"),
-        ("RXNORM", "IN"),
-        ("RXNORM", "PIN"),
-        ("RXNORM", "MIN"),
-        ("RXNORM", "SCD"),
-        ("RXNORM", "SBD"),
-        ("RXNORM", "BN"),
-        ("RXNORM", "SCDC"),
-        ("MSH", "MH"),
-        ("MSH", "NM"),
-        ("SNOMEDCT_US", "PT"),
-        ("LNC", "LC"),
-        ("ICD10CM", "PT"),
-        ("ICD10CM", "HT"),
-        ("SNOMEDCT_US", "FN"),
-        ("SRC", "RPT"),
-        ("SRC", "VPT"),
-    ]
-    # concept-specific preferred-name overrides (sab, tty, str)
 
-    def wave(a: Row) -> int:
+@dataclass
+class UmlsIds:
+    """The LUIs, SUIs, ATUIs and RUIs numbered on first use, shared by both releases."""
+
+    st: UmlsState
+    lui_of: dict[str, str] = field(default_factory=dict)
+    sui_of: dict[str, str] = field(default_factory=dict)
+    sty_atuis: dict[tuple[str, str], str] = field(default_factory=dict)
+    rui_of: dict[tuple[str, ...], str] = field(default_factory=dict)
+    def_atuis: dict[tuple[str, str], str] = field(default_factory=dict)
+
+    def wave(self, a: Row) -> int:
         """0: the earlier sample, 1: added with the drug classes, 2: added for derivation."""
         n = int(a["aui"][2:])  # AUIs are 'A9' + the sequence number
-        return 0 if n <= late_aui0 else 1 if n <= late2_aui0 else 2 if n <= late3_aui0 else 3
+        return (
+            0
+            if n <= self.st.late_aui0
+            else 1
+            if n <= self.st.late2_aui0
+            else 2
+            if n <= self.st.late3_aui0
+            else 3
+        )
 
     def finalise(
-        ucon_map: dict[str, UmlsConcept], override: dict[str, tuple[str, str, str]]
+        self, ucon_map: dict[str, UmlsConcept], override: dict[str, tuple[str, str, str]]
     ) -> None:
         # LUIs/SUIs in atom order, those of the atoms added with the drug classes after all others, and those added
         # for derivation after them
         for w in (0, 1, 2, 3):
             for u in ucon_map.values():
                 for a in u.atoms:
-                    if wave(a) == w:
-                        a["lui"] = lui_of.setdefault(norm(a["str"]), lui_seq())
-                        a["sui"] = sui_of.setdefault(a["str"], sui_seq())
+                    if self.wave(a) == w:
+                        a["lui"] = self.lui_of.setdefault(norm(a["str"]), self.st.lui_seq())
+                        a["sui"] = self.sui_of.setdefault(a["str"], self.st.sui_seq())
         for u in ucon_map.values():
             by_lat = collections.defaultdict(list)
             for a in u.atoms:
@@ -107,8 +101,8 @@ def write_umls(out: Path, st: UmlsState, rx: RxBuild) -> list[str]:
                         ranked = sorted(
                             atoms,
                             key=lambda a: (
-                                pref_rank.index((a["sab"], a["tty"]))
-                                if (a["sab"], a["tty"]) in pref_rank
+                                PREF_RANK.index((a["sab"], a["tty"]))
+                                if (a["sab"], a["tty"]) in PREF_RANK
                                 else 99,
                                 a["aui"],
                             ),
@@ -122,8 +116,8 @@ def write_umls(out: Path, st: UmlsState, rx: RxBuild) -> list[str]:
                     atoms,
                     key=lambda a: (
                         a is not pref,
-                        pref_rank.index((a["sab"], a["tty"]))
-                        if (a["sab"], a["tty"]) in pref_rank
+                        PREF_RANK.index((a["sab"], a["tty"]))
+                        if (a["sab"], a["tty"]) in PREF_RANK
                         else 99,
                         a["aui"],
                     ),
@@ -153,170 +147,210 @@ def write_umls(out: Path, st: UmlsState, rx: RxBuild) -> list[str]:
                 if lat == "ENG":
                     u.pref_atom = pref
 
-    finalise(umls_concepts, {key2cui["38341003"]: ("SNOMEDCT_US", "SY", "Hypertensive disease")})
+    def sty_atui(self, cui: str, t: str) -> str:
+        if (cui, t) not in self.sty_atuis:
+            self.sty_atuis[(cui, t)] = self.st.atui_seq()
+        return self.sty_atuis[(cui, t)]
 
-    def sty_atui(cui: str, t: str) -> str:
-        if (cui, t) not in sty_atuis:
-            sty_atuis[(cui, t)] = atui_seq()
-        return sty_atuis[(cui, t)]
-
-    def rel_rui(r: Row) -> str:
+    def rel_rui(self, r: Row) -> str:
         k = (r["cui1"], r["aui1"], r["rel"], r["cui2"], r["aui2"], r["rela"], r["sab"])
-        if k not in rui_of:
-            rui_of[k] = rui_seq()
-        return rui_of[k]
+        if k not in self.rui_of:
+            self.rui_of[k] = self.st.rui_seq()
+        return self.rui_of[k]
 
-    def def_atui(cui: str) -> str:
-        if ("DEF", cui) not in def_atuis:
-            def_atuis[("DEF", cui)] = atui_seq()
-        return def_atuis[("DEF", cui)]
+    def def_atui(self, cui: str) -> str:
+        if ("DEF", cui) not in self.def_atuis:
+            self.def_atuis[("DEF", cui)] = self.st.atui_seq()
+        return self.def_atuis[("DEF", cui)]
 
     def reserve_ids(
-        ucon_map: dict[str, UmlsConcept], mrrel_rows: list[Row], cuis: set[str], defs: bool = True
+        self,
+        ucon_map: dict[str, UmlsConcept],
+        mrrel_rows: list[Row],
+        cuis: set[str],
+        defs: bool = True,
     ) -> None:
         """Numbers the ids that write_umls numbers on first use (MRSTY ATUIs in CUI order, MRREL RUIs in row order,
         MRDEF ATUIs), for the given concepts and rows, in write_umls's order."""
         for cui in sorted(c for c in ucon_map if c in cuis):
             for t in ucon_map[cui].stys:
-                sty_atui(cui, t)
+                self.sty_atui(cui, t)
         for r in mrrel_rows:
-            rel_rui(r)
+            self.rel_rui(r)
         for key in ud.DEFS if defs else ():
-            if key2cui[key] in ucon_map:
-                def_atui(key2cui[key])
+            if self.st.key2cui[key] in ucon_map:
+                self.def_atui(self.st.key2cui[key])
 
-    def write_umls(
-        root: str,
-        rel: str,
-        ucon_map: dict[str, UmlsConcept],
-        mrrel_rows: list[Row],
-        extra_files: dict[str, list[str]] | None = None,
-    ) -> None:
-        meta = os.path.join(root, rel, "META")
-        lines = []
-        for cui in sorted(ucon_map):
-            u = ucon_map[cui]
-            for a in sorted(
-                u.atoms,
-                key=lambda a: (
-                    a["lat"] != "ENG",
-                    a["ts"] != "P",
-                    a["stt"] != "PF",
-                    a["ispref"] != "Y",
-                    a["aui"],
-                ),
-            ):
-                lines.append(
-                    rrf(
-                        [
-                            cui,
-                            a["lat"],
-                            a["ts"],
-                            a["lui"],
-                            a["stt"],
-                            a["sui"],
-                            a["ispref"],
-                            a["aui"],
-                            a["saui"],
-                            a["scui"],
-                            a["sdui"],
-                            a["sab"],
-                            a["tty"],
-                            a["code"],
-                            a["str"],
-                            a["srl"],
-                            a["suppress"],
-                            "",
-                        ]
-                    )
-                )
-        write_lines(os.path.join(meta, "MRCONSO.RRF"), lines)
-        lines = []
-        for cui in sorted(ucon_map):
-            for t in ucon_map[cui].stys:
-                lines.append(rrf([cui, t, sty_info[t][0], sty_info[t][1], sty_atui(cui, t), ""]))
-        write_lines(os.path.join(meta, "MRSTY.RRF"), lines)
-        lines = []
-        for r in mrrel_rows:
+
+def write_mrconso(meta: str, ucon_map: dict[str, UmlsConcept]) -> None:
+    """MRCONSO: atoms by CUI, the preferred first."""
+    lines = []
+    for cui in sorted(ucon_map):
+        u = ucon_map[cui]
+        for a in sorted(
+            u.atoms,
+            key=lambda a: (
+                a["lat"] != "ENG",
+                a["ts"] != "P",
+                a["stt"] != "PF",
+                a["ispref"] != "Y",
+                a["aui"],
+            ),
+        ):
             lines.append(
                 rrf(
                     [
-                        r["cui1"],
-                        r["aui1"],
-                        r["st1"],
-                        r["rel"],
-                        r["cui2"],
-                        r["aui2"],
-                        r["st2"],
-                        r["rela"],
-                        rel_rui(r),
-                        r["srui"],
-                        r["sab"],
-                        r["sl"],
-                        r["rg"],
-                        r["dir"],
-                        r["suppress"],
+                        cui,
+                        a["lat"],
+                        a["ts"],
+                        a["lui"],
+                        a["stt"],
+                        a["sui"],
+                        a["ispref"],
+                        a["aui"],
+                        a["saui"],
+                        a["scui"],
+                        a["sdui"],
+                        a["sab"],
+                        a["tty"],
+                        a["code"],
+                        a["str"],
+                        a["srl"],
+                        a["suppress"],
                         "",
                     ]
                 )
             )
-        write_lines(os.path.join(meta, "MRREL.RRF"), lines)
-        # MRDEF
-        lines = []
-        for key, text in ud.DEFS.items():
-            cui = key2cui[key]
-            if cui not in ucon_map:
-                continue
-            lines.append(
-                rrf([cui, ucon_map[cui].pref_atom["aui"], def_atui(cui), "", "MTH", text, "N", ""])
-            )
-        write_lines(os.path.join(meta, "MRDEF.RRF"), sorted(lines))
-        # MRSAB
-        lines = []
-        for sab, (vsab, son, sver, lic) in sab_info.items():
-            atoms = [(cui, a) for cui, u in ucon_map.items() for a in u.atoms if a["sab"] == sab]
-            ttys = sorted({a["tty"] for _, a in atoms})
-            lat = sorted({a["lat"] for _, a in atoms})
-            vcui, rcui = src_cui.get(sab, ("", ""))
-            atnl = ""
-            lines.append(
-                rrf(
-                    [
-                        vcui,
-                        rcui,
-                        vsab,
-                        sab,
-                        son,
-                        sab,
-                        sver,
-                        "",
-                        "",
-                        rel,
-                        "",
-                        lic,
-                        "",
-                        srl_of[sab],
-                        str(len(atoms)),
-                        str(len({c for c, _ in atoms})),
-                        "FULL" if sab == "SNOMEDCT_US" else "",
-                        ",".join(ttys),
-                        atnl,
-                        lat[0] if lat else "ENG",
-                        "UTF-8",
-                        "Y",
-                        "Y",
-                        son,
-                        f"{lic}; {son}",
-                    ]
-                )
-            )
-        write_lines(os.path.join(meta, "MRSAB.RRF"), lines)
-        for fn, content in (extra_files or {}).items():
-            write_lines(os.path.join(meta, fn), content)
+    write_lines(os.path.join(meta, "MRCONSO.RRF"), lines)
 
-    sty_atuis: dict[tuple[str, str], str] = {}
-    rui_of: dict[tuple[str, ...], str] = {}
-    def_atuis: dict[tuple[str, str], str] = {}
+
+def write_mrsty(meta: str, ucon_map: dict[str, UmlsConcept], ids: UmlsIds) -> None:
+    """MRSTY: semantic types by CUI."""
+    lines = []
+    for cui in sorted(ucon_map):
+        for t in ucon_map[cui].stys:
+            lines.append(rrf([cui, t, STY_INFO[t][0], STY_INFO[t][1], ids.sty_atui(cui, t), ""]))
+    write_lines(os.path.join(meta, "MRSTY.RRF"), lines)
+
+
+def write_mrrel(meta: str, mrrel_rows: list[Row], ids: UmlsIds) -> None:
+    """MRREL: the rows in build order."""
+    lines = []
+    for r in mrrel_rows:
+        lines.append(
+            rrf(
+                [
+                    r["cui1"],
+                    r["aui1"],
+                    r["st1"],
+                    r["rel"],
+                    r["cui2"],
+                    r["aui2"],
+                    r["st2"],
+                    r["rela"],
+                    ids.rel_rui(r),
+                    r["srui"],
+                    r["sab"],
+                    r["sl"],
+                    r["rg"],
+                    r["dir"],
+                    r["suppress"],
+                    "",
+                ]
+            )
+        )
+    write_lines(os.path.join(meta, "MRREL.RRF"), lines)
+
+
+def write_mrdef(meta: str, ucon_map: dict[str, UmlsConcept], ids: UmlsIds) -> None:
+    """MRDEF: definitions (umls_data.DEFS) of the release's concepts."""
+    lines = []
+    for key, text in ud.DEFS.items():
+        cui = ids.st.key2cui[key]
+        if cui not in ucon_map:
+            continue
+        lines.append(
+            rrf([cui, ucon_map[cui].pref_atom["aui"], ids.def_atui(cui), "", "MTH", text, "N", ""])
+        )
+    write_lines(os.path.join(meta, "MRDEF.RRF"), sorted(lines))
+
+
+def write_mrsab(meta: str, rel: str, ucon_map: dict[str, UmlsConcept], ids: UmlsIds) -> None:
+    """MRSAB: one row per source, with its atom and concept counts."""
+    lines = []
+    for sab, (vsab, son, sver, lic) in ids.st.sab_info.items():
+        atoms = [(cui, a) for cui, u in ucon_map.items() for a in u.atoms if a["sab"] == sab]
+        ttys = sorted({a["tty"] for _, a in atoms})
+        lat = sorted({a["lat"] for _, a in atoms})
+        vcui, rcui = ids.st.src_cui.get(sab, ("", ""))
+        atnl = ""
+        lines.append(
+            rrf(
+                [
+                    vcui,
+                    rcui,
+                    vsab,
+                    sab,
+                    son,
+                    sab,
+                    sver,
+                    "",
+                    "",
+                    rel,
+                    "",
+                    lic,
+                    "",
+                    SRL_OF[sab],
+                    str(len(atoms)),
+                    str(len({c for c, _ in atoms})),
+                    "FULL" if sab == "SNOMEDCT_US" else "",
+                    ",".join(ttys),
+                    atnl,
+                    lat[0] if lat else "ENG",
+                    "UTF-8",
+                    "Y",
+                    "Y",
+                    son,
+                    f"{lic}; {son}",
+                ]
+            )
+        )
+    write_lines(os.path.join(meta, "MRSAB.RRF"), lines)
+
+
+def write_umls_release(
+    root: str,
+    rel: str,
+    ucon_map: dict[str, UmlsConcept],
+    mrrel_rows: list[Row],
+    ids: UmlsIds,
+    extra_files: dict[str, list[str]],
+) -> None:
+    """Writes one release's META folder; the files' order numbers the ids they number on first use."""
+    meta = os.path.join(root, rel, "META")
+    write_mrconso(meta, ucon_map)
+    write_mrsty(meta, ucon_map, ids)
+    write_mrrel(meta, mrrel_rows, ids)
+    write_mrdef(meta, ucon_map, ids)
+    write_mrsab(meta, rel, ucon_map, ids)
+    for fn, content in extra_files.items():
+        write_lines(os.path.join(meta, fn), content)
+
+
+def write_umls(out: Path, st: UmlsState, rx: RxBuild) -> list[str]:
+    """Writes OUT/umls's two releases (2025AB a documented diff of 2025AA) and returns the diff log."""
+    umls_concepts = st.concepts
+    key2cui = st.key2cui
+    umls_rels = st.rels
+    pair = st.pair
+    late_mrrel0 = st.late_mrrel0
+    late_cuis = st.late_cuis
+    late2_mrrel0 = st.late2_mrrel0
+    late2_cuis = st.late2_cuis
+    rx_concepts = rx.concepts
+    ids = UmlsIds(st)
+    finalise, reserve_ids = ids.finalise, ids.reserve_ids
+    finalise(umls_concepts, {key2cui["38341003"]: ("SNOMEDCT_US", "SY", "Hypertensive disease")})
     release_aa = [
         "# UMLS release information (sample)",
         "umls.release.name=2025AA",
@@ -364,14 +398,20 @@ def write_umls(out: Path, st: UmlsState, rx: RxBuild) -> list[str]:
     reserve_ids(ucon2, ab_added_rows, set(), defs=False)
     reserve_ids(umls_concepts, umls_rels[late_mrrel0:late2_mrrel0], late_cuis, defs=False)
     reserve_ids(umls_concepts, umls_rels[late2_mrrel0:], late2_cuis, defs=False)
-    write_umls(
-        os.path.join(out, "umls"), "2025AA", umls_concepts, umls_rels, {"release.dat": release_aa}
+    write_umls_release(
+        os.path.join(out, "umls"),
+        "2025AA",
+        umls_concepts,
+        umls_rels,
+        ids,
+        {"release.dat": release_aa},
     )
-    write_umls(
+    write_umls_release(
         os.path.join(out, "umls"),
         "2025AB",
         ucon2,
         mrrel2,
+        ids,
         {"release.dat": release_ab, "MRCUI.RRF": mrcui},
     )
     diff_ab_log = [
