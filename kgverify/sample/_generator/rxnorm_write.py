@@ -47,16 +47,8 @@ class RxBuild:
     synth: set[str]
 
 
-def write_rxnorm_release(
-    root: str,
-    rel_name: str,
-    rxc: dict[str, RxConcept],
-    rels: list[RxRel],
-    sats: list[RxSat],
-    ids: RxIds,
-) -> None:
-    """Writes one release folder: RXNCONSO, RXNREL, RXNSAT."""
-    d = os.path.join(root, rel_name, "rrf")
+def write_rxnconso(d: str, rxc: dict[str, RxConcept]) -> None:
+    """RXNCONSO: atoms by RXCUI."""
     lines = []
     for c in sorted(rxc.values(), key=lambda c: int(c.rxcui)):
         for aui, sab, tty, code, s, saui, scui, sup in c.atoms:
@@ -88,6 +80,10 @@ def write_rxnorm_release(
                 )
             )
     write_lines(os.path.join(d, "RXNCONSO.RRF"), lines)
+
+
+def write_rxnrel(d: str, rels: list[RxRel], ids: RxIds) -> None:
+    """RXNREL: both directions of every relation; RUIs numbered on first write."""
     lines = []
     for t in rels:
         a, r, b, rela = t
@@ -117,6 +113,10 @@ def write_rxnorm_release(
             )
         )
     write_lines(os.path.join(d, "RXNREL.RRF"), lines)
+
+
+def write_rxnsat(d: str, sats: list[RxSat], ids: RxIds) -> None:
+    """RXNSAT: attributes of atoms."""
     lines = []
     for k in sats:
         rxcui, aui, atn, atv = k
@@ -140,6 +140,21 @@ def write_rxnorm_release(
             )
         )
     write_lines(os.path.join(d, "RXNSAT.RRF"), lines)
+
+
+def write_rxnorm_release(
+    root: str,
+    rel_name: str,
+    rxc: dict[str, RxConcept],
+    rels: list[RxRel],
+    sats: list[RxSat],
+    ids: RxIds,
+) -> None:
+    """Writes one release folder: RXNCONSO, RXNREL, RXNSAT."""
+    d = os.path.join(root, rel_name, "rrf")
+    write_rxnconso(d, rxc)
+    write_rxnrel(d, rels, ids)
+    write_rxnsat(d, sats, ids)
 
 
 def build_rxnorm(out: Path, eun: Eunomia, snomed: SnomedBuild) -> RxBuild:

@@ -52,12 +52,8 @@ class SnomedBuild:
         return next(d for d in self.desc_by_concept[cid] if d["type"] == fsn_t)
 
 
-def write_snomed_release(
-    root: str, date: str, concepts: dict[str, SnomedConcept], descs: list[Row], rels: list[Row]
-) -> None:
-    """Writes one RF2 Snapshot release folder: concepts, descriptions, relationships, US language refset."""
-    base = os.path.join(root, f"SnomedCT_InternationalRF2_PRODUCTION_{date}T120000Z", "Snapshot")
-    term = os.path.join(base, "Terminology")
+def write_concepts(term: str, date: str, concepts: dict[str, SnomedConcept]) -> None:
+    """sct2_Concept_Snapshot."""
     lines = ["id\teffectiveTime\tactive\tmoduleId\tdefinitionStatusId"]
     for c in sorted(concepts.values(), key=lambda c: int(c.id)):
         lines.append(
@@ -72,6 +68,10 @@ def write_snomed_release(
             )
         )
     write_lines(os.path.join(term, f"sct2_Concept_Snapshot_INT_{date}.txt"), lines)
+
+
+def write_descriptions(term: str, date: str, descs: list[Row]) -> None:
+    """sct2_Description_Snapshot-en."""
     lines = [
         "id\teffectiveTime\tactive\tmoduleId\tconceptId\tlanguageCode\ttypeId\tterm\tcaseSignificanceId"
     ]
@@ -92,6 +92,10 @@ def write_snomed_release(
             )
         )
     write_lines(os.path.join(term, f"sct2_Description_Snapshot-en_INT_{date}.txt"), lines)
+
+
+def write_relationships(term: str, date: str, rels: list[Row]) -> None:
+    """sct2_Relationship_Snapshot (inferred, existential)."""
     lines = [
         "id\teffectiveTime\tactive\tmoduleId\tsourceId\tdestinationId\trelationshipGroup\ttypeId\tcharacteristicTypeId\tmodifierId"
     ]
@@ -113,6 +117,10 @@ def write_snomed_release(
             )
         )
     write_lines(os.path.join(term, f"sct2_Relationship_Snapshot_INT_{date}.txt"), lines)
+
+
+def write_language_refset(base: str, date: str, descs: list[Row]) -> None:
+    """der2_cRefset_LanguageSnapshot-en: the US English acceptability of every description."""
     lines = [
         "id\teffectiveTime\tactive\tmoduleId\trefsetId\treferencedComponentId\tacceptabilityId"
     ]
@@ -136,6 +144,18 @@ def write_snomed_release(
         ),
         lines,
     )
+
+
+def write_snomed_release(
+    root: str, date: str, concepts: dict[str, SnomedConcept], descs: list[Row], rels: list[Row]
+) -> None:
+    """Writes one RF2 Snapshot release folder."""
+    base = os.path.join(root, f"SnomedCT_InternationalRF2_PRODUCTION_{date}T120000Z", "Snapshot")
+    term = os.path.join(base, "Terminology")
+    write_concepts(term, date, concepts)
+    write_descriptions(term, date, descs)
+    write_relationships(term, date, rels)
+    write_language_refset(base, date, descs)
 
 
 def build_snomed(out: Path, eun: Eunomia) -> SnomedBuild:
