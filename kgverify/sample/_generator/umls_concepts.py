@@ -12,9 +12,7 @@ from kgverify.sample._generator import umls_data as ud
 from kgverify.sample._generator.common import Row
 from kgverify.sample._generator.rxnorm_write import RxBuild
 from kgverify.sample._generator.snomed_write import SnomedBuild, fsn_t, preferred
-from kgverify.sample._generator.umls_state import (
-    UmlsState,
-)
+from kgverify.sample._generator.umls_state import UmlsState
 
 
 def add_concepts(st: UmlsState, snomed: SnomedBuild, rx: RxBuild) -> None:
@@ -30,6 +28,7 @@ def add_concepts(st: UmlsState, snomed: SnomedBuild, rx: RxBuild) -> None:
     rx_by_name = rx.by_name
     rxrels = rx.rels
     mesh_labels = ud.MESH_LABELS
+
     # --- SNOMED-based concepts
     exclude_from_umls = {"106237007", "246061005", "410662002", "762705008"} | set(sd.ATTR.values())
     sct_in_umls: dict[str, Row] = {}

@@ -29,6 +29,7 @@ def add_relations(st: UmlsState, snomed: SnomedBuild, rx: RxBuild) -> None:
     sct_rels = snomed.rels
     rxrels = rx.rels
     rxrel_rui = rx.rel_rui
+
     # --- MRREL
     sct_rela = {
         "363698007": ("has_finding_site", "finding_site_of"),

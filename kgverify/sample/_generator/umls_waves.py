@@ -45,6 +45,7 @@ def add_drug_classes(st: UmlsState) -> None:
     src_cui = st.src_cui
     atc_class_cui = st.atc_class_cui
     atc_atom = st.atc_atom
+
     # ================================================================= drug classes (ATC) and the indications added with them
     # Created after every earlier atom, concept and relation; finalise() numbers their LUIs/SUIs and reserve_ids() their
     # ATUIs/RUIs after the earlier ones, so that the rest of the sample keeps every identifier it had before.
@@ -137,6 +138,7 @@ def add_derivation(st: UmlsState, eun: Eunomia, snomed: SnomedBuild, rx: RxBuild
     sct_concepts = snomed.concepts
     rx_concepts = rx.concepts
     eun_ingredients = eun.ingredients
+
     # ================================================================= added for derivation (issue 33, part 5)
     # A third wave, created after the drug classes: finalise() numbers its LUIs/SUIs and reserve_ids() its ATUIs/RUIs
     # after theirs, so that every earlier identifier stays as it was.

@@ -348,6 +348,7 @@ def write_umls(out: Path, st: UmlsState, rx: RxBuild) -> list[str]:
     late2_mrrel0 = st.late2_mrrel0
     late2_cuis = st.late2_cuis
     rx_concepts = rx.concepts
+
     ids = UmlsIds(st)
     finalise, reserve_ids = ids.finalise, ids.reserve_ids
     finalise(umls_concepts, {key2cui["38341003"]: ("SNOMEDCT_US", "SY", "Hypertensive disease")})
