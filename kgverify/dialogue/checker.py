@@ -27,10 +27,8 @@ supposition contradicts nothing.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from rapidfuzz.distance import OSA
 from spacy.tokens import Doc, Span
 
 from kgverify.derive.model import FactSheet, SheetFact
@@ -45,28 +43,33 @@ from kgverify.dialogue.model import (
     Role,
     TurnVerdict,
 )
-from kgverify.dialogue.negation import Cues, clause_start, cues, sentence_bounds
+from kgverify.dialogue.negation import Cues, cues
 from kgverify.dialogue.numbers import (
     Quantity,
     agrees,
     duration_agrees,
     elapsed_days,
-    is_dose,
     quantity,
     said,
     strengths,
 )
-from kgverify.dialogue.record import Reach, ReachCache, RecordView, code_key, view
+from kgverify.dialogue.record import Reach, ReachCache, RecordView, view
+from kgverify.dialogue.spelling import covers, spelled, typo
+from kgverify.dialogue.spoken import (
+    DRUG_KINDS,
+    SpokenMention,
+    owner,
+    spoken_codes,
+    takes_dose,
+)
 from kgverify.errors import ConfigError
 from kgverify.graph.model import Kind
 from kgverify.link.linker import Linker, MentionQuery
 from kgverify.link.model import LinkCandidate, LinkStatus, MentionLink, Method
 from kgverify.link.normalize import normalized_key
-from kgverify.link.scoring import EDIT_SCORE
 from kgverify.verify.verifier import Verifier
 
 V = MentionVerdictKind
-DRUG_KINDS = frozenset({Kind.INGREDIENT, Kind.DRUG_PRODUCT, Kind.BRAND, Kind.SUBSTANCE})
 CONDITION_KINDS = frozenset({Kind.DISORDER, Kind.FINDING})
 DOSE_TOLERANCE = 0.01
 SPEECH_THRESHOLD = 0.8
@@ -83,19 +86,6 @@ VALUE_TOLERANCE = 0.05
 
 def _edges(raw: list[dict[str, str]]) -> list[str]:
     return [f"{e['start']} -{e['type']}-> {e['end']}" for e in raw]
-
-
-@dataclass
-class _Mention:
-    match: Match
-    link: MentionLink
-    cues: Cues
-    ids: list[str]  # the linked concept and its equivalents, else every candidate
-    kinds: set[str]
-    numbers: list[Quantity] = field(default_factory=list)
-    proposed: bool = False  # a span the linker resolved, not a name the matcher found
-    groups: list[tuple[str, list[str], set[str]]] = field(default_factory=list)
-    # an ambiguous mention's candidates: (name, ids, kinds) per concept, best first
 
 
 @dataclass(frozen=True)
@@ -182,7 +172,7 @@ class DialogueChecker:
         return out
 
     def _turn(
-        self, doc: Doc, text: str, mentions: list[_Mention], record: RecordView, turn: int
+        self, doc: Doc, text: str, mentions: list[SpokenMention], record: RecordView, turn: int
     ) -> TurnVerdict:
         reaches = self.reach.get(
             [i for m in mentions for i in m.ids] + [f.concept_id for f in record.facts]
@@ -211,7 +201,7 @@ class DialogueChecker:
 
     def _mentions(
         self, doc: Doc, matches: list[Match], spans: list[Span], links: list[MentionLink]
-    ) -> list[_Mention]:
+    ) -> list[SpokenMention]:
         """The matcher's names, and the other spans the linker resolves confidently (its typo
         tolerance, word order, variant and mined keys; TF-IDF only at ``SPAN_SCORE``), all
         linked with the slot's kinds (``links``: the names', then the spans'); overlapping
@@ -220,7 +210,7 @@ class DialogueChecker:
         proposed = [
             (Match(span, (), span.text), link)
             for span, link in (
-                (span, _spelled(link))
+                (span, spelled(link))
                 for span, link in zip(spans, links[len(matches) :], strict=True)
             )
             if self._confident(link)
@@ -252,7 +242,7 @@ class DialogueChecker:
                 ids = [c.concept_id for c in best] + list(match.concepts)
             kinds = {k for c in best for k in c.kinds}
             ids = list(dict.fromkeys(ids))
-            mention = _Mention(match, link, cues(doc, match.span), ids, kinds)
+            mention = SpokenMention(match, link, cues(doc, match.span), ids, kinds)
             mention.proposed = not match.concepts
             if link.status is not LinkStatus.LINKED:
                 mention.groups = _groups(best, match.concepts)
@@ -274,8 +264,8 @@ class DialogueChecker:
         sure = [
             c
             for c in fit
-            if (c.method in CONFIDENT or (c.score >= SPAN_SCORE and _covers(link.query, c.alias)))
-            and (c.method is not Method.EDIT or _typo(link.query, c.alias))
+            if (c.method in CONFIDENT or (c.score >= SPAN_SCORE and covers(link.query, c.alias)))
+            and (c.method is not Method.EDIT or typo(link.query, c.alias))
         ]
         if link.status is LinkStatus.LINKED:
             return any(c.concept_id == link.concept_id for c in sure)
@@ -292,13 +282,13 @@ class DialogueChecker:
         return len({c.group for c in sure}) >= 2 or len({c.group for c in qualified}) >= 2
 
     def _attach_numbers(
-        self, doc: Doc, text: str, mentions: list[_Mention], codes: list[tuple[int, int]]
+        self, doc: Doc, text: str, mentions: list[SpokenMention], codes: list[tuple[int, int]]
     ) -> None:
         """Each number of the turn goes to the mention syntax gives it (``_owner``)."""
         taken = [(m.match.span.start_char, m.match.span.end_char) for m in mentions] + codes
         for mention in mentions:
             span = mention.match.span
-            if _takes_dose(mention):
+            if takes_dose(mention):
                 # "naproxen 500 mg" names a strength the record may not hold: compare it.
                 mention.numbers += [
                     q for q in said(text, span.start_char, span.end_char) if q.dimension
@@ -306,14 +296,14 @@ class DialogueChecker:
         for q in said(text):
             if any(a <= q.start < b for a, b in taken):
                 continue  # a number inside a name ("Aspirin 81 MG ...") or a code is theirs
-            owner = _owner(doc, mentions, q)
-            if owner is not None:
-                owner.numbers.append(q)
+            holder = owner(doc, mentions, q)
+            if holder is not None:
+                holder.numbers.append(q)
 
     # -- verdicts -------------------------------------------------------------------------
 
     def _judge(
-        self, m: _Mention, record: RecordView, reaches: dict[str, Reach], turn: int
+        self, m: SpokenMention, record: RecordView, reaches: dict[str, Reach], turn: int
     ) -> MentionVerdict:
         span = m.match.span
         base = {
@@ -440,7 +430,7 @@ class DialogueChecker:
         )
 
     def _resolve(
-        self, m: _Mention, record: RecordView, reaches: dict[str, Reach]
+        self, m: SpokenMention, record: RecordView, reaches: dict[str, Reach]
     ) -> tuple[list[_Hit], str, tuple[str, list[str], set[str]] | None]:
         """The facts a mention reaches, a note for its reason, and the candidate it was
         judged through. A linked mention reaches what its concept reaches; an ambiguous one
@@ -468,7 +458,7 @@ class DialogueChecker:
 
     def _hits(
         self,
-        m: _Mention,
+        m: SpokenMention,
         ids: list[str],
         kinds: set[str],
         record: RecordView,
@@ -557,7 +547,7 @@ class DialogueChecker:
         return [hit for _, hit in out]
 
     def _numbers(
-        self, m: _Mention, hits: list[_Hit], record: RecordView
+        self, m: SpokenMention, hits: list[_Hit], record: RecordView
     ) -> tuple[list[Number], list[Number]]:
         numbers: list[Number] = []
         # The facts of the best way in (sayable ones when there are): a number agrees when
@@ -584,7 +574,7 @@ class DialogueChecker:
         return numbers, [n for n in numbers if n.agrees is False]
 
     def _contraindicated(
-        self, mentions: list[_Mention], verdicts: list[MentionVerdict]
+        self, mentions: list[SpokenMention], verdicts: list[MentionVerdict]
     ) -> list[MentionVerdict]:
         """A drug the record does not hold, said with a condition the graph says it is
         contraindicated for: contradicted, with the rule's path. Both must be ``claimed``:
@@ -636,196 +626,7 @@ class DialogueChecker:
         return out
 
 
-def spoken_codes(
-    doc: Doc, text: str, record: RecordView, turn: int, mentions: list[_Mention]
-) -> list[MentionVerdict]:
-    """A code of the record said aloud, of any of its systems ("65363002", LOINC "718-7",
-    ICD-10-CM "I48.91", an RxNorm or NDC code), as written or with its system
-    ("ICD10CM:I48.91"): a leak. A code of under five digits only after a word that says it
-    is one ("code 161", "RxNorm 161"), so that "my sugar was 161" is a number."""
-    covered = [(m.match.span.start_char, m.match.span.end_char) for m in mentions]
-    codes = record.codes
-    out = []
-    for found in _CODE.finditer(text):
-        key = code_key(found.group("code"))
-        fact = codes.get(key)
-        if fact is None or any(a <= found.start() < b for a, b in covered):
-            continue
-        if key.isdigit() and len(key) < 5 and not found.group("system"):
-            before = doc[: _token(doc, found.start())]
-            if not any(t.lower_ in _CODE_WORDS for t in before[-2:]):
-                continue
-        out.append(
-            MentionVerdict(
-                turn=turn,
-                start=found.start(),
-                end=found.end(),
-                text=found.group(0),
-                kind="code",
-                verdict=V.LEAK,
-                reason=f"a code of the record ({fact.code}, {fact.section})",
-                evidence=[
-                    Evidence(
-                        fact_id=fact.fact_id,
-                        section=fact.section,
-                        fact_text=fact.text,
-                        fact_concept=fact.concept_id,
-                        via="code",
-                    )
-                ],
-            )
-        )
-    return out
-
-
 # -- helpers ------------------------------------------------------------------------------
-
-
-_CODE = re.compile(
-    r"(?<![\w.:/-])(?:(?P<system>[A-Za-z][A-Za-z0-9-]{1,10}):\s?)?"
-    r"(?P<code>[A-Za-z]{0,3}\d[A-Za-z0-9]*(?:[.-][A-Za-z0-9]+)*)(?![\w-])"
-)
-"""Something said that may be a code: a digit, maybe letters before it ("I48.91"), groups
-joined by dots or hyphens ("718-7", "0093-0058-01"), maybe after its system."""
-_CODE_WORDS = frozenset(
-    {"code", "codes", "snomed", "loinc", "icd", "icd-10", "icd10", "icd-9", "icd10cm",
-     "rxnorm", "rxcui", "ndc"}
-)  # fmt: skip
-
-_DOSE_BEFORE = frozenset({"of", "the", "my", "that", "this", "your"})
-"""Between a dose and the drug after it ("5 mg of warfarin", "81 mg aspirin")."""
-_BARE_AFTER = frozenset(
-    {",", "is", "'s", "was", "at", "dose", "of", "about", "around", "my", "the", "it", "-", ":"}
-)
-"""Between a drug and a number without a unit that is its strength ("Coumadin 5", "my
-Coumadin dose is 5")."""
-_COUNTS = frozenset(
-    {"pill", "pills", "tablet", "tablets", "tab", "tabs", "capsule", "capsules", "times",
-     "time", "puff", "puffs", "drop", "drops", "units", "a", "per", "each", "every", "x",
-     "doses", "of"}
-)  # fmt: skip
-"""After a number without a unit: it counts ("5 a day", "2 tablets"), it is no strength."""
-
-
-def _takes_dose(m: _Mention) -> bool:
-    return bool(m.kinds & {k.value for k in DRUG_KINDS})
-
-
-def _token(doc: Doc, char: int) -> int:
-    """The index of the token holding character ``char``."""
-    span = doc.char_span(char, char + 1, alignment_mode="expand")
-    return span.start if span is not None else len(doc) - 1
-
-
-def _owner(doc: Doc, mentions: list[_Mention], q: Quantity) -> _Mention | None:
-    """The mention a said number belongs to. A dose, or a number without a unit, goes to a
-    drug as syntax says (``_drug_for``); a number without a unit that no drug takes, and
-    every other number (a duration, a temperature, a weight), to the nearest mention of its
-    clause."""
-    at, last = _token(doc, q.start), _token(doc, q.end - 1)
-    if is_dose(q) or q.dimension is None:
-        drug = _drug_for(doc, mentions, q, at, last)
-        if drug is not None or is_dose(q):
-            return drug
-    clause = clause_start(doc, at)
-    fits = [
-        m
-        for m in mentions
-        if clause_start(doc, m.match.span.start) == clause
-        and (q.dimension is not None or not _takes_dose(m))
-    ]
-    return min(fits, key=lambda m: _gap(m, q)) if fits else None
-
-
-def _drug_for(
-    doc: Doc, mentions: list[_Mention], q: Quantity, at: int, last: int
-) -> _Mention | None:
-    """The drug a dose follows in its sentence ("Coumadin, five milligrams, and digoxin":
-    Coumadin's, never digoxin's), or the one it names right after ("5 mg of warfarin"); in a
-    sentence without a drug ("I take digoxin. It's 0.125 mg."), the last drug of the
-    sentence before. A number without a unit only right after its drug in its clause and
-    not counting something ("Coumadin 5", not "2 aspirin" nor "Coumadin, 2 a day")."""
-    drugs = [m for m in mentions if _takes_dose(m)]
-    first, stop = sentence_bounds(doc, doc[at : last + 1])
-    if is_dose(q):
-        k = last + 1
-        while k < stop and doc[k].lower_ in _DOSE_BEFORE:
-            k += 1
-        ahead = next((m for m in drugs if m.match.span.start == k), None)
-        if ahead is not None:
-            return ahead
-    before = [m for m in drugs if first <= m.match.span.start and m.match.span.end <= at]
-    if before:
-        drug = max(before, key=lambda m: m.match.span.end)
-        if is_dose(q):
-            return drug
-        between = doc[drug.match.span.end : at]
-        after = doc[last + 1].lower_ if last + 1 < len(doc) else ""
-        if all(t.lower_ in _BARE_AFTER for t in between) and after not in _COUNTS:
-            return drug
-        return None
-    if not is_dose(q) or first == 0 or any(first <= m.match.span.start < stop for m in drugs):
-        return None
-    previous = sentence_bounds(doc, doc[first - 1 : first])[0]
-    earlier = [m for m in drugs if previous <= m.match.span.start and m.match.span.end <= first]
-    return max(earlier, key=lambda m: m.match.span.end) if earlier else None
-
-
-TYPO_LENGTH = 8
-"""A word this long one edit from a talkable name is that name misspelled ("clopidigrel"),
-even a vowel for a vowel, which the linker refuses in general ("ethanal" / "ethanol"): a
-patient's misspelling of a long drug or condition name is no other concept of the sample."""
-
-
-def _spelled(link: MentionLink) -> MentionLink:
-    """``link`` resolved to its talkable candidates one edit from a long one-word mention
-    (``TYPO_LENGTH``) when the linker left it unresolved: linked when they are one concept,
-    else ambiguous between them (``_resolve`` judges it through the one that reaches the
-    record)."""
-    if link.status is LinkStatus.LINKED:
-        return link
-    key = link.query.lower()
-    if len(key) < TYPO_LENGTH or " " in key:
-        return link
-    talkable = {k.value for k in TALKABLE}
-    near = [
-        c.model_copy(update={"method": Method.EDIT, "score": max(c.score, EDIT_SCORE)})
-        for c in link.candidates
-        if c.type_ok and set(c.kinds) & talkable and _typo(key, c.alias)
-    ]
-    if not near:
-        return link
-    groups = {c.group for c in near}
-    rest = [c for c in link.candidates if c.group not in groups]
-    update: dict[str, object] = {"candidates": near + rest, "score": EDIT_SCORE}
-    if len(groups) == 1:
-        top = near[0]
-        update |= {
-            "status": LinkStatus.LINKED,
-            "concept_id": top.concept_id,
-            "equivalents": [c.concept_id for c in near[1:]],
-            "method": Method.EDIT,
-        }
-    else:
-        update |= {"status": LinkStatus.AMBIGUOUS, "method": Method.EDIT}
-    return link.model_copy(update=update)
-
-
-def _covers(said: str, name: str) -> bool:
-    """Whether every word of ``name`` is said, each maybe one edit off: a TF-IDF neighbour
-    that adds a word ("temperature": "Oral temperature") is another concept."""
-    words = normalized_key(said).split()
-    return all(
-        any(OSA.distance(w, x, score_cutoff=1) <= 1 for x in words)
-        for w in normalized_key(name).split()
-    )
-
-
-def _typo(said: str, name: str) -> bool:
-    """A misspelling in speech: one edit, the first letter kept, six letters or more
-    ("asprin", "warfarine"; not "rough" for "cough")."""
-    said, name = said.lower(), name.lower()
-    return len(said) >= 6 and said[:1] == name[:1] and OSA.distance(said, name, score_cutoff=1) <= 1
 
 
 def _of_visit(fact: SheetFact, where: str, record: RecordView) -> bool:
@@ -849,13 +650,6 @@ def _groups(
     named = {i for _, ids, _ in out for i in ids}
     out += [(c, [c], set()) for c in concepts if c not in named]
     return out
-
-
-def _gap(m: _Mention, q: Quantity) -> int:
-    span = m.match.span
-    if q.start >= span.end_char:
-        return q.start - span.end_char
-    return span.start_char - q.end + 1  # a number before its name counts a little less near
 
 
 def _named(concept: str, names: dict[str, str]) -> str:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import spacy
 
 from kgverify.derive.model import EncounterSheet, FactSheet, SheetFact
-from kgverify.dialogue.checker import spoken_codes
 from kgverify.dialogue.record import view
+from kgverify.dialogue.spoken import spoken_codes
 
 NLP = spacy.blank("en")
 
