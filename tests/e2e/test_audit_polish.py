@@ -204,7 +204,10 @@ def test_a_mistyped_query_name_suggests_the_nearest(items: list[QAItem], env: Se
     one_error(result, "no audit query 'filter_rate'; did you mean filter_rates?")
     assert "items_on_edge" not in result.stderr  # not the whole list
     one_error(invoke("audit", "items_on_conept"), "did you mean items_on_concept?")
-    one_error(invoke("audit", "zzz"), "no audit query 'zzz'; known: actions_by_verdict, changed_evidence, ")
+    one_error(
+        invoke("audit", "zzz"),
+        "no audit query 'zzz'; known: actions_by_verdict, changed_evidence, ",
+    )
 
 
 def test_a_port_setting_the_recorded_server_does_not_use_is_one_error(
