@@ -307,7 +307,7 @@ print({PROBE_MARK!r} + json.dumps({{
     "precision": precision,
     "missed": missed,
     "withdrawn": withdrawn.model_dump(mode="json"),
-    "dialogue_summary": dialogue_summary,
+    "dialogue_summary": dialogue_summary.model_dump(),  # the audit rows, as a list
     "dialogue_plot": [dialogue_axes.get_title(), len(dialogue_axes.patches)],
 }}, default=str))
 """
