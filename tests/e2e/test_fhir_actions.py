@@ -3,7 +3,10 @@
 back through ``fhir-rest``, the planted actions written into the server as an agent would
 (tagged with their task), and the sample tasks graded from the server's resources: the
 same verdicts and checkpoints as from the actions file; a server that is down is one
-``error:`` line."""
+``error:`` line.
+
+Named to run after ``test_fhir.py``, which counts what the session's server holds: this
+module adds the whole sample under its own pseudonyms, and nothing here counts patients."""
 
 from __future__ import annotations
 
