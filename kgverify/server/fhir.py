@@ -18,13 +18,12 @@ import time
 import urllib.error
 import urllib.request
 from dataclasses import asdict, dataclass
-from importlib import resources
 from pathlib import Path
 
 from kgverify.config import Settings
 from kgverify.errors import ServerError
 from kgverify.outputs import make_dirs
-from kgverify.server.local import build_launcher, require_tool
+from kgverify.server.local import build_launcher, launcher_project, require_tool
 
 MAIN_CLASS = "org.kgverify.hapilocal.LocalFhirServer"
 # As in local.py: the server outlives the call that started it.
@@ -47,14 +46,8 @@ class FhirServerStatus:
 
 
 def launcher_source() -> Path:
-    """The Maven project of the FHIR launcher (packaged copy first, then the checkout)."""
-    packaged = resources.files("kgverify").joinpath("server").joinpath("hapi-local")
-    if packaged.is_dir():
-        return Path(str(packaged))
-    checkout = Path(__file__).resolve().parents[2] / "docker" / "hapi-local"
-    if (checkout / "pom.xml").is_file():
-        return checkout
-    raise ServerError("the FHIR server launcher sources are missing from this installation")
+    """The Maven project of the FHIR launcher."""
+    return launcher_project("hapi-local", "FHIR server")
 
 
 def ensure_built(settings: Settings) -> Path:

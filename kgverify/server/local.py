@@ -75,15 +75,21 @@ class ServerStatus:
         return asdict(self)
 
 
-def launcher_source() -> Path:
-    """The Maven project of the launcher (packaged copy first, then the source checkout)."""
-    packaged = resources.files("kgverify").joinpath("server").joinpath("neo4j-local")
+def launcher_project(name: str, what: str) -> Path:
+    """The Maven project ``name`` of a launcher: the copy packaged in the wheel
+    (``kgverify/server/<name>``) first, then the checkout's ``docker/<name>``."""
+    packaged = resources.files("kgverify").joinpath("server").joinpath(name)
     if packaged.is_dir():
         return Path(str(packaged))
-    checkout = Path(__file__).resolve().parents[2] / "docker" / "neo4j-local"
+    checkout = Path(__file__).resolve().parents[2] / "docker" / name
     if (checkout / "pom.xml").is_file():
         return checkout
-    raise ServerError("the Neo4j launcher sources are missing from this installation")
+    raise ServerError(f"the {what} launcher sources are missing from this installation")
+
+
+def launcher_source() -> Path:
+    """The Maven project of the Neo4j launcher."""
+    return launcher_project("neo4j-local", "Neo4j")
 
 
 def _source_hash(src: Path) -> str:
