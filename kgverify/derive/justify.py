@@ -17,6 +17,13 @@ way (diagnosis, prognosis); the code here names no task. The reasons (docs/deriv
   with a treatment, stays refused: that it would treat this condition is not shown;
 * ``diagnosis.clues_elsewhere``: every condition that the clues (the drugs started, the
   findings seen) are known to point at lies outside the distractor's neighbourhood;
+* ``diagnosis.agent_mismatch``: the clues that point near the distractor are all drugs
+  started that act on one kind of organism only (their WHO ATC groups, ``ACTS_ON``: J01
+  antibacterials act on bacteria), and the distractor's causative agent (SNOMED CT's
+  attribute) is of another kind: penicillin V started points at a streptococcal sore
+  throat, not at an acute viral pharyngitis, though the two are near. The bacterial and
+  the viral infection of one organ is the lure a clinician weighs; the agent, not the
+  vocabularies' silence, rules it out;
 * ``prognosis.outcomes_elsewhere``: every outcome the shown conditions are known to lead to
   lies outside the distractor's neighbourhood.
 
@@ -62,6 +69,7 @@ QUERIES = (
     "derive/clue_targets",
     "derive/treaters",
     "derive/lesion_kinds",
+    "derive/causative_agents",
 )
 # Edges cited per justification at most: a drug with 40 indications needs no 40 lines.
 MAX_CITED = 12
@@ -71,7 +79,27 @@ K = TypeVar("K")
 V = TypeVar("V")
 
 
-RULES_VERSION = "5d1c0a7e93b4"
+# What the drugs of a WHO ATC level-2 group act on, for ``agent_mismatch``: the groups'
+# names say it (J01 "antibacterials for systemic use"); a drug counts only when every group
+# it belongs to is here (doxycycline is also A01, stomatological: it does not count).
+ACTS_ON: dict[str, tuple[str, str]] = {
+    "J01": ("bacteria", "antibacterials for systemic use"),
+    "J04": ("bacteria", "antimycobacterials"),
+    "J02": ("fungi", "antimycotics for systemic use"),
+    "J05": ("viruses", "antivirals for systemic use"),
+}
+# The organism kinds, by the concepts that head them in the loaded vocabularies (SNOMED CT,
+# UMLS): an agent is of a kind when the kind's concept is among its is-a ancestors.
+KINGDOMS: dict[str, str] = {
+    "SNOMEDCT:409822003": "bacteria",  # Domain Bacteria
+    "UMLS:C0004611": "bacteria",  # Bacteria
+    "SNOMEDCT:49872002": "viruses",  # Virus
+    "UMLS:C0042776": "viruses",  # Viruses
+    "SNOMEDCT:414561005": "fungi",  # Kingdom Fungi
+    "UMLS:C0016832": "fungi",  # Fungi
+}
+
+RULES_VERSION = "b81f3c52d907"
 """The justification rules' version, recorded in every justification, so a changed rule shows
 in every item it justifies. Declared, not computed: bump it when what the rules decide or say
 changes (``QUERIES``, this module, ``model.TASK_RULES``). tests/unit/test_justify_version.py
@@ -199,6 +227,8 @@ class Justifier:
         self._targets: _Bounded[tuple[str, str], tuple[tuple[str, CitedEdge], ...]] = _Bounded()
         self._treaters: _Bounded[str, tuple[str, ...]] = _Bounded()
         self._lesion: _Bounded[str, bool] = _Bounded()  # top grouping -> names a lesion
+        # condition -> its causative agents: (cited edge, the agent's organism kinds)
+        self._agents: _Bounded[str, tuple[tuple[CitedEdge, frozenset[str]], ...]] = _Bounded()
 
     # -- graph reads, batched and cached ------------------------------------------------------
 
@@ -264,6 +294,24 @@ class Justifier:
             for concept in chunk:
                 self._lesion.put(concept, concept in found)
 
+    def _load_agents(self, ids: Iterable[str]) -> None:
+        for chunk in batched(self._agents.missing(ids), 500):
+            found = set()
+            for row in self.graph.read("derive/causative_agents", ids=chunk):
+                found.add(row["id"])
+                self._agents.put(
+                    row["id"],
+                    tuple(
+                        (
+                            CitedEdge(**{k: v for k, v in a.items() if k != "up"}),
+                            frozenset(KINGDOMS[u] for u in a["up"] if u in KINGDOMS),
+                        )
+                        for a in row["agents"]
+                    ),
+                )
+            for missing in set(chunk) - found:
+                self._agents.put(missing, ())
+
     def _load_treaters(self, ids: Iterable[str]) -> None:
         for chunk in batched(self._treaters.missing(ids), 500):
             found = set()
@@ -307,6 +355,7 @@ class Justifier:
         concepts: set[str] = set()
         treat_topics: set[str] = set()
         systems_of: set[str] = set()  # concepts whose body systems are asked
+        agents_of: set[str] = set()  # candidates whose causative agents are asked
         for r in requests:
             concepts.update([r.topic, r.answer, *r.conditions])
             concepts.update(f.concept_id for f in r.shown if f.concept_id)
@@ -317,6 +366,8 @@ class Justifier:
             else:
                 concepts.update(r.candidates)
                 systems_of.update([r.answer, *r.candidates])
+                if r.task.rules.agent_mismatch:
+                    agents_of.update(r.candidates)
                 for clue, predicate in r.clues:
                     if predicate == "treats":
                         drug_ids.add(clue)
@@ -327,6 +378,7 @@ class Justifier:
             drug_ids.update(self._treaters[topic])
         self._load_drugs(drug_ids)
         self._load_targets(target_keys)
+        self._load_agents(agents_of)
         for d in drug_ids:
             profile = self._drugs[d]
             concepts.update(e.end for e in profile.indications)
@@ -532,18 +584,24 @@ class Justifier:
     def _pointers(self, r: Request) -> dict[str, Outcome]:
         """Concept answers (diagnosis, prognosis): where the clues point, against each
         candidate."""
-        pointed: list[tuple[str, CitedEdge]] = []
+        by_clue: dict[tuple[str, str], list[tuple[str, CitedEdge]]] = {}
         for clue, predicate in r.clues:
             if predicate == "treats":
-                pointed.extend((e.end, e) for e in self._drugs[clue].indications)
+                by_clue[(clue, predicate)] = [(e.end, e) for e in self._drugs[clue].indications]
             else:
-                pointed.extend(self._targets[(clue, predicate)])
-        target_ups = [self._ups[t].clean for t in dict.fromkeys(t for t, _ in pointed)]
+                by_clue[(clue, predicate)] = list(self._targets[(clue, predicate)])
+        pointed = [p for targets in by_clue.values() for p in targets]
+        target_ups = {
+            key: [self._ups[t].clean for t in dict.fromkeys(t for t, _ in targets)]
+            for key, targets in by_clue.items()
+        }
         out = {}
         for candidate in r.candidates:
             hood = self._hood(candidate)
             cand_up = self._ups[candidate]
-            if any(hood & up for up in target_ups):
+            near = [k for k, ups in target_ups.items() if any(hood & up for up in ups)]
+            mismatch = self._agent_mismatch(r, candidate, near) if near else None
+            if near and mismatch is None:
                 out[candidate] = Outcome(
                     refused=f"a clue points near it ({r.task.value}.{r.task.rules.elsewhere})"
                 )
@@ -561,9 +619,62 @@ class Justifier:
                     distance=self.distance(candidate, r.answer),
                     closeness=self.distance(candidate, r.answer, clean=True),
                     lure="same_system" if same else "other_system",
-                    build=partial(self._pointer_reasons, r, pointed, hood),
+                    build=partial(self._agent_reasons, r, candidate, mismatch)
+                    if mismatch
+                    else partial(self._pointer_reasons, r, pointed, hood),
                 )
         return out
+
+    def _agent_mismatch(
+        self, r: Request, candidate: str, near: list[tuple[str, str]]
+    ) -> list[tuple[DrugProfile, str, CitedEdge]] | None:
+        """For clues ``near`` the candidate: (drug, ATC group, agent edge) for each, when
+        every one is a drug started that acts on one kind of organism only (``ACTS_ON``)
+        and every causative agent of the candidate is of another kind; else None."""
+        agents = self._agents.data.get(candidate, ())
+        if not r.task.rules.agent_mismatch or not agents:
+            return None
+        kinds = [k for _, k in agents]
+        if not all(kinds):  # an agent of no known kind: nothing to compare
+            return None
+        out: list[tuple[DrugProfile, str, CitedEdge]] = []
+        for clue, predicate in near:
+            drug = self._drugs.data.get(clue) if predicate == "treats" else None
+            if drug is None or not drug.areas or not drug.areas <= ACTS_ON.keys():
+                return None
+            acts_on = {ACTS_ON[a][0] for a in drug.areas}
+            if any(k & acts_on for k in kinds):
+                return None
+            out.extend((drug, group, edge) for group in sorted(drug.areas) for edge, _ in agents)
+        return out
+
+    def _agent_reasons(
+        self, r: Request, candidate: str, found: list[tuple[DrugProfile, str, CitedEdge]]
+    ) -> list[Justification]:
+        drugs = list(dict.fromkeys(_name(d) for d, _, _ in found))
+        groups = sorted({g for _, g, _ in found})
+        edges = list(dict.fromkeys(e for _, _, e in found))
+        agents = list(dict.fromkeys(e.end_name or e.end for e in edges))
+        what = "; ".join(f"ATC {g}, {ACTS_ON[g][1]}, act on {ACTS_ON[g][0]}" for g in groups)
+        sources = ", ".join(
+            dict.fromkeys(", ".join(x for x in (e.source, e.release) if x) for e in edges)
+        )
+        name = edges[0].start_name or candidate
+        return [
+            Justification(
+                rule=f"{r.task.value}.{r.task.rules.agent_mismatch}",
+                version=self.version,
+                reason=f"the drugs started that point near it ({', '.join(drugs)}) act on "
+                f"another kind of organism ({what}); {name} is caused by "
+                f"{', '.join(agents)} [{sources}]: they were not started for it",
+                edges=edges[:MAX_CITED],
+                sets=_sets(
+                    clues=sorted({d.id for d, _, _ in found}),
+                    atc_groups=[f"ATC:{g}" for g in groups],
+                    causative_agents=sorted({e.end for e in edges}),
+                ),
+            )
+        ]
 
     def _pointer_reasons(
         self, r: Request, pointed: list[tuple[str, CitedEdge]], hood: frozenset[str]

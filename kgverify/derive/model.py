@@ -28,7 +28,10 @@ class Task(StrEnum):
         match self:
             case Task.DIAGNOSIS:
                 return TaskRules(
-                    "pointers", "clues_elsewhere", clues="clues (drugs started, findings seen)"
+                    "pointers",
+                    "clues_elsewhere",
+                    clues="clues (drugs started, findings seen)",
+                    agent_mismatch="agent_mismatch",
                 )
             case Task.TREATMENT:
                 return TaskRules(
@@ -65,6 +68,9 @@ class TaskRules:
     contraindicated: str = ""
     clues: str = ""
     for_patient: str = ""  # the drug way's rule that a shown condition rules the drug out
+    # The pointer way's rule that the drugs started that point near a candidate are
+    # anti-infectives of another kind than its causative agent (an antibacterial, a virus).
+    agent_mismatch: str = ""
 
     @property
     def distractor_slot(self) -> Literal["subject", "object"]:
@@ -86,7 +92,7 @@ LURES: dict[str, str] = {
     "whose indications lie elsewhere",
     "other_area": "a drug of another therapeutic area, whose indications lie elsewhere",
     "same_system": "a condition of the answer's body system (a shared top is-a ancestor) that "
-    "the clues do not point near",
+    "the clues do not point near, or only anti-infectives of another kind than its cause do",
     "other_system": "a condition of another body system that the clues do not point near",
 }
 """What kind of lure a distractor is (``DistractorWhy.lure``); an item's ``difficulty`` is

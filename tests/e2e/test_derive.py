@@ -987,6 +987,59 @@ def test_labelled_contraindications_make_patient_specific_lures(
     assert not refused.admissible and "near the item's" in str(refused.refused)
 
 
+def test_an_anti_infective_started_rules_out_a_cause_of_another_kind(
+    derived: Derived, verifier: Verifier
+) -> None:
+    """Diagnosis, on the real sample graph: penicillin V started points near acute viral
+    pharyngitis (both are pharyngitis), yet its cause is a virus and penicillin V is an
+    antibacterial (ATC J01): a same-system lure with that positive reason, citing the
+    causative-agent edge. Counter-cases: a cause of the drug's own kind (streptococcal sore
+    throat, Streptococcus pyogenes) stays refused; so does the viral cause when a clue that
+    acts on no one kind of organism points near it too (a finding of pharyngitis planted
+    beside the drug); and a near condition with no causative agent (sinusitis) stays refused."""
+    graph = derived.graph
+    penicillin_v = value(graph, "MATCH (c:UMLS {name: 'Penicillin V'}) RETURN c.id")
+    strep, viral = "SNOMEDCT:43878008", "SNOMEDCT:195662009"
+    otitis = "SNOMEDCT:65363002"
+
+    def ask(answer: str, candidate: str, clues: list[tuple[str, str]]) -> Outcome:
+        return _judge(
+            derived, verifier, Request(Task.DIAGNOSIS, answer, answer, clues, [], [candidate])
+        )
+
+    started = [(penicillin_v, "treats")]
+    lure = ask(strep, viral, started)
+    assert lure.admissible and lure.lure == "same_system", lure.refused
+    (just,) = lure.justifications
+    assert just.rule == "diagnosis.agent_mismatch"
+    assert just.set_of("atc_groups") == ["ATC:J01"]
+    assert just.set_of("clues") == [penicillin_v]
+    assert {e.type for e in just.edges} == {"CAUSATIVE_AGENT"}
+    assert all(e.source and e.release for e in just.edges)
+    assert "antibacterials" in just.reason and "Acute viral pharyngitis" in just.reason
+
+    # A bacterial cause: the antibacterial may well have been started for it.
+    refused = ask(otitis, strep, started)
+    assert refused.refused == "a clue points near it (diagnosis.clues_elsewhere)"
+    # A near condition the vocabularies give no agent: nothing to compare, refused.
+    sinusitis = value(graph, "MATCH (c:SNOMEDCT {name: 'Sinusitis'}) RETURN c.id")
+    assert ask(
+        otitis,
+        sinusitis,
+        [(value(graph, "MATCH (c:UMLS {name: 'Amoxicillin'}) RETURN c.id"), "treats")],
+    ).refused
+    # A second clue, a finding that the viral pharyngitis manifests, points near it too.
+    manifestation = value(
+        graph,
+        "MATCH (:Concept {id: $c})-[:MAPS_TO*0..1]-(:Concept)-[:HAS_MANIFESTATION]->(f:Concept) "
+        "RETURN f.id ORDER BY f.id LIMIT 1",
+        c=viral,
+    )
+    assert manifestation, "the sample gives acute viral pharyngitis a manifestation"
+    both = ask(strep, viral, [*started, (manifestation, "indicates")])
+    assert both.refused == "a clue points near it (diagnosis.clues_elsewhere)"
+
+
 def test_a_derivation_killed_before_or_after_publishing_leaves_one_set_current(
     derived: Derived, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -16,7 +16,7 @@ from kgverify.derive import justify
 from kgverify.derive.model import TASK_RULES, Task, TaskRules
 from kgverify.graph.queries import get_query
 
-FINGERPRINT = "d026bb8e22dee2fa"
+FINGERPRINT = "feccfb7adda1389e"
 
 
 def fingerprint(queries: Mapping[str, str], module: bytes, rules: Mapping[Task, TaskRules]) -> str:
