@@ -53,7 +53,7 @@ from kgverify.dialogue.numbers import (
     said,
     strengths,
 )
-from kgverify.dialogue.record import Reach, ReachCache, RecordView, view
+from kgverify.dialogue.record import Reach, ReachCache, RecordView, code_key, view
 from kgverify.dialogue.spelling import covers, spelled, typo
 from kgverify.dialogue.spoken import (
     DRUG_KINDS,
@@ -189,7 +189,12 @@ class DialogueChecker:
             if not (m.proposed and m.link.status is not LinkStatus.LINKED)
             or self._resolve(m, record, reaches)[0]
         ]
-        codes = spoken_codes(doc, text, record, turn, mentions)
+        # The facts' concepts and their MAPS_TO counterparts' own: "I48.91" is two steps
+        # from a SNOMED CT fact (SNOMED CT -> UMLS -> ICD-10-CM).
+        mapped = self.reach.get(
+            s for f in record.facts if f.concept_id in reaches for s in reaches[f.concept_id].same
+        )
+        codes = spoken_codes(doc, text, record, turn, mentions, _counterparts(record, mapped))
         self._attach_numbers(doc, text, mentions, [(c.start, c.end) for c in codes])
         verdicts = [self._judge(m, record, reaches, turn) for m in mentions]
         verdicts = self._contraindicated(mentions, verdicts)
@@ -271,6 +276,8 @@ class DialogueChecker:
             return any(c.concept_id == link.concept_id for c in sure)
         if link.status is not LinkStatus.AMBIGUOUS:
             return False
+        if link.method is Method.EDIT and any(c.method is Method.EDIT for c in sure):
+            return True  # a misspelling (``spelled``): kept when it reaches the record
         words = set(normalized_key(link.query).split())
         qualified = [
             c
@@ -450,10 +457,8 @@ class DialogueChecker:
             names = ", ".join(group[0] for group, _ in reached)
             return [], f"; ambiguous: its candidates {names} reach different facts", None
         group, hits = reached[0]
-        note = (
-            f"; ambiguous among {len(m.groups)} concepts, judged through the one that "
-            f"reaches the record: {group[0]}"
-        )
+        among = f"among {len(m.groups)} concepts" if len(m.groups) > 1 else "a misspelling"
+        note = f"; ambiguous ({among}), judged through the one that reaches the record: {group[0]}"
         return hits, note, group
 
     def _hits(
@@ -496,6 +501,13 @@ class DialogueChecker:
             if up is not None:
                 path = _edges(up["edges"])
                 out.append((1 + up["depth"], _Hit(fact, where, "is-a", path, sayable, up["id"])))
+                continue
+            # The fact's morphology said for it ("my ulcer" for a recorded peptic ulcer, "the
+            # bleeding" for a gastrointestinal hemorrhage): the patient's word for the lesion.
+            shape = next((s for s in sorted(same) if s in theirs.morphologies), None)
+            if shape is not None:
+                path = _edges(theirs.morphologies[shape])
+                out.append((4, _Hit(fact, where, "morphology", path, sayable, shape)))
                 continue
             if drug:
                 shared = min(
@@ -591,20 +603,31 @@ class DialogueChecker:
             for other, said_of in zip(mentions, verdicts, strict=True):
                 if other is m or not said_of.claimed or not other.kinds & condition_kinds:
                     continue
-                if other.link.concept_id is not None:
-                    triple = (m.link.concept_id, other.link.concept_id, "contraindicated_for")
+                # The condition as said, and the recorded one its word stands for ("my
+                # ulcer": the recorded peptic ulcer, by its morphology or an is-a step).
+                conditions = [other.link.concept_id]
+                for e in said_of.evidence:
+                    if e.via in _STANDS_FOR and e.fact_concept is not None:
+                        conditions.append(e.fact_concept)
+                        names.setdefault(e.fact_concept, e.fact_text or "")
+                for condition in dict.fromkeys(c for c in conditions if c is not None):
+                    triple = (m.link.concept_id, condition, "contraindicated_for")
                     pairs.setdefault(triple, []).append(n)
-                    for said in (m, other):
-                        names[said.link.concept_id or ""] = _name(said.link) or ""
+                names[m.link.concept_id] = _name(m.link) or ""
+                names.setdefault(other.link.concept_id or "", _name(other.link) or "")
         if not pairs:
             return verdicts
         found = self.verifier.evidence_for(list(pairs))
         out = list(verdicts)
+        done: set[int] = set()
         for triple, at in pairs.items():
             support = next((p for p in found.get(triple, []) if p.stance == "support"), None)
             if support is None:
                 continue
             for n in at:
+                if n in done:
+                    continue
+                done.add(n)
                 path = [f"{e.start} -{e.type}-> {e.end}" for e in support.edges]
                 out[n] = out[n].model_copy(
                     update={
@@ -627,6 +650,32 @@ class DialogueChecker:
 
 
 # -- helpers ------------------------------------------------------------------------------
+
+
+CODE_SYSTEMS = frozenset({"SNOMEDCT", "LNC", "ICD10CM", "RXNORM", "NDC"})
+"""The systems of a record's codes: a fact's counterpart in one of them, said aloud, is the
+fact's code ("I48.91" for atrial fibrillation recorded in SNOMED CT)."""
+
+
+def _counterparts(
+    record: RecordView, reaches: dict[str, Reach]
+) -> dict[str, tuple[str, SheetFact]]:
+    """The codes of the record's systems the graph maps each fact's concept to (MAPS_TO, up
+    to two steps: ``reaches`` holds the facts' concepts and their counterparts), under
+    ``code_key``, with the fact."""
+    out: dict[str, tuple[str, SheetFact]] = {}
+    for fact in record.facts:
+        first = reaches.get(fact.concept_id)
+        near = sorted(first.same) if first is not None else []
+        for concept in sorted({c for s in near if s in reaches for c in reaches[s].same}):
+            system, _, code = concept.partition(":")
+            if system in CODE_SYSTEMS and len(key := code_key(code)) >= 3:
+                out.setdefault(key, (concept, fact))
+    return out
+
+
+_STANDS_FOR = frozenset({"is-a", "morphology"})
+"""Ways a condition word reaches a recorded condition it stands for."""
 
 
 def _of_visit(fact: SheetFact, where: str, record: RecordView) -> bool:

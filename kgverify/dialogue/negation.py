@@ -298,8 +298,10 @@ def cues(doc: Doc, span: Span) -> Cues:
     for i in range(max(start, span.start - WINDOW), span.start):
         word, after = doc[i].lower_, _lower(doc, i + 1)
         if (word, after) in CEASED_PAIRS:
-            ceased = True
-            words.append(f"{word} {after}")
+            # Carried off like a denial: "I used to take Tegretol for my seizures".
+            if _denies(doc, i + 1, span.start):
+                ceased = True
+                words.append(f"{word} {after}")
         elif word in DENIAL and after not in _NOT_DENIAL_AFTER:
             if _lower(doc, i - 1) in {"no", "not", "n't"} or word == after:
                 continue  # "not not" is read once, at its first word
@@ -310,8 +312,8 @@ def cues(doc: Doc, span: Span) -> Cues:
                 past = word in {"n't", "not"} and _lower(doc, i - 1) in _PAST_AUX
                 ever |= word == "never" or past
                 words.append(word)
-        elif word in CEASED:
-            ceased = True
+        elif word in CEASED and _denies(doc, i, span.start):
+            ceased = True  # not "I don't take Aleve anymore because of the bleeding"
             words.append(word)
     for i in range(start, span.start):
         if doc[i].lower_ in DENIAL and _clause_denier(doc, i):
