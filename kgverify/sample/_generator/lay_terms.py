@@ -199,29 +199,6 @@ CONSUMER_TERMS: dict[str, tuple[str, ...]] = {
 }
 """Consumer terms per sample concept, by the build's concept keys."""
 
-MORE_CONSUMER_TERMS: dict[str, tuple[str, ...]] = {
-    # issue 37, second pass, written after every earlier atom so that their ids stay: a
-    # concept of CONSUMER_TERMS keeps its CHV code and gains SY atoms.
-    "230690007": ("CVA",),
-    "386661006": ("running a temperature", "had a temperature"),
-    "69896004": ("rheumatoid", "RA"),
-    # the sample's labs by the names on a lab slip or a patient portal (LOINC's component,
-    # its common short form)
-    "LNC:38265-5": ("T-score", "DEXA scan", "DXA scan"),
-    "LNC:20570-8": ("hematocrit", "haematocrit", "packed cell volume"),
-    "LNC:26453-1": ("red blood cell count", "red cell count", "RBC count"),
-    "LNC:3024-7": ("free T4", "T4 level"),
-    "LNC:3094-0": ("BUN", "blood urea nitrogen"),
-    "LNC:42719-5": ("bilirubin", "bilirubin level"),
-    "LNC:2951-2": ("sodium level",),
-    "LNC:17861-6": ("calcium level", "blood calcium"),
-    "LNC:1751-7": ("albumin level",),
-    "LNC:1742-6": ("ALT", "liver enzymes"),
-    "LNC:19926-5": ("breathing test", "lung function test", "spirometry"),
-    "LNC:8331-1": ("temperature", "temp", "body temperature"),
-}
-"""Consumer terms added later, after every atom of ``CONSUMER_TERMS``."""
-
 MANIFESTATIONS: dict[str, tuple[str, ...]] = {
     # condition -> findings (SNOMED CT keys), for the visit diagnoses of the sample EHR that
     # had none: what a patient with them comes in saying
@@ -339,19 +316,11 @@ def add_consumer_terms(
     srl_of["CHV"] = CHV_SRL
     sab_info["CHV"] = CHV_SOURCE
     added = 0
-    codes: dict[str, str] = {}
     for n, (key, terms) in enumerate(CONSUMER_TERMS.items(), start=1):
         u = umls_concepts[key2cui[key]]
-        code = codes[key] = f"{CHV_CODE_BASE + n:010d}"
+        code = f"{CHV_CODE_BASE + n:010d}"
         for at, term in enumerate(terms):
             atom(u, "CHV", "PT" if at == 0 else "SY", code, term, scui=code)
-            added += 1
-    for key, terms in MORE_CONSUMER_TERMS.items():
-        u = umls_concepts[key2cui[key]]
-        new = key not in codes
-        code = codes.setdefault(key, f"{CHV_CODE_BASE + len(codes) + 1:010d}")
-        for at, term in enumerate(terms):
-            atom(u, "CHV", "PT" if new and at == 0 else "SY", code, term, scui=code)
             added += 1
     return added
 
@@ -378,8 +347,7 @@ def readme_section(w: Callable[[str], None], k2c: dict[str, str], pref: dict[str
     names from its manifest)."""
     kinds = {"RX:": "ingredients", "ATC:": "drug classes (ATC)", "LNC:": "lab tests (LOINC)"}
     counts: dict[str, int] = {}
-    every = _every_term()
-    for key, terms in every.items():
+    for key, terms in CONSUMER_TERMS.items():
         kind = next((v for k, v in kinds.items() if key.startswith(k)), "conditions and findings")
         counts[kind] = counts.get(kind, 0) + len(terms)
     w("## Lay language: consumer terms (CHV) and brand names (issue 37)")
@@ -406,15 +374,9 @@ def readme_section(w: Callable[[str], None], k2c: dict[str, str], pref: dict[str
     w("")
     w("| concept | CUI | consumer terms (CHV) |")
     w("|---|---|---|")
-    for key, terms in every.items():
+    for key, terms in CONSUMER_TERMS.items():
         cui = k2c[key]
         w(f"| {pref[cui]} | {cui} | {', '.join(terms)} |")
-    w("")
-    w(
-        "The terms of the issue's second pass (CVA, the labs' names on a lab slip, \"rheumatoid\", "
-        '"running a temperature") come after every earlier atom; a concept that had CHV atoms keeps '
-        "its CHV code."
-    )
     w("")
     w(
         "Manifestations (SAB MTH, as the earlier ones) for the visit diagnoses of the sample EHR that "
@@ -431,11 +393,3 @@ def readme_section(w: Callable[[str], None], k2c: dict[str, str], pref: dict[str
     for name, ingredients in BRAND_NAMES:
         w(f"| {name} | {', '.join(ingredients) or '(no sample ingredient)'} |")
     w("")
-
-
-def _every_term() -> dict[str, tuple[str, ...]]:
-    """``CONSUMER_TERMS`` with ``MORE_CONSUMER_TERMS`` after each concept's own."""
-    out = dict(CONSUMER_TERMS)
-    for key, terms in MORE_CONSUMER_TERMS.items():
-        out[key] = out.get(key, ()) + terms
-    return out
