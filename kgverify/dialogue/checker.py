@@ -541,9 +541,14 @@ class DialogueChecker:
                 continue
             # A symptom of a condition recorded at this encounter ("short of breath" for the
             # visit's heart failure), whichever section holds it: what the patient comes
-            # with. One of an older condition is no fact of the visit.
+            # with; or of a disease diagnosed at an earlier visit and still active at this
+            # one ("my knees ache" with osteoarthritis diagnosed years before, never ended):
+            # what the patient lives with. One of an older condition recorded beside a
+            # visit's diagnosis, or of one that is over, is no fact of the visit.
             shown = next((f for f in sorted(same) if f in theirs.manifests), None)
-            if shown is not None and _of_visit(fact, where, record):
+            lives_with = sayable and fact.section == "diagnosis" and record.active(fact)
+            current = _of_visit(fact, where, record) or lives_with
+            if shown is not None and current:
                 path = _edges(theirs.manifests[shown])
                 out.append((10, _Hit(fact, where, "manifestation", path, sayable, shown)))
         # Sayable first, this encounter before earlier ones, then the closest way; a symptom

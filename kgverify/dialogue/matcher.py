@@ -24,6 +24,7 @@ from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.language import Language
 from spacy.tokens import Doc, Span, Token
 
+from kgverify.dialogue.body import PARTS, body_forms
 from kgverify.graph.driver import Graph
 from kgverify.graph.model import Kind
 from kgverify.link.kb import KbEntry, export_entries
@@ -151,8 +152,8 @@ class MentionMatcher:
         short = first.text[:-1] if first.text.endswith(".") else first.text
         if short in self.abbreviations:
             return Match(doc[i : i + 1], tuple(sorted(self.abbreviations[short])), short)
-        if first.lower_ in STOP_WORDS and not _hyphened(doc, i):
-            return None
+        if first.lower_ in STOP_WORDS and not _hyphened(doc, i) and first.lower_ not in PARTS:
+            return None  # "back" is a stop word, and a part a symptom is said of
         stop = i + 1
         # Speech coordinates ("amoxicillin and clavulanate", "fever, cough"): a name never
         # spans a conjunction or a comma, so each part is its own mention.
@@ -160,8 +161,9 @@ class MentionMatcher:
             stop += 1
         for end in range(stop, i, -1):
             last = doc[end - 1]
-            # A name may end on a particle ("throwing up", "worn out"), never be one.
-            ends = last.lower_ in _PARTICLES and end - i > 1
+            # A name may end on a particle ("throwing up", "worn out") or a part ("pain in
+            # my back"), never be one.
+            ends = (last.lower_ in _PARTICLES or last.lower_ in PARTS) and end - i > 1
             if last.is_punct or (last.lower_ in STOP_WORDS and not ends):
                 continue
             span = doc[i:end]
@@ -169,6 +171,10 @@ class MentionMatcher:
             alias = span.text
             if not concepts and end - i > 1 and (lay := lay_text(span)):
                 concepts, alias = self.keys.get(normalized_key(lay)), lay
+            for form in [] if concepts else body_forms(span):
+                concepts, alias = self.keys.get(normalized_key(form)), form
+                if concepts:
+                    break
             if concepts:
                 return Match(span, tuple(sorted(concepts)), alias)
         return None
