@@ -259,12 +259,18 @@ def _ended_after(doc: Doc, span: Span) -> str | None:
             if any(doc[k].lower_ in DENIAL for k in range(clause_start(doc, i), i)):
                 return None
             return pair or word
-        if word not in _ENDED_GAP | _STOPPING and word not in DENIAL:
+        if word not in _ENDED_GAP | _STOPPING | _FORMS and word not in DENIAL:
             return None
         i += 1
     return None
 
 
+_FORMS = frozenset(
+    {"spray", "pill", "pills", "tablet", "tablets", "capsule", "capsules", "inhaler", "patch",
+     "patches", "cream", "ointment", "drops", "shot", "shots", "injection", "injections"}
+)  # fmt: skip
+"""A drug's form said after its name ("the nitroglycerin spray, but I stopped that one"):
+still the drug, between it and its ending."""
 _STOPPED = frozenset({"stopped", "quit", "discontinued"})
 _PRONOUNS = frozenset({"it", "that", "them", "those", "this"})
 _STOPPING = frozenset({"i", "we", "'ve", "already", "they", "doctor", "the"})

@@ -137,3 +137,10 @@ def test_a_cessation_is_carried_off_like_a_denial() -> None:
     assert not cue("I stopped the metformin after my kidney trouble", "kidney trouble").ceased
     assert cue("I used to have migraines.", "migraines").ceased  # about the mention itself
     assert cue("I no longer get gout attacks", "gout attacks").ceased
+
+
+def test_a_drugs_form_between_it_and_its_ending() -> None:
+    text = "And the salbutamol inhaler, but I stopped that one last week."
+    assert cue(text, "salbutamol").ceased
+    assert not cue("And the salbutamol inhaler, but I use it daily.", "salbutamol").ceased
+    assert not cue("The salbutamol, the doctor, the nurse and I stopped it.", "salbutamol").ceased
