@@ -1,9 +1,10 @@
 """Symptoms said of a body part ("my knees ache", "my back hurts", "pain in my hip",
-"tightness in my chest", "my knuckles are swollen"): the words a patient uses for the
-findings the vocabularies name by the part ("knee" is a joint: "joint pain", "stiff
-joints", "swollen joints"; "chest pain", "stomach pain"). ``body_forms`` gives the names to
-look such a span up under; the matcher takes the first the vocabularies hold, so a part
-the sample names no finding for ("my face hurts") stays no mention."""
+"tightness in my chest", "my knuckles are swollen", "my heart skips"): the words a patient
+uses for the findings the vocabularies name by the part ("knee" is a joint: "joint pain",
+"stiff joints", "swollen joints"; "chest pain", "stomach pain"; palpitations).
+``body_forms`` gives the names to look such a span up under; the matcher takes the first
+the vocabularies hold, so a part the sample names no finding for ("my face hurts") stays no
+mention."""
 
 from __future__ import annotations
 
@@ -46,6 +47,15 @@ _IN = frozenset({"in", "of"})
 _OWNER = frozenset({"my", "the", "both", "his", "her", "your"})
 
 
+HEART = frozenset({"heart", "pulse", "heartbeat"})
+BEATING = frozenset(
+    {"racing", "races", "pounding", "pounds", "fluttering", "flutters", "thumping", "thumps",
+     "skipping", "skips", "galloping", "jumping", "hammering", "beating"}
+)  # fmt: skip
+"""What a patient says their heart does for palpitations ("my heart's been fluttering",
+"my heart skips")."""
+
+
 def _state(word: str) -> str | None:
     if word in PAIN:
         return "pain"
@@ -63,12 +73,17 @@ def _part(word: str) -> str | None:
 
 def body_forms(tokens: Span) -> list[str]:
     """The finding names a span says of a body part, most specific first: "knees ache" ->
-    "knee pain", "joint pain", "joints ache"; "pain in my back" -> "back pain"; [] when the
-    span is no such symptom (a part first and its state last with only fillers between, or
-    a state, "in" or "of", maybe "my", and a part)."""
+    "knee pain", "joint pain", "joints ache"; "pain in my back" -> "back pain"; "heart's
+    been fluttering" -> "heart racing" (palpitations); [] when the span is no such symptom
+    (a part first and its state last with only fillers between, or a state, "in" or "of",
+    maybe "my", and a part)."""
     words = [t.lower_ for t in tokens]
     if len(words) < 2:
         return []
+    gap = words[1:-1]
+    between = len(gap) <= _MAX_GAP and all(w in _GAP for w in gap)
+    if words[0] in HEART and words[-1] in BEATING and between:
+        return ["heart racing", "palpitations", "heart palpitations"]
     part = state = None
     first, last = _part(words[0]), _state(words[-1])
     if first and last and len(words) - 2 <= _MAX_GAP and all(w in _GAP for w in words[1:-1]):

@@ -152,8 +152,13 @@ class MentionMatcher:
         short = first.text[:-1] if first.text.endswith(".") else first.text
         if short in self.abbreviations:
             return Match(doc[i : i + 1], tuple(sorted(self.abbreviations[short])), short)
-        if first.lower_ in STOP_WORDS and not _hyphened(doc, i) and first.lower_ not in PARTS:
-            return None  # "back" is a stop word, and a part a symptom is said of
+        # A name may open on a stop word only as written and of two words or more ("out of
+        # breath", "no energy"); a part a symptom is said of is one ("back": "my back hurts").
+        # A one-letter one never opens one: "a fib" is a lie as often as a rhythm.
+        stopped = first.lower_ in STOP_WORDS and not _hyphened(doc, i)
+        if stopped and len(first.text) < 2:
+            return None
+        stopped = stopped and first.lower_ not in PARTS
         stop = i + 1
         # Speech coordinates ("amoxicillin and clavulanate", "fever, cough"): a name never
         # spans a conjunction or a comma, so each part is its own mention.
@@ -167,11 +172,16 @@ class MentionMatcher:
             if last.is_punct or (last.lower_ in STOP_WORDS and not ends):
                 continue
             span = doc[i:end]
-            concepts = self.keys.get(normalized_key(span.text))
+            if stopped and end - i < 2:
+                continue
+            key = normalized_key(span.text)
+            if stopped and key == normalized_key(doc[i + 1 : end].text):
+                continue  # the key drops it ("an ear infection"): the name starts after it
+            concepts = self.keys.get(key)
             alias = span.text
-            if not concepts and end - i > 1 and (lay := lay_text(span)):
+            if not concepts and not stopped and end - i > 1 and (lay := lay_text(span)):
                 concepts, alias = self.keys.get(normalized_key(lay)), lay
-            for form in [] if concepts else body_forms(span):
+            for form in [] if concepts or stopped else body_forms(span):
                 concepts, alias = self.keys.get(normalized_key(form)), form
                 if concepts:
                     break

@@ -153,3 +153,26 @@ def test_no_part_no_state_or_a_part_without_a_finding_is_no_symptom() -> None:
     assert body_found("I hurt my knee playing football") == []  # an injury, not an ache
     assert body_found("the knee of my trousers is sore") == []  # too far, and not a gap word
     assert body_found("I came back home") == []
+
+
+def test_a_name_may_open_on_a_stop_word_as_written() -> None:
+    """Issue 37: consumer names that start with a stop word ("out of breath", "back pain");
+    never one a stop word only opens in the text ("an ear infection": the name starts after
+    it), nor a stop word alone."""
+    m = MentionMatcher(
+        [
+            entry("UMLS:C0013404", "Dyspnea", ["finding"], ["Out of breath"]),
+            entry("UMLS:C0004604", "Back Pain", ["finding"]),
+            entry("UMLS:C0029882", "Otitis Media", ["disorder"], ["Ear infection"]),
+            entry("UMLS:C0030252", "Palpitations", ["finding"], ["Heart racing"]),
+        ]
+    )
+    spans = [(x.span.text, x.alias) for x in m.find(m.doc("I get out of breath and back pain."))]
+    assert spans == [("out of breath", "out of breath"), ("back pain", "back pain")]
+    assert [x.span.text for x in m.find(m.doc("I had an ear infection"))] == ["ear infection"]
+    assert m.find(m.doc("I was out and about, back by noon.")) == []
+    # Palpitations as patients say them: the heart and what it does, fillers between.
+    beats = [(x.span.text, x.alias) for x in m.find(m.doc("My heart's been fluttering."))]
+    assert beats == [("heart's been fluttering", "heart racing")]
+    assert [x.span.text for x in m.find(m.doc("my heart skips a beat"))] == ["heart skips"]
+    assert m.find(m.doc("my heart is fine and my pulse is slow")) == []
