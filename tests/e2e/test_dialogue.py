@@ -173,7 +173,9 @@ def test_check_turn_is_a_guard_for_an_agent_loop(checked: Checked) -> None:
         visit_2917(checked.settings),
         checker=checker,
     )
-    assert fine.problems() == [] and fine.counts == {"grounded": 1}
+    assert fine.problems() == [] and fine.counts == {"grounded": 2}
+    # "throat hurts": a symptom said of a body part, the visit's (strep throat) throat pain
+    assert [m.evidence[0].via for m in fine.mentions] == ["manifestation", "ingredient"]
     alone = check_turn(
         "No chest pain.",
         sheet,
