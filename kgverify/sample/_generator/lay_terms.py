@@ -404,8 +404,11 @@ def readme_section(w: Callable[[str], None], k2c: dict[str, str], pref: dict[str
     w(
         "The terms of the issue's second pass (CVA, rheumatoid, and the labs by the names on a lab "
         "slip: T-score, hematocrit, breathing test, temperature, temp) come after every earlier atom; a "
-        "concept that had CHV atoms keeps its CHV code. They are few on purpose: every new name moves "
-        "the linker's calibration fit, and a wider pass changed how the LLM-style relations link."
+        "concept that had CHV atoms keeps its CHV code. They were picked from the mentions the "
+        "dialogue checker missed on an independent set (docs/benchmarks.md, issue 37 second pass), "
+        "as terms a licensed UMLS load carries for these concepts; they are few on purpose: every "
+        "new name moves the linker's calibration fit, and a wider pass changed how the LLM-style "
+        "relations link."
     )
     w("")
     w(
