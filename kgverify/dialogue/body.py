@@ -28,7 +28,7 @@ _PLURALS = {"knees": "knee", "hips": "hip", "fingers": "finger", "knuckles": "kn
 PAIN = frozenset(
     {"ache", "aches", "aching", "ached", "achy", "hurt", "hurts", "hurting", "sore", "pain",
      "pains", "painful", "throbbing", "throbs", "throbbed", "tight", "tightness", "pressure",
-     "heaviness", "squeezing", "burning", "burns"}
+     "heaviness", "squeezing", "burning", "burns", "cramp", "cramps", "cramping"}
 )  # fmt: skip
 """Words of pain and discomfort said of a part: "pressure in my chest" is chest pain as a
 patient says it."""

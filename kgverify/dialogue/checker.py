@@ -27,7 +27,9 @@ supposition contradicts nothing.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import cache
 
 from spacy.tokens import Doc, Span
 
@@ -165,14 +167,21 @@ class DialogueChecker:
         ]
         links = self.linker.link(queries) if queries else []
         out = []
+        mapped = cache(lambda: self._counterparts(record))  # once, and only if a code is said
         for (at, text), doc, found, proposed in zip(turns, docs, matches, spans, strict=True):
             mine, links = links[: len(found) + len(proposed)], links[len(found) + len(proposed) :]
             mentions = self._mentions(doc, found, proposed, mine)
-            out.append(self._turn(doc, text, mentions, record, at))
+            out.append(self._turn(doc, text, mentions, record, at, mapped))
         return out
 
     def _turn(
-        self, doc: Doc, text: str, mentions: list[SpokenMention], record: RecordView, turn: int
+        self,
+        doc: Doc,
+        text: str,
+        mentions: list[SpokenMention],
+        record: RecordView,
+        turn: int,
+        mapped: Callable[[], Mapping[str, tuple[str, SheetFact]]],
     ) -> TurnVerdict:
         reaches = self.reach.get(
             [i for m in mentions for i in m.ids] + [f.concept_id for f in record.facts]
@@ -189,18 +198,30 @@ class DialogueChecker:
             if not (m.proposed and m.link.status is not LinkStatus.LINKED)
             or self._resolve(m, record, reaches)[0]
         ]
-        # The facts' concepts and their MAPS_TO counterparts' own: "I48.91" is two steps
-        # from a SNOMED CT fact (SNOMED CT -> UMLS -> ICD-10-CM).
-        mapped = self.reach.get(
-            s for f in record.facts if f.concept_id in reaches for s in reaches[f.concept_id].same
-        )
-        codes = spoken_codes(doc, text, record, turn, mentions, _counterparts(record, mapped))
+        codes = spoken_codes(doc, text, record, turn, mentions, mapped)
         self._attach_numbers(doc, text, mentions, [(c.start, c.end) for c in codes])
         verdicts = [self._judge(m, record, reaches, turn) for m in mentions]
         verdicts = self._contraindicated(mentions, verdicts)
         verdicts += codes
         verdicts.sort(key=lambda v: v.start)
         return TurnVerdict(turn=turn, text=text, mentions=verdicts)
+
+    def _counterparts(self, record: RecordView) -> dict[str, tuple[str, SheetFact]]:
+        """The codes of the record's systems the graph maps each fact's concept to (MAPS_TO,
+        up to two steps: "I48.91" for a SNOMED CT fact, through its UMLS concept), under
+        ``code_key``, with the fact."""
+        facts = list(record.facts)
+        first = self.reach.get(f.concept_id for f in facts)
+        near = self.reach.get(s for r in first.values() for s in r.same)
+        out: dict[str, tuple[str, SheetFact]] = {}
+        for fact in facts:
+            reach = first.get(fact.concept_id)
+            ids = sorted(reach.same) if reach is not None else []
+            for concept in sorted({c for i in ids if i in near for c in near[i].same}):
+                system, _, code = concept.partition(":")
+                if system in CODE_SYSTEMS and len(key := code_key(code)) >= 3:
+                    out.setdefault(key, (concept, fact))
+        return out
 
     # -- mentions -------------------------------------------------------------------------
 
@@ -660,23 +681,6 @@ class DialogueChecker:
 CODE_SYSTEMS = frozenset({"SNOMEDCT", "LNC", "ICD10CM", "RXNORM", "NDC"})
 """The systems of a record's codes: a fact's counterpart in one of them, said aloud, is the
 fact's code ("I48.91" for atrial fibrillation recorded in SNOMED CT)."""
-
-
-def _counterparts(
-    record: RecordView, reaches: dict[str, Reach]
-) -> dict[str, tuple[str, SheetFact]]:
-    """The codes of the record's systems the graph maps each fact's concept to (MAPS_TO, up
-    to two steps: ``reaches`` holds the facts' concepts and their counterparts), under
-    ``code_key``, with the fact."""
-    out: dict[str, tuple[str, SheetFact]] = {}
-    for fact in record.facts:
-        first = reaches.get(fact.concept_id)
-        near = sorted(first.same) if first is not None else []
-        for concept in sorted({c for s in near if s in reaches for c in reaches[s].same}):
-            system, _, code = concept.partition(":")
-            if system in CODE_SYSTEMS and len(key := code_key(code)) >= 3:
-                out.setdefault(key, (concept, fact))
-    return out
 
 
 _STANDS_FOR = frozenset({"is-a", "morphology"})

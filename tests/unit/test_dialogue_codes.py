@@ -80,7 +80,13 @@ def test_a_code_the_graph_maps_a_fact_to_is_the_facts_code() -> None:
     otitis = next(f for f, _ in record.sayable if f.fact_id == "otitis")
     mapped = {"H6690": ("ICD10CM:H66.90", otitis)}
     text = "The paper said H66.90, and H66.91 on the other."
-    found = spoken_codes(NLP.make_doc(text), text, record, 0, [], mapped)
+    found = spoken_codes(NLP.make_doc(text), text, record, 0, [], lambda: mapped)
     assert [(v.text, v.evidence[0].fact_id) for v in found] == [("H66.90", "otitis")]
     assert "ICD10CM:H66.90" in found[0].reason and "SNOMEDCT:65363002" in found[0].reason
     assert spoken_codes(NLP.make_doc(text), text, record, 0, []) == []  # without the map
+
+    def unread() -> dict[str, tuple[str, SheetFact]]:
+        raise AssertionError("the map is read only for a code the record does not hold")
+
+    said = "I take 5 mg, and the code was 718-7."  # short numbers, a code of the record
+    assert len(spoken_codes(NLP.make_doc(said), said, record, 0, [], unread)) == 1

@@ -145,6 +145,7 @@ def test_a_symptom_said_of_a_body_part_is_the_parts_finding() -> None:
     assert body_found("My back hurts.") == [("back hurts", "back pain")]  # "back": a stop word
     assert body_found("my chest gets tight on the stairs") == [("chest gets tight", "chest pain")]
     assert body_found("there's pressure in my chest") == [("pressure in my chest", "chest pain")]
+    assert body_found("cramping in my chest") == [("cramping in my chest", "chest pain")]
 
 
 def test_no_part_no_state_or_a_part_without_a_finding_is_no_symptom() -> None:
