@@ -86,7 +86,7 @@ def body_forms(tokens: Span) -> list[str]:
         return ["heart racing", "palpitations", "heart palpitations"]
     part = state = None
     first, last = _part(words[0]), _state(words[-1])
-    if first and last and len(words) - 2 <= _MAX_GAP and all(w in _GAP for w in words[1:-1]):
+    if first and last and between:
         part, state = first, last
     elif _state(words[0]) and words[1] in _IN and _part(words[-1]):
         middle = words[2:-1]

@@ -17,10 +17,11 @@ Scopes:
   Plavix. A past denial ("never", "didn't", "haven't", a denial with "ever": "I don't
   think I've ever had") is marked ``ever``: it denies the whole record, a present one ("I
   don't take") only what is active at the encounter;
-- **cessation** before the mention ("stopped", "used to", "no longer", "done with"), after
-  it in its clause ("not anymore", "the cough is gone", "has all cleared up now"), or in
-  the next clause when that clause is about it ("I had a rash, but it went away", "..., but
-  I've already stopped it");
+- **cessation** before the mention ("stopped", "used to", "no longer", "done with"),
+  carried off like a denial ("I don't take Aleve anymore because of the bleeding": not the
+  bleeding), after it in its clause ("not anymore", "the cough is gone", "has all cleared
+  up now"), or in the next clause when that clause is about it ("I had a rash, but it went
+  away", "..., but I've already stopped it", "the nitro spray, but I stopped that one");
 - a **hedge** ("maybe", "I think", "not sure") anywhere in the mention's clause, or opening
   its sentence;
 - **hypothetical** ("if", "in case", "what if", "whether") forward within the sentence;
