@@ -27,7 +27,9 @@ supposition contradicts nothing.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import cache
 
 from spacy.tokens import Doc, Span
 
@@ -53,7 +55,7 @@ from kgverify.dialogue.numbers import (
     said,
     strengths,
 )
-from kgverify.dialogue.record import Reach, ReachCache, RecordView, view
+from kgverify.dialogue.record import Reach, ReachCache, RecordView, code_key, view
 from kgverify.dialogue.spelling import covers, spelled, typo
 from kgverify.dialogue.spoken import (
     DRUG_KINDS,
@@ -165,14 +167,21 @@ class DialogueChecker:
         ]
         links = self.linker.link(queries) if queries else []
         out = []
+        mapped = cache(lambda: self._counterparts(record))  # once, and only if a code is said
         for (at, text), doc, found, proposed in zip(turns, docs, matches, spans, strict=True):
             mine, links = links[: len(found) + len(proposed)], links[len(found) + len(proposed) :]
             mentions = self._mentions(doc, found, proposed, mine)
-            out.append(self._turn(doc, text, mentions, record, at))
+            out.append(self._turn(doc, text, mentions, record, at, mapped))
         return out
 
     def _turn(
-        self, doc: Doc, text: str, mentions: list[SpokenMention], record: RecordView, turn: int
+        self,
+        doc: Doc,
+        text: str,
+        mentions: list[SpokenMention],
+        record: RecordView,
+        turn: int,
+        mapped: Callable[[], Mapping[str, tuple[str, SheetFact]]],
     ) -> TurnVerdict:
         reaches = self.reach.get(
             [i for m in mentions for i in m.ids] + [f.concept_id for f in record.facts]
@@ -189,13 +198,30 @@ class DialogueChecker:
             if not (m.proposed and m.link.status is not LinkStatus.LINKED)
             or self._resolve(m, record, reaches)[0]
         ]
-        codes = spoken_codes(doc, text, record, turn, mentions)
+        codes = spoken_codes(doc, text, record, turn, mentions, mapped)
         self._attach_numbers(doc, text, mentions, [(c.start, c.end) for c in codes])
         verdicts = [self._judge(m, record, reaches, turn) for m in mentions]
         verdicts = self._contraindicated(mentions, verdicts)
         verdicts += codes
         verdicts.sort(key=lambda v: v.start)
         return TurnVerdict(turn=turn, text=text, mentions=verdicts)
+
+    def _counterparts(self, record: RecordView) -> dict[str, tuple[str, SheetFact]]:
+        """The codes of the record's systems the graph maps each fact's concept to (MAPS_TO,
+        up to two steps: "I48.91" for a SNOMED CT fact, through its UMLS concept), under
+        ``code_key``, with the fact."""
+        facts = list(record.facts)
+        first = self.reach.get(f.concept_id for f in facts)
+        near = self.reach.get(s for r in first.values() for s in r.same)
+        out: dict[str, tuple[str, SheetFact]] = {}
+        for fact in facts:
+            reach = first.get(fact.concept_id)
+            ids = sorted(reach.same) if reach is not None else []
+            for concept in sorted({c for i in ids if i in near for c in near[i].same}):
+                system, _, code = concept.partition(":")
+                if system in CODE_SYSTEMS and len(key := code_key(code)) >= 3:
+                    out.setdefault(key, (concept, fact))
+        return out
 
     # -- mentions -------------------------------------------------------------------------
 
@@ -271,6 +297,8 @@ class DialogueChecker:
             return any(c.concept_id == link.concept_id for c in sure)
         if link.status is not LinkStatus.AMBIGUOUS:
             return False
+        if link.method is Method.EDIT and any(c.method is Method.EDIT for c in sure):
+            return True  # a misspelling (``spelled``): kept when it reaches the record
         words = set(normalized_key(link.query).split())
         qualified = [
             c
@@ -450,10 +478,8 @@ class DialogueChecker:
             names = ", ".join(group[0] for group, _ in reached)
             return [], f"; ambiguous: its candidates {names} reach different facts", None
         group, hits = reached[0]
-        note = (
-            f"; ambiguous among {len(m.groups)} concepts, judged through the one that "
-            f"reaches the record: {group[0]}"
-        )
+        among = f"among {len(m.groups)} concepts" if len(m.groups) > 1 else "a misspelling"
+        note = f"; ambiguous ({among}), judged through the one that reaches the record: {group[0]}"
         return hits, note, group
 
     def _hits(
@@ -497,6 +523,13 @@ class DialogueChecker:
                 path = _edges(up["edges"])
                 out.append((1 + up["depth"], _Hit(fact, where, "is-a", path, sayable, up["id"])))
                 continue
+            # The fact's morphology said for it ("my ulcer" for a recorded peptic ulcer, "the
+            # bleeding" for a gastrointestinal hemorrhage): the patient's word for the lesion.
+            shape = next((s for s in sorted(same) if s in theirs.morphologies), None)
+            if shape is not None:
+                path = _edges(theirs.morphologies[shape])
+                out.append((4, _Hit(fact, where, "morphology", path, sayable, shape)))
+                continue
             if drug:
                 shared = min(
                     (i for i in theirs.ingredients if i in ingredients),
@@ -529,9 +562,14 @@ class DialogueChecker:
                 continue
             # A symptom of a condition recorded at this encounter ("short of breath" for the
             # visit's heart failure), whichever section holds it: what the patient comes
-            # with. One of an older condition is no fact of the visit.
+            # with; or of a disease diagnosed at an earlier visit and still active at this
+            # one ("my knees ache" with osteoarthritis diagnosed years before, never ended):
+            # what the patient lives with. One of an older condition recorded beside a
+            # visit's diagnosis, or of one that is over, is no fact of the visit.
             shown = next((f for f in sorted(same) if f in theirs.manifests), None)
-            if shown is not None and _of_visit(fact, where, record):
+            lives_with = sayable and fact.section == "diagnosis" and record.active(fact)
+            current = _of_visit(fact, where, record) or lives_with
+            if shown is not None and current:
                 path = _edges(theirs.manifests[shown])
                 out.append((10, _Hit(fact, where, "manifestation", path, sayable, shown)))
         # Sayable first, this encounter before earlier ones, then the closest way; a symptom
@@ -591,20 +629,31 @@ class DialogueChecker:
             for other, said_of in zip(mentions, verdicts, strict=True):
                 if other is m or not said_of.claimed or not other.kinds & condition_kinds:
                     continue
-                if other.link.concept_id is not None:
-                    triple = (m.link.concept_id, other.link.concept_id, "contraindicated_for")
+                # The condition as said, and the recorded one its word stands for ("my
+                # ulcer": the recorded peptic ulcer, by its morphology or an is-a step).
+                conditions = [other.link.concept_id]
+                for e in said_of.evidence:
+                    if e.via in _STANDS_FOR and e.fact_concept is not None:
+                        conditions.append(e.fact_concept)
+                        names.setdefault(e.fact_concept, e.fact_text or "")
+                for condition in dict.fromkeys(c for c in conditions if c is not None):
+                    triple = (m.link.concept_id, condition, "contraindicated_for")
                     pairs.setdefault(triple, []).append(n)
-                    for said in (m, other):
-                        names[said.link.concept_id or ""] = _name(said.link) or ""
+                names[m.link.concept_id] = _name(m.link) or ""
+                names.setdefault(other.link.concept_id or "", _name(other.link) or "")
         if not pairs:
             return verdicts
         found = self.verifier.evidence_for(list(pairs))
         out = list(verdicts)
+        done: set[int] = set()
         for triple, at in pairs.items():
             support = next((p for p in found.get(triple, []) if p.stance == "support"), None)
             if support is None:
                 continue
             for n in at:
+                if n in done:
+                    continue
+                done.add(n)
                 path = [f"{e.start} -{e.type}-> {e.end}" for e in support.edges]
                 out[n] = out[n].model_copy(
                     update={
@@ -627,6 +676,15 @@ class DialogueChecker:
 
 
 # -- helpers ------------------------------------------------------------------------------
+
+
+CODE_SYSTEMS = frozenset({"SNOMEDCT", "LNC", "ICD10CM", "RXNORM", "NDC"})
+"""The systems of a record's codes: a fact's counterpart in one of them, said aloud, is the
+fact's code ("I48.91" for atrial fibrillation recorded in SNOMED CT)."""
+
+
+_STANDS_FOR = frozenset({"is-a", "morphology"})
+"""Ways a condition word reaches a recorded condition it stands for."""
 
 
 def _of_visit(fact: SheetFact, where: str, record: RecordView) -> bool:

@@ -24,6 +24,7 @@ from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.language import Language
 from spacy.tokens import Doc, Span, Token
 
+from kgverify.dialogue.body import PARTS, body_forms
 from kgverify.graph.driver import Graph
 from kgverify.graph.model import Kind
 from kgverify.link.kb import KbEntry, export_entries
@@ -151,8 +152,13 @@ class MentionMatcher:
         short = first.text[:-1] if first.text.endswith(".") else first.text
         if short in self.abbreviations:
             return Match(doc[i : i + 1], tuple(sorted(self.abbreviations[short])), short)
-        if first.lower_ in STOP_WORDS and not _hyphened(doc, i):
+        # A name may open on a stop word only as written and of two words or more ("out of
+        # breath", "no energy"); a part a symptom is said of is one ("back": "my back hurts").
+        # A one-letter one never opens one: "a fib" is a lie as often as a rhythm.
+        stopped = first.lower_ in STOP_WORDS and not _hyphened(doc, i)
+        if stopped and len(first.text) < 2:
             return None
+        stopped = stopped and first.lower_ not in PARTS
         stop = i + 1
         # Speech coordinates ("amoxicillin and clavulanate", "fever, cough"): a name never
         # spans a conjunction or a comma, so each part is its own mention.
@@ -160,15 +166,25 @@ class MentionMatcher:
             stop += 1
         for end in range(stop, i, -1):
             last = doc[end - 1]
-            # A name may end on a particle ("throwing up", "worn out"), never be one.
-            ends = last.lower_ in _PARTICLES and end - i > 1
+            # A name may end on a particle ("throwing up", "worn out") or a part ("pain in
+            # my back"), never be one.
+            ends = (last.lower_ in _PARTICLES or last.lower_ in PARTS) and end - i > 1
             if last.is_punct or (last.lower_ in STOP_WORDS and not ends):
                 continue
             span = doc[i:end]
-            concepts = self.keys.get(normalized_key(span.text))
+            if stopped and end - i < 2:
+                continue
+            key = normalized_key(span.text)
+            if stopped and key == normalized_key(doc[i + 1 : end].text):
+                continue  # the key drops it ("an ear infection"): the name starts after it
+            concepts = self.keys.get(key)
             alias = span.text
-            if not concepts and end - i > 1 and (lay := lay_text(span)):
+            if not concepts and not stopped and end - i > 1 and (lay := lay_text(span)):
                 concepts, alias = self.keys.get(normalized_key(lay)), lay
+            for form in [] if concepts or stopped else body_forms(span):
+                concepts, alias = self.keys.get(normalized_key(form)), form
+                if concepts:
+                    break
             if concepts:
                 return Match(span, tuple(sorted(concepts)), alias)
         return None

@@ -17,10 +17,11 @@ Scopes:
   Plavix. A past denial ("never", "didn't", "haven't", a denial with "ever": "I don't
   think I've ever had") is marked ``ever``: it denies the whole record, a present one ("I
   don't take") only what is active at the encounter;
-- **cessation** before the mention ("stopped", "used to", "no longer", "done with"), after
-  it in its clause ("not anymore", "the cough is gone", "has all cleared up now"), or in
-  the next clause when that clause is about it ("I had a rash, but it went away", "..., but
-  I've already stopped it");
+- **cessation** before the mention ("stopped", "used to", "no longer", "done with"),
+  carried off like a denial ("I don't take Aleve anymore because of the bleeding": not the
+  bleeding), after it in its clause ("not anymore", "the cough is gone", "has all cleared
+  up now"), or in the next clause when that clause is about it ("I had a rash, but it went
+  away", "..., but I've already stopped it", "the nitro spray, but I stopped that one");
 - a **hedge** ("maybe", "I think", "not sure") anywhere in the mention's clause, or opening
   its sentence;
 - **hypothetical** ("if", "in case", "what if", "whether") forward within the sentence;
@@ -259,12 +260,18 @@ def _ended_after(doc: Doc, span: Span) -> str | None:
             if any(doc[k].lower_ in DENIAL for k in range(clause_start(doc, i), i)):
                 return None
             return pair or word
-        if word not in _ENDED_GAP | _STOPPING and word not in DENIAL:
+        if word not in _ENDED_GAP | _STOPPING | _FORMS and word not in DENIAL:
             return None
         i += 1
     return None
 
 
+_FORMS = frozenset(
+    {"spray", "pill", "pills", "tablet", "tablets", "capsule", "capsules", "inhaler", "patch",
+     "patches", "cream", "ointment", "drops", "shot", "shots", "injection", "injections"}
+)  # fmt: skip
+"""A drug's form said after its name ("the nitroglycerin spray, but I stopped that one"):
+still the drug, between it and its ending."""
 _STOPPED = frozenset({"stopped", "quit", "discontinued"})
 _PRONOUNS = frozenset({"it", "that", "them", "those", "this"})
 _STOPPING = frozenset({"i", "we", "'ve", "already", "they", "doctor", "the"})
@@ -298,8 +305,10 @@ def cues(doc: Doc, span: Span) -> Cues:
     for i in range(max(start, span.start - WINDOW), span.start):
         word, after = doc[i].lower_, _lower(doc, i + 1)
         if (word, after) in CEASED_PAIRS:
-            ceased = True
-            words.append(f"{word} {after}")
+            # Carried off like a denial: "I used to take Tegretol for my seizures".
+            if _denies(doc, i + 1, span.start):
+                ceased = True
+                words.append(f"{word} {after}")
         elif word in DENIAL and after not in _NOT_DENIAL_AFTER:
             if _lower(doc, i - 1) in {"no", "not", "n't"} or word == after:
                 continue  # "not not" is read once, at its first word
@@ -310,8 +319,8 @@ def cues(doc: Doc, span: Span) -> Cues:
                 past = word in {"n't", "not"} and _lower(doc, i - 1) in _PAST_AUX
                 ever |= word == "never" or past
                 words.append(word)
-        elif word in CEASED:
-            ceased = True
+        elif word in CEASED and _denies(doc, i, span.start):
+            ceased = True  # not "I don't take Aleve anymore because of the bleeding"
             words.append(word)
     for i in range(start, span.start):
         if doc[i].lower_ in DENIAL and _clause_denier(doc, i):

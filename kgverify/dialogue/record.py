@@ -160,6 +160,7 @@ class Reach:
     up: dict[str, dict[str, Any]] = field(default_factory=dict)  # ancestor id -> {depth, edges}
     ingredients: dict[str, list[dict[str, str]]] = field(default_factory=dict)  # id -> edges
     manifests: dict[str, list[dict[str, str]]] = field(default_factory=dict)  # finding -> edges
+    morphologies: dict[str, list[dict[str, str]]] = field(default_factory=dict)  # shape -> edges
 
 
 class ReachCache:
@@ -191,5 +192,6 @@ class ReachCache:
                     reach.up = {u["id"]: u for u in row["up"]}
                     reach.ingredients = {i["id"]: i["edges"] for i in row["ingredients"]}
                     reach.manifests = {f["id"]: f["edges"] for f in row["manifests"]}
+                    reach.morphologies = {m["id"]: m["edges"] for m in row["morphologies"]}
                 self._known[concept] = reach
         return {i: self._known[i] for i in wanted if i in self._known}

@@ -21,12 +21,15 @@ def spelled(link: MentionLink) -> MentionLink:
     """``link`` resolved to its talkable candidates one edit from a long one-word mention
     (``TYPO_LENGTH``) when the linker left it unresolved: linked when they are one concept,
     else ambiguous between them (``_resolve`` judges it through the one that reaches the
-    record)."""
+    record). A shorter word (six or seven letters, first letter kept) one edit from a name
+    by any letter ("digoxen") is only ever ambiguous: a mention when its candidate reaches
+    the record, words otherwise, since short names have many neighbours."""
     if link.status is LinkStatus.LINKED:
         return link
     key = link.query.lower()
-    if len(key) < TYPO_LENGTH or " " in key:
+    if " " in key or len(key) < 6:
         return link
+    short = len(key) < TYPO_LENGTH
     talkable = {k.value for k in TALKABLE}
     near = [
         c.model_copy(update={"method": Method.EDIT, "score": max(c.score, EDIT_SCORE)})
@@ -38,7 +41,7 @@ def spelled(link: MentionLink) -> MentionLink:
     groups = {c.group for c in near}
     rest = [c for c in link.candidates if c.group not in groups]
     update: dict[str, object] = {"candidates": near + rest, "score": EDIT_SCORE}
-    if len(groups) == 1:
+    if len(groups) == 1 and not short:
         top = near[0]
         update |= {
             "status": LinkStatus.LINKED,

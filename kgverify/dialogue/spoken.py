@@ -6,10 +6,12 @@ a number without a unit only where it names a strength), and the record's codes 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from spacy.tokens import Doc
 
+from kgverify.derive.model import SheetFact
 from kgverify.dialogue.matcher import Match
 from kgverify.dialogue.model import Evidence, MentionVerdict, MentionVerdictKind
 from kgverify.dialogue.negation import Cues, clause_start, sentence_bounds
@@ -35,18 +37,30 @@ class SpokenMention:
 
 
 def spoken_codes(
-    doc: Doc, text: str, record: RecordView, turn: int, mentions: list[SpokenMention]
+    doc: Doc,
+    text: str,
+    record: RecordView,
+    turn: int,
+    mentions: list[SpokenMention],
+    counterparts: Callable[[], Mapping[str, tuple[str, SheetFact]]] | None = None,
 ) -> list[MentionVerdict]:
     """A code of the record said aloud, of any of its systems ("65363002", LOINC "718-7",
     ICD-10-CM "I48.91", an RxNorm or NDC code), as written or with its system
-    ("ICD10CM:I48.91"): a leak. A code of under five digits only after a word that says it
-    is one ("code 161", "RxNorm 161"), so that "my sugar was 161" is a number."""
+    ("ICD10CM:I48.91"), or a code the graph maps a fact's concept to (``counterparts``, by
+    ``code_key``: "I48.91" for a fact recorded in SNOMED CT; asked only for a code of three
+    characters or more the record does not hold): a leak. A code of under five
+    digits only after a word that says it is one ("code 161", "RxNorm 161"), so that "my
+    sugar was 161" is a number."""
     covered = [(m.match.span.start_char, m.match.span.end_char) for m in mentions]
     codes = record.codes
     out = []
     for found in CODE.finditer(text):
         key = code_key(found.group("code"))
         fact = codes.get(key)
+        code = fact.code if fact is not None else ""
+        if fact is None and counterparts is not None and len(key) >= 3 and key in counterparts():
+            mapped, fact = counterparts()[key]
+            code = f"{mapped}, which the graph maps to {fact.code}"
         if fact is None or any(a <= found.start() < b for a, b in covered):
             continue
         if key.isdigit() and len(key) < 5 and not found.group("system"):
@@ -61,7 +75,7 @@ def spoken_codes(
                 text=found.group(0),
                 kind="code",
                 verdict=MentionVerdictKind.LEAK,
-                reason=f"a code of the record ({fact.code}, {fact.section})",
+                reason=f"a code of the record ({code}, {fact.section})",
                 evidence=[
                     Evidence(
                         fact_id=fact.fact_id,

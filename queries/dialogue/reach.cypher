@@ -5,12 +5,14 @@
 // brand and product edges (TRADENAME_OF, CONSISTS_OF, HAS_INGREDIENT, HAS_PRECISE_INGREDIENT,
 // FORM_OF), so "Tylenol" meets "Acetaminophen 325 MG Oral Tablet"; and the findings it or
 // its non-hub is-a ancestors (2 steps) manifest (HAS_MANIFESTATION), so "short of breath"
-// meets a recorded heart failure. Read-only; every relationship pattern typed; inactive
+// meets a recorded heart failure; and the morphologies it has (ASSOCIATED_MORPHOLOGY), so a
+// patient's "my ulcer" meets a recorded peptic ulcer and "the bleeding" a recorded
+// gastrointestinal hemorrhage. Read-only; every relationship pattern typed; inactive
 // edges are not walked.
 // @param ids: concept ids (the fact sheet's and the mentions' concepts)
 // @param hubs: map from the id of every general concept (hub) to true; `$hubs[id] IS NULL` is O(1)
 // @param max_depth: is-a steps up, 0 to 3
-// @returns id, same: list of ids, up: list of {id, depth, edges}, ingredients: list of {id, edges}, manifests: list of {id, edges}; edges: list of {start, type, end}
+// @returns id, same: list of ids, up: list of {id, depth, edges}, ingredients: list of {id, edges}, manifests: list of {id, edges}, morphologies: list of {id, edges}; edges: list of {start, type, end}
 UNWIND $ids AS id
 MATCH (c:Concept {id: id})
 CALL (c) {
@@ -66,4 +68,19 @@ CALL (c) {
     edges: [x IN relationships(p) | {start: startNode(x).id, type: type(x), end: endNode(x).id}]
   }) AS manifests
 }
-RETURN id, same, up, ingredients, manifests
+CALL (c) {
+  MATCH p = (c)-[:MAPS_TO*0..1]-(:Concept)-[:ASSOCIATED_MORPHOLOGY]->(:Concept)
+            -[:MAPS_TO*0..1]-(m:Concept)
+  WHERE all(x IN relationships(p) WHERE coalesce(x.active, true))
+    AND $hubs[m.id] IS NULL
+  WITH m, p
+    ORDER BY length(p),
+             reduce(k = '', x IN relationships(p) |
+                    k + startNode(x).id + ' ' + type(x) + ' ' + endNode(x).id + ';')
+  WITH m, head(collect(p)) AS p ORDER BY m.id
+  RETURN collect({
+    id: m.id,
+    edges: [x IN relationships(p) | {start: startNode(x).id, type: type(x), end: endNode(x).id}]
+  }) AS morphologies
+}
+RETURN id, same, up, ingredients, manifests, morphologies

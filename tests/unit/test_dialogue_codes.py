@@ -70,3 +70,23 @@ def test_short_numbers_are_codes_only_when_called_codes() -> None:
     assert codes("The RxNorm code is 161.") == [("161", "drug")]
     assert codes("I took 718 steps and 7 pills") == []  # no hyphen, no code
     assert codes("My temperature was 38.5") == []
+
+
+def test_a_code_the_graph_maps_a_fact_to_is_the_facts_code() -> None:
+    """A fact recorded in one system, said in another: the counterparts the checker reads
+    from MAPS_TO (here given as they come: ``code_key`` -> (concept id, fact))."""
+    record = view(SHEET, "day:2020-01-01")
+    assert record is not None
+    otitis = next(f for f, _ in record.sayable if f.fact_id == "otitis")
+    mapped = {"H6690": ("ICD10CM:H66.90", otitis)}
+    text = "The paper said H66.90, and H66.91 on the other."
+    found = spoken_codes(NLP.make_doc(text), text, record, 0, [], lambda: mapped)
+    assert [(v.text, v.evidence[0].fact_id) for v in found] == [("H66.90", "otitis")]
+    assert "ICD10CM:H66.90" in found[0].reason and "SNOMEDCT:65363002" in found[0].reason
+    assert spoken_codes(NLP.make_doc(text), text, record, 0, []) == []  # without the map
+
+    def unread() -> dict[str, tuple[str, SheetFact]]:
+        raise AssertionError("the map is read only for a code the record does not hold")
+
+    said = "I take 5 mg, and the code was 718-7."  # short numbers, a code of the record
+    assert len(spoken_codes(NLP.make_doc(said), said, record, 0, [], unread)) == 1

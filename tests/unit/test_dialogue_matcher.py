@@ -116,3 +116,64 @@ def test_a_name_may_end_on_a_particle_but_not_on_another_stop_word() -> None:
     )
     assert [x.span.text for x in m.find(m.doc("I haven't been throwing up."))] == ["throwing up"]
     assert [x.span.text for x in m.find(m.doc("I cough a lot"))] == ["cough"]
+
+
+BODY = MentionMatcher(
+    [
+        entry("UMLS:C0003862", "Arthralgia", ["finding"], ["Joint pain"]),
+        entry("UMLS:C0162298", "Joint stiffness", ["finding"], ["Stiff joints"]),
+        entry("UMLS:C0152031", "Joint swelling", ["finding"]),
+        entry("UMLS:C0004604", "Back Pain", ["finding"]),
+        entry("UMLS:C0008031", "Chest Pain", ["finding"]),
+    ]
+)
+
+
+def body_found(text: str) -> list[tuple[str, str]]:
+    return [(m.span.text, m.alias) for m in BODY.find(BODY.doc(text))]
+
+
+def test_a_symptom_said_of_a_body_part_is_the_parts_finding() -> None:
+    """Issue 37: aches, stiffness and swelling said of a part ("my knees ache", "pain in my
+    back"); a joint's are the joint findings; the part's own finding first."""
+    assert body_found("My knees ache in the morning.") == [("knees ache", "joint pain")]
+    assert body_found("my wrist's been really stiff") == [
+        ("wrist's been really stiff", "stiff joints")
+    ]
+    assert body_found("the knuckles are swollen") == [("knuckles are swollen", "joint swelling")]
+    assert body_found("I have pain in my back.") == [("pain in my back", "back pain")]
+    assert body_found("My back hurts.") == [("back hurts", "back pain")]  # "back": a stop word
+    assert body_found("my chest gets tight on the stairs") == [("chest gets tight", "chest pain")]
+    assert body_found("there's pressure in my chest") == [("pressure in my chest", "chest pain")]
+    assert body_found("cramping in my chest") == [("cramping in my chest", "chest pain")]
+
+
+def test_no_part_no_state_or_a_part_without_a_finding_is_no_symptom() -> None:
+    assert body_found("My face hurts.") == []  # no facial pain in these vocabularies
+    assert body_found("My knees are fine and my back is strong.") == []
+    assert body_found("I hurt my knee playing football") == []  # an injury, not an ache
+    assert body_found("the knee of my trousers is sore") == []  # too far, and not a gap word
+    assert body_found("I came back home") == []
+
+
+def test_a_name_may_open_on_a_stop_word_as_written() -> None:
+    """Issue 37: consumer names that start with a stop word ("out of breath", "back pain");
+    never one a stop word only opens in the text ("an ear infection": the name starts after
+    it), nor a stop word alone."""
+    m = MentionMatcher(
+        [
+            entry("UMLS:C0013404", "Dyspnea", ["finding"], ["Out of breath"]),
+            entry("UMLS:C0004604", "Back Pain", ["finding"]),
+            entry("UMLS:C0029882", "Otitis Media", ["disorder"], ["Ear infection"]),
+            entry("UMLS:C0030252", "Palpitations", ["finding"], ["Heart racing"]),
+        ]
+    )
+    spans = [(x.span.text, x.alias) for x in m.find(m.doc("I get out of breath and back pain."))]
+    assert spans == [("out of breath", "out of breath"), ("back pain", "back pain")]
+    assert [x.span.text for x in m.find(m.doc("I had an ear infection"))] == ["ear infection"]
+    assert m.find(m.doc("I was out and about, back by noon.")) == []
+    # Palpitations as patients say them: the heart and what it does, fillers between.
+    beats = [(x.span.text, x.alias) for x in m.find(m.doc("My heart's been fluttering."))]
+    assert beats == [("heart's been fluttering", "heart racing")]
+    assert [x.span.text for x in m.find(m.doc("my heart skips a beat"))] == ["heart skips"]
+    assert m.find(m.doc("my heart is fine and my pulse is slow")) == []

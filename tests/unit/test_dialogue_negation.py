@@ -124,3 +124,23 @@ def test_more_context_of_patient_speech() -> None:
     assert not cue("I take clopidogrel and I stopped aspirin.", "clopidogrel").ceased
     assert cue("I'm done with the appendicitis, that's all fixed.", "appendicitis").ceased
     assert cue("My great-granddaughter had scarlet fever.", "scarlet fever").family
+
+
+def test_a_cessation_is_carried_off_like_a_denial() -> None:
+    """ "stopped", "used to", "anymore" before a mention reach it only as a denial would: a
+    preposition or "because" after an unrelated word takes them to another thing."""
+    text = "I don't take naproxen anymore because of the bleeding."
+    assert cue(text, "naproxen").ceased and not cue(text, "bleeding").ceased
+    text = "I used to take carbamazepine for my epilepsy."
+    assert cue(text, "carbamazepine").ceased and not cue(text, "epilepsy").ceased
+    assert cue("I stopped the metformin after my kidney trouble", "metformin").ceased
+    assert not cue("I stopped the metformin after my kidney trouble", "kidney trouble").ceased
+    assert cue("I used to have migraines.", "migraines").ceased  # about the mention itself
+    assert cue("I no longer get gout attacks", "gout attacks").ceased
+
+
+def test_a_drugs_form_between_it_and_its_ending() -> None:
+    text = "And the salbutamol inhaler, but I stopped that one last week."
+    assert cue(text, "salbutamol").ceased
+    assert not cue("And the salbutamol inhaler, but I use it daily.", "salbutamol").ceased
+    assert not cue("The salbutamol, the doctor, the nurse and I stopped it.", "salbutamol").ceased

@@ -199,6 +199,20 @@ CONSUMER_TERMS: dict[str, tuple[str, ...]] = {
 }
 """Consumer terms per sample concept, by the build's concept keys."""
 
+MORE_CONSUMER_TERMS: dict[str, tuple[str, ...]] = {
+    # issue 37, second pass, written after every earlier atom so that their ids stay: a
+    # concept of CONSUMER_TERMS keeps its CHV code and gains SY atoms. Few on purpose: every
+    # new name moves the linker's calibration fit (docs/linking.md), and a wider pass moved
+    # how the sample's LLM-style relations link; these leave them as they were.
+    "230690007": ("CVA",),
+    "69896004": ("rheumatoid",),
+    "LNC:38265-5": ("T-score",),
+    "LNC:20570-8": ("hematocrit",),
+    "LNC:19926-5": ("breathing test",),
+    "LNC:8331-1": ("temperature", "temp"),
+}
+"""Consumer terms added later, after every atom of ``CONSUMER_TERMS``."""
+
 MANIFESTATIONS: dict[str, tuple[str, ...]] = {
     # condition -> findings (SNOMED CT keys), for the visit diagnoses of the sample EHR that
     # had none: what a patient with them comes in saying
@@ -316,11 +330,19 @@ def add_consumer_terms(
     srl_of["CHV"] = CHV_SRL
     sab_info["CHV"] = CHV_SOURCE
     added = 0
+    codes: dict[str, str] = {}
     for n, (key, terms) in enumerate(CONSUMER_TERMS.items(), start=1):
         u = umls_concepts[key2cui[key]]
-        code = f"{CHV_CODE_BASE + n:010d}"
+        code = codes[key] = f"{CHV_CODE_BASE + n:010d}"
         for at, term in enumerate(terms):
             atom(u, "CHV", "PT" if at == 0 else "SY", code, term, scui=code)
+            added += 1
+    for key, terms in MORE_CONSUMER_TERMS.items():
+        u = umls_concepts[key2cui[key]]
+        new = key not in codes
+        code = codes.setdefault(key, f"{CHV_CODE_BASE + len(codes) + 1:010d}")
+        for at, term in enumerate(terms):
+            atom(u, "CHV", "PT" if new and at == 0 else "SY", code, term, scui=code)
             added += 1
     return added
 
@@ -347,7 +369,8 @@ def readme_section(w: Callable[[str], None], k2c: dict[str, str], pref: dict[str
     names from its manifest)."""
     kinds = {"RX:": "ingredients", "ATC:": "drug classes (ATC)", "LNC:": "lab tests (LOINC)"}
     counts: dict[str, int] = {}
-    for key, terms in CONSUMER_TERMS.items():
+    every = _every_term()
+    for key, terms in every.items():
         kind = next((v for k, v in kinds.items() if key.startswith(k)), "conditions and findings")
         counts[kind] = counts.get(kind, 0) + len(terms)
     w("## Lay language: consumer terms (CHV) and brand names (issue 37)")
@@ -374,9 +397,19 @@ def readme_section(w: Callable[[str], None], k2c: dict[str, str], pref: dict[str
     w("")
     w("| concept | CUI | consumer terms (CHV) |")
     w("|---|---|---|")
-    for key, terms in CONSUMER_TERMS.items():
+    for key, terms in every.items():
         cui = k2c[key]
         w(f"| {pref[cui]} | {cui} | {', '.join(terms)} |")
+    w("")
+    w(
+        "The terms of the issue's second pass (CVA, rheumatoid, and the labs by the names on a lab "
+        "slip: T-score, hematocrit, breathing test, temperature, temp) come after every earlier atom; a "
+        "concept that had CHV atoms keeps its CHV code. They were picked from the mentions the "
+        "dialogue checker missed on an independent set (docs/benchmarks.md, issue 37 second pass), "
+        "as terms a licensed UMLS load carries for these concepts; they are few on purpose: every "
+        "new name moves the linker's calibration fit, and a wider pass changed how the LLM-style "
+        "relations link."
+    )
     w("")
     w(
         "Manifestations (SAB MTH, as the earlier ones) for the visit diagnoses of the sample EHR that "
@@ -393,3 +426,11 @@ def readme_section(w: Callable[[str], None], k2c: dict[str, str], pref: dict[str
     for name, ingredients in BRAND_NAMES:
         w(f"| {name} | {', '.join(ingredients) or '(no sample ingredient)'} |")
     w("")
+
+
+def _every_term() -> dict[str, tuple[str, ...]]:
+    """``CONSUMER_TERMS`` with ``MORE_CONSUMER_TERMS`` after each concept's own."""
+    out = dict(CONSUMER_TERMS)
+    for key, terms in MORE_CONSUMER_TERMS.items():
+        out[key] = out.get(key, ()) + terms
+    return out

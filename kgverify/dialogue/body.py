@@ -1,0 +1,108 @@
+"""Symptoms said of a body part ("my knees ache", "my back hurts", "pain in my hip",
+"tightness in my chest", "my knuckles are swollen", "my heart skips"): the words a patient
+uses for the findings the vocabularies name by the part ("knee" is a joint: "joint pain",
+"stiff joints", "swollen joints"; "chest pain", "stomach pain"; palpitations).
+``body_forms`` gives the names to look such a span up under; the matcher takes the first
+the vocabularies hold, so a part the sample names no finding for ("my face hurts") stays no
+mention."""
+
+from __future__ import annotations
+
+from spacy.tokens import Span
+
+JOINTS = frozenset(
+    {"knee", "hip", "finger", "knuckle", "shoulder", "elbow", "wrist", "ankle", "toe", "joint",
+     "hand"}
+)  # fmt: skip
+"""Parts a patient names for their joints ("my knees ache", "my hands are stiff")."""
+
+PARTS = frozenset(
+    {"back", "chest", "stomach", "belly", "tummy", "head", "ear", "throat", "neck", "leg",
+     "arm", "foot", "face", "eye", "side"}
+) | JOINTS  # fmt: skip
+_PLURALS = {"knees": "knee", "hips": "hip", "fingers": "finger", "knuckles": "knuckle",
+            "shoulders": "shoulder", "elbows": "elbow", "wrists": "wrist", "ankles": "ankle",
+            "toes": "toe", "joints": "joint", "hands": "hand", "ears": "ear", "legs": "leg",
+            "arms": "arm", "feet": "foot", "eyes": "eye"}  # fmt: skip
+
+PAIN = frozenset(
+    {"ache", "aches", "aching", "ached", "achy", "hurt", "hurts", "hurting", "sore", "pain",
+     "pains", "painful", "throbbing", "throbs", "throbbed", "tight", "tightness", "pressure",
+     "heaviness", "squeezing", "burning", "burns", "cramp", "cramps", "cramping"}
+)  # fmt: skip
+"""Words of pain and discomfort said of a part: "pressure in my chest" is chest pain as a
+patient says it."""
+STIFF = frozenset({"stiff", "stiffness"})
+SWOLLEN = frozenset({"swollen", "swell", "swells", "swelling", "puffy"})
+
+_GAP = frozenset(
+    {"'s", "\u2019s", "is", "are", "was", "were", "has", "have", "'ve", "been", "keeps", "kept",
+     "get", "gets", "got", "getting", "feel", "feels", "felt", "always", "just", "really",
+     "very", "so", "quite", "pretty", "all", "a", "bit", "little", "kind", "of", "sort"}
+)  # fmt: skip
+"""Words between the part and what it does ("my knee's been aching", "my chest gets
+tight")."""
+_MAX_GAP = 4
+_IN = frozenset({"in", "of"})
+_OWNER = frozenset({"my", "the", "both", "his", "her", "your"})
+
+
+HEART = frozenset({"heart", "pulse", "heartbeat"})
+BEATING = frozenset(
+    {"racing", "races", "pounding", "pounds", "fluttering", "flutters", "thumping", "thumps",
+     "skipping", "skips", "galloping", "jumping", "hammering", "beating"}
+)  # fmt: skip
+"""What a patient says their heart does for palpitations ("my heart's been fluttering",
+"my heart skips")."""
+
+
+def _state(word: str) -> str | None:
+    if word in PAIN:
+        return "pain"
+    if word in STIFF:
+        return "stiff"
+    if word in SWOLLEN:
+        return "swollen"
+    return None
+
+
+def _part(word: str) -> str | None:
+    part = _PLURALS.get(word, word)
+    return part if part in PARTS else None
+
+
+def body_forms(tokens: Span) -> list[str]:
+    """The finding names a span says of a body part, most specific first: "knees ache" ->
+    "knee pain", "joint pain", "joints ache"; "pain in my back" -> "back pain"; "heart's
+    been fluttering" -> "heart racing" (palpitations); [] when the span is no such symptom
+    (a part first and its state last with only fillers between, or a state, "in" or "of",
+    maybe "my", and a part)."""
+    words = [t.lower_ for t in tokens]
+    if len(words) < 2:
+        return []
+    gap = words[1:-1]
+    between = len(gap) <= _MAX_GAP and all(w in _GAP for w in gap)
+    if words[0] in HEART and words[-1] in BEATING and between:
+        return ["heart racing", "palpitations", "heart palpitations"]
+    part = state = None
+    first, last = _part(words[0]), _state(words[-1])
+    if first and last and between:
+        part, state = first, last
+    elif _state(words[0]) and words[1] in _IN and _part(words[-1]):
+        middle = words[2:-1]
+        if len(middle) <= 1 and all(w in _OWNER for w in middle):
+            part, state = _part(words[-1]), _state(words[0])
+    if part is None or state is None:
+        return []
+    forms = {
+        "pain": [f"{part} pain", f"{part} ache"],
+        "stiff": [f"stiff {part}", f"{part} stiffness"],
+        "swollen": [f"swollen {part}", f"{part} swelling"],
+    }[state]
+    if part in JOINTS:
+        forms += {
+            "pain": ["joint pain", "joints ache", "aching joints"],
+            "stiff": ["stiff joints", "joint stiffness"],
+            "swollen": ["swollen joints", "joint swelling"],
+        }[state]
+    return forms
