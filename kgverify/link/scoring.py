@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from rapidfuzz.distance import OSA, Levenshtein
+from rapidfuzz.process import extractOne
 
 from kgverify.link.model import Method
 from kgverify.link.normalize import discriminators, exact_key, normalized_key
@@ -126,7 +127,10 @@ def coverage(words: list[str], alias: str) -> float:
         or (len(word) >= 3 and word in joined)
         or (
             len(word) >= MIN_TYPO_LENGTH
-            and any(Levenshtein.normalized_similarity(word, n) >= TYPO_SIMILARITY for n in named)
+            and extractOne(
+                word, named, scorer=Levenshtein.normalized_similarity, score_cutoff=TYPO_SIMILARITY
+            )
+            is not None
         )
     )
     return covered / max(1, sum(len(word) for word in words))
