@@ -48,12 +48,12 @@ from kgverify.link.normalize import (
 )
 from kgverify.link.rerank import rescore
 from kgverify.link.scoring import (
-    PARTIAL_SCORE,
     TIE_FACTOR,
     Hit,
     cap_neighbours,
     neighbour_hit,
     partial,
+    partial_score,
 )
 from kgverify.link.slots import fits
 
@@ -181,14 +181,14 @@ class Linker:
     def name_score(self, text: str, names: list[str]) -> float:
         """The score the TF-IDF stage would give the nearest of ``names`` as a neighbour of
         ``text``: its cosine, capped when it covers only a small part of a multi-word text
-        (``PARTIAL_SCORE``), as ``_decide`` caps it, read as an estimated precision like the
+        (``partial_score``), as ``_decide`` caps it, read as an estimated precision like the
         linker's own (on the cosine's map). ``kgverify find`` scores the full-text matches the
         linker did not list with it, so they share the linker's scale."""
         words = normalized_key(text).split()
         guard = "coverage" not in self.params.disabled
         best = max(
             (
-                min(cosine, PARTIAL_SCORE) if guard and partial(words, name) else cosine
+                partial_score(cosine) if guard and partial(words, name) else cosine
                 for name, cosine in zip(names, self.index.similarities(text, names), strict=True)
             ),
             default=0.0,

@@ -36,7 +36,7 @@ from kgverify.link.scoring import Hit
 
 log = logging.getLogger(__name__)
 
-RERANK_VERSION = 1
+RERANK_VERSION = 2
 """Bumped when the features or the training change; part of the index cache key."""
 
 MAX_QUERIES = 2_000
@@ -248,6 +248,47 @@ def held_out_queries(
     ]
 
 
+MONOTONE = frozenset(
+    {
+        "cosine",
+        "word_jaccard",
+        "query_words_covered",
+        "alias_words_covered",
+        "edit_similarity",
+        "length_ratio",
+    }
+)
+"""Features that say how alike the query and the alias are: a candidate more like the
+mention must never score lower for it, all else equal (``_fit_monotone``)."""
+
+
+def _fit_monotone(
+    x: npt.NDArray[np.float64], y: npt.NDArray[np.int64], seed: int
+) -> tuple[npt.NDArray[np.float64], float]:
+    """Logistic regression whose likeness features (``MONOTONE``) weigh 0 or more: one that
+    fits below 0 is dropped and the rest refitted. Held-out synonyms are mostly paraphrases
+    ("little finger" / "pinky") while their wrong neighbours are near-copies (siblings such
+    as "abnormality of the left ..."), so an unconstrained fit learned that a closer string
+    is a worse candidate; a mention from another vocabulary is most often a near-copy of
+    the right name, and the fit then ranked the right concept down (MONDO -> HPO)."""
+    active = list(range(x.shape[1]))
+    while True:
+        model = LogisticRegression(C=1.0, max_iter=1_000, random_state=seed)
+        model.fit(x[:, active], y)
+        weights = model.coef_[0]
+        wrong = [
+            column
+            for column, weight in zip(active, weights.tolist(), strict=True)
+            if weight < 0 and FEATURES[column] in MONOTONE
+        ]
+        if not wrong:
+            break
+        active = [column for column in active if column not in wrong]
+    coef = np.zeros(x.shape[1])
+    coef[active] = weights
+    return coef, float(model.intercept_[0])
+
+
 def train(
     index: TrainingIndex,
     tables: MinedTables,
@@ -309,16 +350,15 @@ def train(
     mean = x[~calibrate].mean(axis=0)
     scale = x[~calibrate].std(axis=0)
     scale[scale == 0] = 1.0
-    model = LogisticRegression(C=1.0, max_iter=1_000, random_state=seed)
-    model.fit((x[~calibrate] - mean) / scale, y[~calibrate])
-    z = model.decision_function((x[calibrate] - mean) / scale)
+    coef, intercept = _fit_monotone((x[~calibrate] - mean) / scale, y[~calibrate], seed)
+    z = ((x[calibrate] - mean) / scale) @ coef + intercept
     platt = LogisticRegression(C=1e6, max_iter=1_000, random_state=seed)
     platt.fit(z.reshape(-1, 1), y[calibrate])
     payload: dict[str, Any] = {
         "mean": mean.tolist(),
         "scale": scale.tolist(),
-        "coef": model.coef_[0].tolist(),
-        "intercept": float(model.intercept_[0]),
+        "coef": coef.tolist(),
+        "intercept": intercept,
         "platt_a": float(platt.coef_[0][0]),
         "platt_b": float(platt.intercept_[0]),
     }

@@ -9,8 +9,10 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from rapidfuzz.distance import OSA, Levenshtein
+from rapidfuzz.process import extractOne
 
 from kgverify.link.model import Method
 from kgverify.link.normalize import discriminators, exact_key, normalized_key
@@ -72,24 +74,34 @@ TYPO_SIMILARITY = 0.7
 ("diabte", the singular ``normalized_key`` makes of "diabtes", against "diabetes": 0.75)."""
 
 PARTIAL_SCORE = 0.5
-"""Cap on a TF-IDF neighbour that covers only a small part of a multi-word mention."""
+"""Share of its score a TF-IDF neighbour keeps when it covers only a small part of a
+multi-word mention (so at most 0.5)."""
+
+
+def partial_score(score: float) -> float:
+    """A partial neighbour's score: scaled, not capped, so partial neighbours keep their
+    order. A cap tied every one of them at one score, and an operating point then had to
+    take or leave them all at once (on MONDO -> HPO, a quarter of the mentions' first
+    candidates tied there, many of them right: a disease named after the phenotype)."""
+    return score * PARTIAL_SCORE
 
 
 def cover_the_mention(text: str, hits: Iterable[Hit]) -> None:
     """A TF-IDF neighbour whose words account for less than ``MIN_COVERAGE`` of the letters of
-    a multi-word mention's words is capped at ``PARTIAL_SCORE``: it names a part of the
-    mention, not the mention. TF-IDF scores only the 3-grams the index has seen, so a
-    mention with an unknown word is scored on its known words alone: "Ménières Disease"
-    scored 0.80 against the root concept "disease" before accents were folded, and any
-    unknown word does the same. A mention word counts as covered when the neighbour has it,
-    has it inside a word run together ("beta blocker" / "betablocker"), or has it misspelled
-    (``TYPO_SIMILARITY``, words of five letters or more)."""
+    a multi-word mention's words keeps only ``PARTIAL_SCORE`` of its score
+    (``partial_score``): it names a part of the mention, not the mention. TF-IDF scores
+    only the 3-grams the index has seen, so a mention with an unknown word is scored on its
+    known words alone: "Ménières Disease" scored 0.80 against the root concept "disease"
+    before accents were folded, and any unknown word does the same. A mention word counts
+    as covered when the neighbour has it, has it inside a word run together ("beta blocker"
+    / "betablocker"), or has it misspelled (``TYPO_SIMILARITY``, words of five letters or
+    more)."""
     words = normalized_key(text).split()
     if len(words) < 2:
         return
     for hit in hits:
-        if hit.method is Method.TFIDF and hit.score > PARTIAL_SCORE and partial(words, hit.alias):
-            hit.score = PARTIAL_SCORE
+        if hit.method is Method.TFIDF and partial(words, hit.alias):
+            hit.score = partial_score(hit.score)
 
 
 def partial(words: list[str], alias: str) -> bool:
@@ -97,18 +109,28 @@ def partial(words: list[str], alias: str) -> bool:
     return len(words) > 1 and coverage(words, alias) < MIN_COVERAGE
 
 
+@lru_cache(maxsize=1 << 16)
+def _named_words(alias: str) -> tuple[frozenset[str], tuple[str, ...], str]:
+    """An alias's normalized words (as a set and in order) and the words run together,
+    cached: the same aliases are neighbours of many mentions."""
+    named = normalized_key(alias).split()
+    return frozenset(named), tuple(named), "".join(named)
+
+
 def coverage(words: list[str], alias: str) -> float:
     """Share of the letters of ``words`` (a mention's normalized words) that ``alias`` has."""
-    named = normalized_key(alias).split()
-    joined = "".join(named)
+    known, named, joined = _named_words(alias)
     covered = sum(
         len(word)
         for word in words
-        if word in named
+        if word in known
         or (len(word) >= 3 and word in joined)
         or (
             len(word) >= MIN_TYPO_LENGTH
-            and any(Levenshtein.normalized_similarity(word, n) >= TYPO_SIMILARITY for n in named)
+            and extractOne(
+                word, named, scorer=Levenshtein.normalized_similarity, score_cutoff=TYPO_SIMILARITY
+            )
+            is not None
         )
     )
     return covered / max(1, sum(len(word) for word in words))
