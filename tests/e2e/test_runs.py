@@ -25,6 +25,7 @@ from kgverify.api import diff_runs, pipeline, runs, sample_path, sample_pipeline
 from kgverify.cli import cli
 from kgverify.config import Settings
 from kgverify.dates import shift_days, shift_text
+from kgverify.derive.sheetfile import read_sheets
 from kgverify.dialogue.patient import persona
 from kgverify.dialogue.record import SheetFile, view
 from kgverify.graph import Graph
@@ -126,8 +127,8 @@ def test_a_pipeline_on_a_sub_extract_derives_only_from_its_own_patients(two_runs
     assert items, "the extract's patients give items"
     assert {i["patient_id"] for i in items} <= mine
     # The fact sheets and the graph's record of the derivation say the same.
-    sheets = [json.loads(x) for x in (r.out / "facts" / "sheets.jsonl").read_text().splitlines()]
-    assert {s["patient_id"] for s in sheets} == mine
+    sheets = list(read_sheets(r.out / "facts" / "sheets.jsonl"))
+    assert {s.patient_id for s in sheets} == mine
     derived = rows(
         r.graph,
         "MATCH (i:Item)-[:DERIVED_IN]->(:Run {id: $r}) MATCH (i)-[:ABOUT]->(p:Patient) "
@@ -201,8 +202,8 @@ def test_derive_reads_the_latest_run_another_or_every_patient(
         result = _kgverify(r.settings, "derive", "facts", "-o", str(tmp_path / str(n)), *args)
         assert result.exit_code == 0, result.output
         assert f"Patients: {scope}" in result.output, result.output
-        sheets = (tmp_path / str(n) / "sheets.jsonl").read_text().splitlines()
-        assert len({json.loads(s)["patient_id"] for s in sheets}) == patients
+        sheets = read_sheets(tmp_path / str(n) / "sheets.jsonl")
+        assert len({s.patient_id for s in sheets}) == patients
 
 
 @pytest.mark.parametrize(
