@@ -146,7 +146,7 @@ def test_the_run_record_and_the_steps_as_they_ran(two_runs: Runs) -> None:
     assert stat.S_IMODE((r.out / "run.json").stat().st_mode) == 0o600
     assert record["run"] == r.second.run and record["source"] == "omop"
     names = [s["step"] for s in record["steps"]]
-    assert names[0] == "ingest" and names[-1] == "derive facts"
+    assert names[0] == "ingest and extract" and names[-1] == "derive facts"
     assert "derive qa" in names and all(s["seconds"] >= 0 for s in record["steps"])
     assert record["counts"]["patients"] == SUBSET
     own_server = not os.environ.get("NEO4J_URI")  # a server of the user's: no stop command
@@ -161,7 +161,8 @@ def test_the_run_record_and_the_steps_as_they_ran(two_runs: Runs) -> None:
     # A bar of what each step counts, filled to the end where the total is known.
     by_step = {label.split("] ", 1)[1].split(":")[0]: v for label, v in r.bars.items()}
     assert set(by_step) == set(names)
-    assert by_step["ingest"][1] == by_step["derive qa"][1] == by_step["derive facts"][1] == SUBSET
+    ingested = by_step["ingest and extract"]
+    assert ingested[1] == by_step["derive qa"][1] == by_step["derive facts"][1] == SUBSET
     assert by_step["derive qa"][0] == SUBSET
     linked = by_step["link relations.jsonl"][1]
     assert linked and linked == r.second.link[0].linked_relations
