@@ -55,6 +55,13 @@ print(json.dumps({"ingest": ingested.model_dump(mode="json"),
 """
 
 
+def last_json(out: bytes) -> Any:
+    """The JSON report a stage printed last (a line before it, if any, is not JSON)."""
+    text = out.decode()
+    start = text.rfind("\n{")
+    return json.loads(text[start + 1 if start >= 0 else text.index("{") :])
+
+
 def tree_env(env: dict[str, str], tree: Path) -> dict[str, str]:
     return env | {"PYTHONPATH": str(tree)}
 
@@ -67,7 +74,7 @@ def timed_cli(
         raise SystemExit(f"{name} failed (exit {code}); see {log}")
     result = {"stage": name, "tree": tree.name, "seconds": round(seconds, 1), "peak_rss_mb": peak}
     print(json.dumps(result), flush=True)
-    return result | {"report": json.loads(out)}
+    return result | {"report": last_json(out)}
 
 
 def one_read(ehr: Path, out: Path, env: dict[str, str], log: Path) -> dict[str, Any]:
@@ -86,7 +93,7 @@ def one_read(ehr: Path, out: Path, env: dict[str, str], log: Path) -> dict[str, 
     seconds = round(time.perf_counter() - started, 1)
     result = {"stage": "ingest and extract (one read)", "tree": AFTER.name, "seconds": seconds}
     print(json.dumps(result), flush=True)
-    return result | {"report": json.loads(done.stdout)}
+    return result | {"report": last_json(done.stdout)}
 
 
 def graph_counts(graph: Graph) -> dict[str, int]:

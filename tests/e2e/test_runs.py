@@ -356,9 +356,10 @@ def test_kgverify_run_prints_each_step_as_it_runs_and_ends_with_the_run(
     said = result.stderr.splitlines()
     started = [line for line in said if line.endswith(" ...")]
     finished = [line for line in said if line.endswith(" s)")]
-    assert started[0] == "[1] ingest ..." and finished[0].startswith("[1] ingest: run ")
-    assert len(started) == len(finished) >= 5  # ingest, extract, link, verify, derive qa
-    assert any(line.startswith("[5] derive qa: ") for line in finished)
+    assert started[0] == "[1] ingest and extract ..."
+    assert finished[0].startswith("[1] ingest and extract: run ")
+    assert len(started) == len(finished) >= 4  # ingest and extract, link, verify, derive qa
+    assert any(line.startswith("[4] derive qa: ") for line in finished)
     # The summary at the end: the steps' table, the run record and where the graph is.
     record = json.loads((tmp_path / "out" / "run.json").read_text())
     assert f"Run {record['run']}" in result.stdout
