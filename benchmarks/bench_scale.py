@@ -21,7 +21,9 @@ compare with, e.g. ``git worktree add --detach ../before e546981``.)
 - ``--qa``: ``derive qa`` with each tree's CLI as well, its item files compared byte for
   byte.
 Every stage is a ``kgverify`` (or ``python -c``) child process with the tree's package
-first on ``PYTHONPATH``; peak RSS is the child's own (``common.run_cli``).
+first on ``PYTHONPATH``; peak RSS is the child's own (``common.run_cli``), its CPU seconds
+(user + system, ``RUSAGE_CHILDREN``) and the load average at its start are recorded beside
+its wall time.
 """
 
 from __future__ import annotations
@@ -55,6 +57,16 @@ print(json.dumps({"ingest": ingested.model_dump(mode="json"),
 """
 
 
+def children_cpu() -> float:
+    """User and system CPU seconds of this process's finished children (the stages; not
+    Neo4j's): the stage's own work, which the machine's load stretches less than its
+    wall time."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def last_json(out: bytes) -> Any:
     """The JSON report a stage printed last (a line before it, if any, is not JSON)."""
     text = out.decode()
@@ -69,16 +81,18 @@ def tree_env(env: dict[str, str], tree: Path) -> dict[str, str]:
 def timed_cli(
     name: str, tree: Path, args: list[str], env: dict[str, str], log: Path
 ) -> dict[str, Any]:
+    cpu, load = children_cpu(), round(os.getloadavg()[0], 2)
     out, seconds, peak, code = run_cli([*args, "--json"], tree_env(env, tree), log, cwd=tree)
     if code != 0:
         raise SystemExit(f"{name} failed (exit {code}); see {log}")
     result = {"stage": name, "tree": tree.name, "seconds": round(seconds, 1), "peak_rss_mb": peak}
+    result |= {"cpu_s": round(children_cpu() - cpu, 1), "load": load}
     print(json.dumps(result), flush=True)
     return result | {"report": last_json(out)}
 
 
 def one_read(ehr: Path, out: Path, env: dict[str, str], log: Path) -> dict[str, Any]:
-    started = time.perf_counter()
+    started, cpu, load = time.perf_counter(), children_cpu(), round(os.getloadavg()[0], 2)
     with log.open("ab") as err:
         done = subprocess.run(
             [sys.executable, "-c", _ONE_READ, str(ehr), str(out)],
@@ -92,6 +106,7 @@ def one_read(ehr: Path, out: Path, env: dict[str, str], log: Path) -> dict[str, 
         raise SystemExit(f"ingest_and_extract failed (exit {done.returncode}); see {log}")
     seconds = round(time.perf_counter() - started, 1)
     result = {"stage": "ingest and extract (one read)", "tree": AFTER.name, "seconds": seconds}
+    result |= {"cpu_s": round(children_cpu() - cpu, 1), "load": load}
     print(json.dumps(result), flush=True)
     return result | {"report": last_json(done.stdout)}
 
