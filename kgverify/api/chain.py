@@ -133,7 +133,7 @@ def pipeline(
     """Run the whole chain in one call, from vocabularies to QA items and dialogue verdicts.
 
     ``vocabularies`` loaded (name -> release folder, in order; none: the graph's as they
-    are), the EHR ``source`` at ``source_path`` ingested,
+    are), the EHR ``source`` at ``source_path`` ingested and, in the same read of it,
     candidate relations extracted (``extractor``, with ``model``, ``base_url``, ``api_key``,
     ``concurrency`` for the LLM ones) to ``out/relations.jsonl``, linked
     (``out/linked.jsonl``) and verified (``out/verdicts.jsonl``, assertions written back),
