@@ -85,6 +85,7 @@ from kgverify.api.servers import (
 )
 from kgverify.api.sources import (
     extract_relations,
+    ingest_and_extract,
     ingest_source,
     reads_url,
     source_location,
@@ -141,6 +142,7 @@ __all__ = [
     "forget_dialogues",
     "grade_tasks",
     "graph_summary",
+    "ingest_and_extract",
     "ingest_source",
     "lineage",
     "lineage_of_rows",

@@ -15,7 +15,7 @@ from kgverify.api.derivation import derive_facts, derive_qa
 from kgverify.api.dialogues import check_dialogues, sample_dialogues
 from kgverify.api.graphs import graph_summary
 from kgverify.api.linking import link_relations_file
-from kgverify.api.sources import extract_relations, ingest_source
+from kgverify.api.sources import ingest_and_extract
 from kgverify.api.verification import verify_relations_file
 from kgverify.api.vocabularies import load_vocabulary
 from kgverify.collector import batch_work
@@ -133,7 +133,7 @@ def pipeline(
     """Run the whole chain in one call, from vocabularies to QA items and dialogue verdicts.
 
     ``vocabularies`` loaded (name -> release folder, in order; none: the graph's as they
-    are), the EHR ``source`` at ``source_path`` ingested,
+    are), the EHR ``source`` at ``source_path`` ingested and, in the same read of it,
     candidate relations extracted (``extractor``, with ``model``, ``base_url``, ``api_key``,
     ``concurrency`` for the LLM ones) to ``out/relations.jsonl``, linked
     (``out/linked.jsonl``) and verified (``out/verdicts.jsonl``, assertions written back),
@@ -238,39 +238,33 @@ def _run_pipeline(
             )
             for name, folder in config.vocabularies.items()
         ]
-        ingested = steps.run(
-            "ingest",
-            lambda tick: ingest_source(
-                config.source, config.source_path, settings=settings, graph=g, on_patient=tick
-            ),
-            lambda r: (
-                f"run {r.run}: {r.ingest.patients} patients, "
-                f"{r.ingest.encounters} encounters, {r.ingest.facts} facts"
-            ),
-            unit="patients",
-        )
-        patients = ingested.ingest.patients
-        # This run's outputs derive from the patients it brought, and no others.
-        own = settings.model_copy(update={"derive_run": ingested.run or "all"})
-        extracted = steps.run(
-            "extract",
-            lambda tick: extract_relations(
+        # One read of the source: each patient ingested and handed to the extractor.
+        ingested, extracted = steps.run(
+            "ingest and extract",
+            lambda tick: ingest_and_extract(
                 config.source,
                 config.source_path,
                 out / "relations.jsonl",
                 settings=settings,
+                graph=g,
                 extractor=config.extractor,
                 model=config.model,
                 base_url=config.base_url,
                 api_key=config.api_key,
                 concurrency=config.concurrency,
                 engine=config.engine,
-                progress=lambda done, _total: tick(done),
+                on_patient=tick,
             ),
-            lambda r: f"{r.relations} candidate relations from {r.patients} patients",
+            lambda r: (
+                f"run {r[0].run}: {r[0].ingest.patients} patients, "
+                f"{r[0].ingest.encounters} encounters, {r[0].ingest.facts} facts; "
+                f"{r[1].relations} candidate relations"
+            ),
             unit="patients",
-            total=patients,
         )
+        patients = ingested.ingest.patients
+        # This run's outputs derive from the patients it brought, and no others.
+        own = settings.model_copy(update={"derive_run": ingested.run or "all"})
         inputs = [
             (Path(extracted.out), None, "linked.jsonl", "verdicts.jsonl"),
             *(

@@ -4,11 +4,11 @@ run over the source (``bookkeeping.source_run``) whose rows are all accounted fo
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kgverify.api.bookkeeping import check_server_source, graph_of, source_run
+from kgverify.api.bookkeeping import SourceRun, check_server_source, graph_of, source_run
 from kgverify.collector import batch_work
 from kgverify.config import Settings
 from kgverify.graph.driver import Graph
@@ -16,6 +16,8 @@ from kgverify.jsonl import whole_file
 from kgverify.rows import RejectedRow, open_private
 
 if TYPE_CHECKING:
+    from kgverify.ehr.ingest import Ingester
+    from kgverify.ehr.model import Trajectory
     from kgverify.ehr.report import SourceIngestReport, TrajectoriesReport
     from kgverify.extract.run import ExtractReport
 
@@ -40,38 +42,106 @@ def ingest_source(
     >>> report = ingest_source("omop", sample_path("omop", "eunomia_sample"))
     >>> report.ingest.patients, report.rows[0].loaded, report.rejects
     """
-    from kgverify.derive.run import settings_digest
-    from kgverify.ehr.ingest import ingest
-    from kgverify.ehr.report import SourceIngestReport
-    from kgverify.graph.schema import ensure_schema
-    from kgverify.runs import begin_run, finish_run
-
     settings = settings or Settings()
     with (
         source_run("ingest", source, settings, rejects_path) as rows,
         graph_of(settings, graph) as g,
     ):
+        run, ingester = _begin_ingest(source, path, settings, g, rows)
+        for count, trajectory in enumerate(rows.trajectories(source, path), start=1):
+            ingester.add(trajectory)
+            if on_patient is not None:
+                on_patient(count)
+        return _finish_ingest(g, run, ingester, rows)
 
-        def refused(kind: str, row: dict[str, Any], reason: str) -> None:
-            # Read and converted, but refused by the database: the rejects file names the row.
-            where = f"source row {row['source_row']}" if row.get("source_row") else row["id"]
-            file = f"{source}:{row.get('source_table') or kind}"
-            reason = f"{kind} not written: {reason}"
-            rows.sink.write(RejectedRow(file=file, line=None, reason=reason, text=str(where)[:300]))
 
-        check_server_source(source, path, settings)
-        ensure_schema(g)
-        run = begin_run(g, source, str(path), settings_digest(settings))
-        report = ingest(
-            rows.trajectories(source, path),
-            g,
-            batch_size=settings.batch_size,
-            on_patient=on_patient,
-            on_refused=refused,
-            run=run,
-        )
-        result = rows.stamp(SourceIngestReport(run=run, ingest=report))
-        finish_run(g, run, result)
+@batch_work
+def ingest_and_extract(
+    source: str,
+    path: str | Path,
+    out: Path,
+    *,
+    settings: Settings | None = None,
+    graph: Graph | None = None,
+    rejects_path: Path | None = None,
+    extractor: str = "template",
+    model: str | None = None,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    concurrency: int = 4,
+    engine: str = "local",
+    on_patient: Callable[[int], None] | None = None,
+) -> tuple[SourceIngestReport, ExtractReport]:
+    """:func:`ingest_source` and :func:`extract_relations` from one read of the source:
+    each patient is read and pseudonymized once, written to the graph and handed to the
+    extractor. The same run, graph and relations file as the two one after the other (the
+    source's rows are counted once, both reports carry them; rejected rows go to the
+    ingest's rejects file). ``api.pipeline`` runs its source this way.
+
+    >>> ingested, extracted = ingest_and_extract("omop", sample_path("omop", "eunomia_sample"),
+    ...                                          Path("relations.jsonl"))
+    >>> ingested.run, ingested.ingest.patients, extracted.relations
+    """
+    from kgverify.engines import ENGINES
+    from kgverify.extract.registry import EXTRACTORS
+    from kgverify.extract.run import ExtractorSpec, run_extraction
+
+    settings = settings or Settings()
+    spec = ExtractorSpec(EXTRACTORS.check(extractor), model, base_url, api_key, concurrency)
+    run_on = ENGINES.pick(engine)
+    with (
+        source_run("ingest", source, settings, rejects_path) as rows,
+        graph_of(settings, graph) as g,
+    ):
+        run, ingester = _begin_ingest(source, path, settings, g, rows)
+
+        def ingested(trajectories: Iterable[Trajectory]) -> Iterator[Trajectory]:
+            for count, trajectory in enumerate(trajectories, start=1):
+                ingester.add(trajectory)
+                if on_patient is not None:
+                    on_patient(count)
+                yield trajectory
+
+        with run_on.extraction(settings, spec, None) as extraction:
+            extracted = run_extraction(
+                extraction, extractor, ingested(rows.trajectories(source, path)), out
+            )
+        return _finish_ingest(g, run, ingester, rows), rows.stamp(extracted)
+
+
+def _begin_ingest(
+    source: str, path: str | Path, settings: Settings, graph: Graph, rows: SourceRun
+) -> tuple[str, Ingester]:
+    """A new run over the source (its id) and its ingester; a row the database refuses goes to the
+    run's rejects file, named by its source row."""
+    from kgverify.derive.run import settings_digest
+    from kgverify.ehr.ingest import Ingester
+    from kgverify.graph.schema import ensure_schema
+    from kgverify.runs import begin_run
+
+    def refused(kind: str, row: dict[str, Any], reason: str) -> None:
+        # Read and converted, but refused by the database: the rejects file names the row.
+        where = f"source row {row['source_row']}" if row.get("source_row") else row["id"]
+        file = f"{source}:{row.get('source_table') or kind}"
+        reason = f"{kind} not written: {reason}"
+        rows.sink.write(RejectedRow(file=file, line=None, reason=reason, text=str(where)[:300]))
+
+    check_server_source(source, path, settings)
+    ensure_schema(graph)
+    run = begin_run(graph, source, str(path), settings_digest(settings))
+    return run, Ingester(graph, batch_size=settings.batch_size, on_refused=refused, run=run)
+
+
+def _finish_ingest(
+    graph: Graph, run: str, ingester: Ingester, rows: SourceRun
+) -> SourceIngestReport:
+    """The last writes, the report with the source rows' accounting, the run finished."""
+    from kgverify.ehr.report import SourceIngestReport
+    from kgverify.runs import finish_run
+
+    report = ingester.finish()
+    result = rows.stamp(SourceIngestReport(run=run, ingest=report))
+    finish_run(graph, run, result)
     return result
 
 

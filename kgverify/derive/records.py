@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import date
+from functools import lru_cache
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
@@ -194,6 +196,9 @@ class PatientRecord:
         return None
 
 
+# Kept: the screen's age and sex fit asks once per (candidate, distractor) pair, over a
+# few hundred distinct bands and moves.
+@lru_cache(maxsize=65_536)
 def moved_band(band: str, years: int) -> str | None:
     """An age band ``years`` after the year it was stated for. Ages over 89 are never
     shown (HIPAA Safe Harbor): a band reaching past 89 becomes "90+", or "<low>+" while its
@@ -214,6 +219,7 @@ LIFE_STAGES = (("child", 18), ("young adult", 40), ("middle-aged adult", 65), ("
 fit of distractors compares (a band is placed by its midpoint)."""
 
 
+@lru_cache(maxsize=4096)  # asked once per (candidate, distractor) pair, as moved_band
 def life_stage(band: str | None) -> str | None:
     """The life stage of an age band ("40-49", "90+"), by its midpoint; None when unknown."""
     if not band:
@@ -335,7 +341,10 @@ def _day(value: Any) -> str | None:
 
 
 def _native(value: Any) -> Any:
-    """A Neo4j temporal value as Python's ``date`` / ``datetime``."""
+    """A Neo4j temporal value as Python's ``date`` / ``datetime``; a date the query sent
+    as text (``derive/patient_records``) as a ``date``."""
+    if isinstance(value, str):
+        return date.fromisoformat(value)
     return value.to_native() if hasattr(value, "to_native") else value
 
 

@@ -37,10 +37,10 @@ from kgverify.derive.pages import (
     local_qa_pages,
     local_sheet_pages,
 )
+from kgverify.derive.sheetfile import SheetLine, write_sheets
 from kgverify.derive.splits import ItemStore
 from kgverify.graph.driver import Graph
 from kgverify.graph.schema import ensure_schema
-from kgverify.jsonl import write_models
 from kgverify.review.state import ReviewState
 from kgverify.runs import ALL, RunScope, record_derivation, resolve_run
 from kgverify.verify.verifier import FilterPolicy
@@ -193,8 +193,8 @@ def run_facts(
                 yield FactSheet.model_validate_json(text)
 
         name = SHEETS_GZIP if gzip else SHEETS
-        write_models(sheets(), folder / name)
-        write_schema(FactSheet, folder / "schema.json")
+        write_sheets(sheets(), folder / name)
+        write_schema(SheetLine, folder / "schema.json")
         written = (folder / name).stat().st_size
     report = built.report
     report.run, report.scope = scope.run, scope.note

@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from kgverify.derive.model import SHEETS, SHEETS_GZIP, EncounterSheet, FactSheet, SheetFact
+from kgverify.derive.sheetfile import read_sheets
 from kgverify.errors import ConfigError
 from kgverify.graph.driver import Graph, batched
-from kgverify.jsonl import read_models
 
 
 @dataclass(frozen=True)
@@ -143,7 +143,7 @@ class SheetFile:
             raise ConfigError(f"no fact sheets at {folder} (run `kgverify derive facts -o DIR`)")
         wanted = set(patients) if patients is not None else None
         self.sheets: dict[str, FactSheet] = {}
-        for sheet in read_models(path, FactSheet):
+        for sheet in read_sheets(path):
             if wanted is None or sheet.patient_id in wanted:
                 self.sheets[sheet.patient_id] = sheet
 

@@ -93,18 +93,45 @@ def ingest(
     """Write every trajectory's patient, encounters and facts; returns the counts. A row
     the database refuses costs only itself: it is counted and handed to ``on_refused``.
     Each patient is linked to ``run`` (a ``(:Run)`` begun by ``kgverify.runs``), if given."""
-    ensure_schema(graph)
-    report = IngestReport()
-    batch = _Batch()
+    ingester = Ingester(graph, batch_size=batch_size, on_refused=on_refused, run=run)
     for count, trajectory in enumerate(trajectories, start=1):
-        _add(trajectory, batch, report)
-        if len(batch.facts) >= batch_size:
-            _flush(graph, batch, report, on_refused, run)
-            batch = _Batch()
+        ingester.add(trajectory)
         if on_patient is not None:
             on_patient(count)
-    _flush(graph, batch, report, on_refused, run)
-    return report
+    return ingester.finish()
+
+
+class Ingester:
+    """``ingest`` one trajectory at a time, as another reader of the same pass hands them
+    over (``api.ingest_and_extract``: the source read once for ingest and extraction)."""
+
+    def __init__(
+        self,
+        graph: Graph,
+        *,
+        batch_size: int = 10_000,
+        on_refused: Refused | None = None,
+        run: str | None = None,
+    ) -> None:
+        ensure_schema(graph)
+        self.graph = graph
+        self.batch_size = batch_size
+        self.on_refused = on_refused
+        self.run = run
+        self.report = IngestReport()
+        self._batch = _Batch()
+
+    def add(self, trajectory: Trajectory) -> None:
+        _add(trajectory, self._batch, self.report)
+        if len(self._batch.facts) >= self.batch_size:
+            _flush(self.graph, self._batch, self.report, self.on_refused, self.run)
+            self._batch = _Batch()
+
+    def finish(self) -> IngestReport:
+        """Write what is left; the counts of everything added."""
+        _flush(self.graph, self._batch, self.report, self.on_refused, self.run)
+        self._batch = _Batch()
+        return self.report
 
 
 def _add(trajectory: Trajectory, batch: _Batch, report: IngestReport) -> None:

@@ -20,9 +20,14 @@ CALL (p) {
   WITH f, e, c WHERE f IS NOT NULL
   RETURN collect({
     id: f.id, kind: f.kind, display: f.display, code_system: f.code_system, code: f.code,
-    start: f.start, end: f.end, value: f.value, unit: f.unit, flag: f.flag,
+    // Dates as text (the driver builds no date objects; toString gives what str() of
+    // its Date gives); other temporal values as they are. An episode's day is all
+    // derivation reads of an encounter's start: its first ten characters.
+    start: CASE WHEN f.start IS :: DATE THEN toString(f.start) ELSE f.start END,
+    end: CASE WHEN f.end IS :: DATE THEN toString(f.end) ELSE f.end END,
+    value: f.value, unit: f.unit, flag: f.flag,
     source_table: f.source_table, source_row: f.source_row,
-    encounter: e.id, encounter_start: e.start, encounter_kind: e.kind,
+    encounter: e.id, encounter_start: left(toString(e.start), 10), encounter_kind: e.kind,
     concept: c.id
   }) AS facts
 }

@@ -36,6 +36,7 @@ from kgverify.derive.model import ContextFact, DistractorWhy
 from kgverify.derive.pages import QAJob, QAPage, QAPageWorker
 from kgverify.derive.qa import UNFIT, DistractorScreen, candidates_for
 from kgverify.derive.records import PatientRecord, life_stage, patient_pages, read_records
+from kgverify.derive.sheetfile import read_sheets
 from kgverify.graph import Graph
 from kgverify.review.state import ReviewState
 from kgverify.verify.verifier import Verifier
@@ -593,13 +594,13 @@ def test_justification_rules_refuse_planted_ambiguous_distractors(
 
 
 def _sheets(derived: Derived) -> list[FactSheet]:
-    with (derived.facts / "sheets.jsonl").open() as lines:
-        return [FactSheet.model_validate_json(line) for line in lines]
+    return list(read_sheets(derived.facts / "sheets.jsonl"))
 
 
 def test_fact_sheets_in_gzip_are_the_same_sheets_smaller(derived: Derived, tmp_path: Path) -> None:
     """``--gzip`` writes sheets.jsonl.gz: the same lines, a fraction of the bytes, and the
-    dialogue checker's reader takes the folder either way."""
+    dialogue checker's reader takes the folder either way. Either file is a tenth of the
+    sheets written one model a line (each fact once per sheet, each wording once per file)."""
     import gzip
 
     from kgverify.dialogue.record import SheetFile
@@ -613,8 +614,12 @@ def test_fact_sheets_in_gzip_are_the_same_sheets_smaller(derived: Derived, tmp_p
     assert not (tmp_path / "facts" / "sheets.jsonl").exists()
     assert gzip.decompress(packed.read_bytes()) == plain.read_bytes()
     assert report.bytes < plain.stat().st_size / 5
-    first = _sheets(derived)[0]
+    sheets = _sheets(derived)
+    assert list(read_sheets(packed)) == sheets
+    first = sheets[0]
     assert SheetFile(tmp_path / "facts").get(first.patient_id) == first
+    one_a_line = sum(len(sheet.model_dump_json()) + 1 for sheet in sheets)
+    assert plain.stat().st_size < one_a_line / 5 and report.bytes < one_a_line / 10
 
 
 def test_fact_sheets_keep_the_patients_words_apart_from_the_record(derived: Derived) -> None:

@@ -9,7 +9,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from kgverify.api import ingest_source, load_vocabulary, sample_path
+from kgverify.api import (
+    extract_relations,
+    ingest_and_extract,
+    ingest_source,
+    load_vocabulary,
+    sample_path,
+)
 from kgverify.cli import cli
 from kgverify.config import Settings
 from kgverify.ehr.report import SourceIngestReport
@@ -105,6 +111,35 @@ def test_ingesting_twice_changes_nothing(
     now = {r["id"]: r["n"] for r in rows(graph, runs)}
     assert set(now) == {r["id"] for r in earlier} | {again.run}
     assert now[again.run] == ingested.ingest.patients
+
+
+def test_one_read_ingests_and_extracts_as_the_two_steps_do(
+    ingested: SourceIngestReport, graph: Graph, settings: Settings, tmp_path: Path
+) -> None:
+    """``ingest_and_extract`` (the pipeline's one read of the source) writes the graph, the
+    run and the relations file that ``ingest_source`` then ``extract_relations`` write."""
+    before = fingerprint(graph, without_runs=True)
+    two = tmp_path / "two.jsonl"
+    ingest = ingest_source(
+        "omop", OMOP, settings=settings, graph=graph, rejects_path=tmp_path / "r1.jsonl"
+    )
+    extract = extract_relations(
+        "omop", OMOP, two, settings=settings, rejects_path=tmp_path / "r2.jsonl"
+    )
+    one = tmp_path / "one.jsonl"
+    ingest_once, extract_once = ingest_and_extract(
+        "omop", OMOP, one, settings=settings, graph=graph, rejects_path=tmp_path / "r3.jsonl"
+    )
+    assert fingerprint(graph, without_runs=True) == before
+    assert one.read_bytes() == two.read_bytes() and extract.relations > 0
+    assert ingest_once.ingest == ingest.ingest and ingest_once.rows == ingest.rows
+    assert extract_once.model_dump(exclude={"out", "rejects"}) == extract.model_dump(
+        exclude={"out", "rejects"}
+    )
+    runs = "MATCH (r:Run {id: $id}) RETURN r.status AS s, COUNT { (:Patient)-[:IN_RUN]->(r) } AS n"
+    assert rows(graph, runs, id=ingest_once.run) == [
+        {"s": "complete", "n": ingested.ingest.patients}
+    ]
 
 
 @pytest.mark.usefixtures("cli_env", "ingested")

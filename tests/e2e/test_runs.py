@@ -25,6 +25,7 @@ from kgverify.api import diff_runs, pipeline, runs, sample_path, sample_pipeline
 from kgverify.cli import cli
 from kgverify.config import Settings
 from kgverify.dates import shift_days, shift_text
+from kgverify.derive.sheetfile import read_sheets
 from kgverify.dialogue.patient import persona
 from kgverify.dialogue.record import SheetFile, view
 from kgverify.graph import Graph
@@ -126,8 +127,8 @@ def test_a_pipeline_on_a_sub_extract_derives_only_from_its_own_patients(two_runs
     assert items, "the extract's patients give items"
     assert {i["patient_id"] for i in items} <= mine
     # The fact sheets and the graph's record of the derivation say the same.
-    sheets = [json.loads(x) for x in (r.out / "facts" / "sheets.jsonl").read_text().splitlines()]
-    assert {s["patient_id"] for s in sheets} == mine
+    sheets = list(read_sheets(r.out / "facts" / "sheets.jsonl"))
+    assert {s.patient_id for s in sheets} == mine
     derived = rows(
         r.graph,
         "MATCH (i:Item)-[:DERIVED_IN]->(:Run {id: $r}) MATCH (i)-[:ABOUT]->(p:Patient) "
@@ -145,7 +146,7 @@ def test_the_run_record_and_the_steps_as_they_ran(two_runs: Runs) -> None:
     assert stat.S_IMODE((r.out / "run.json").stat().st_mode) == 0o600
     assert record["run"] == r.second.run and record["source"] == "omop"
     names = [s["step"] for s in record["steps"]]
-    assert names[0] == "ingest" and names[-1] == "derive facts"
+    assert names[0] == "ingest and extract" and names[-1] == "derive facts"
     assert "derive qa" in names and all(s["seconds"] >= 0 for s in record["steps"])
     assert record["counts"]["patients"] == SUBSET
     own_server = not os.environ.get("NEO4J_URI")  # a server of the user's: no stop command
@@ -160,7 +161,8 @@ def test_the_run_record_and_the_steps_as_they_ran(two_runs: Runs) -> None:
     # A bar of what each step counts, filled to the end where the total is known.
     by_step = {label.split("] ", 1)[1].split(":")[0]: v for label, v in r.bars.items()}
     assert set(by_step) == set(names)
-    assert by_step["ingest"][1] == by_step["derive qa"][1] == by_step["derive facts"][1] == SUBSET
+    ingested = by_step["ingest and extract"]
+    assert ingested[1] == by_step["derive qa"][1] == by_step["derive facts"][1] == SUBSET
     assert by_step["derive qa"][0] == SUBSET
     linked = by_step["link relations.jsonl"][1]
     assert linked and linked == r.second.link[0].linked_relations
@@ -201,8 +203,8 @@ def test_derive_reads_the_latest_run_another_or_every_patient(
         result = _kgverify(r.settings, "derive", "facts", "-o", str(tmp_path / str(n)), *args)
         assert result.exit_code == 0, result.output
         assert f"Patients: {scope}" in result.output, result.output
-        sheets = (tmp_path / str(n) / "sheets.jsonl").read_text().splitlines()
-        assert len({json.loads(s)["patient_id"] for s in sheets}) == patients
+        sheets = read_sheets(tmp_path / str(n) / "sheets.jsonl")
+        assert len({s.patient_id for s in sheets}) == patients
 
 
 @pytest.mark.parametrize(
@@ -354,9 +356,10 @@ def test_kgverify_run_prints_each_step_as_it_runs_and_ends_with_the_run(
     said = result.stderr.splitlines()
     started = [line for line in said if line.endswith(" ...")]
     finished = [line for line in said if line.endswith(" s)")]
-    assert started[0] == "[1] ingest ..." and finished[0].startswith("[1] ingest: run ")
-    assert len(started) == len(finished) >= 5  # ingest, extract, link, verify, derive qa
-    assert any(line.startswith("[5] derive qa: ") for line in finished)
+    assert started[0] == "[1] ingest and extract ..."
+    assert finished[0].startswith("[1] ingest and extract: run ")
+    assert len(started) == len(finished) >= 4  # ingest and extract, link, verify, derive qa
+    assert any(line.startswith("[4] derive qa: ") for line in finished)
     # The summary at the end: the steps' table, the run record and where the graph is.
     record = json.loads((tmp_path / "out" / "run.json").read_text())
     assert f"Run {record['run']}" in result.stdout
