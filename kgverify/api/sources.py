@@ -48,10 +48,8 @@ def ingest_source(
         graph_of(settings, graph) as g,
     ):
         run, ingester = _begin_ingest(source, path, settings, g, rows)
-        for count, trajectory in enumerate(rows.trajectories(source, path), start=1):
-            ingester.add(trajectory)
-            if on_patient is not None:
-                on_patient(count)
+        for _ in _ingested(ingester, rows.trajectories(source, path), on_patient):
+            pass
         return _finish_ingest(g, run, ingester, rows)
 
 
@@ -94,18 +92,9 @@ def ingest_and_extract(
         graph_of(settings, graph) as g,
     ):
         run, ingester = _begin_ingest(source, path, settings, g, rows)
-
-        def ingested(trajectories: Iterable[Trajectory]) -> Iterator[Trajectory]:
-            for count, trajectory in enumerate(trajectories, start=1):
-                ingester.add(trajectory)
-                if on_patient is not None:
-                    on_patient(count)
-                yield trajectory
-
+        trajectories = _ingested(ingester, rows.trajectories(source, path), on_patient)
         with run_on.extraction(settings, spec, None) as extraction:
-            extracted = run_extraction(
-                extraction, extractor, ingested(rows.trajectories(source, path)), out
-            )
+            extracted = run_extraction(extraction, extractor, trajectories, out)
         return _finish_ingest(g, run, ingester, rows), rows.stamp(extracted)
 
 
@@ -130,6 +119,19 @@ def _begin_ingest(
     ensure_schema(graph)
     run = begin_run(graph, source, str(path), settings_digest(settings))
     return run, Ingester(graph, batch_size=settings.batch_size, on_refused=refused, run=run)
+
+
+def _ingested(
+    ingester: Ingester,
+    trajectories: Iterable[Trajectory],
+    on_patient: Callable[[int], None] | None,
+) -> Iterator[Trajectory]:
+    """Each trajectory written by the ingester as it passes, then handed on."""
+    for count, trajectory in enumerate(trajectories, start=1):
+        ingester.add(trajectory)
+        if on_patient is not None:
+            on_patient(count)
+        yield trajectory
 
 
 def _finish_ingest(

@@ -73,6 +73,11 @@ class StoredSheet(_Line):
     checks: list[SheetCheck] = Field(default_factory=list)
 
 
+_AS_STORED = set(StoredFact.model_fields) - {"term"}
+"""The fields a ``SheetFact`` and its stored form share, copied as they are; the term line
+holds the rest but the section, which the encounter's runs give."""
+
+
 class SheetLine(RootModel[SheetTerm | StoredSheet]):
     """One line of the file: a term or a sheet (``schema.json`` of a ``derive facts`` folder)."""
 
@@ -97,21 +102,7 @@ class SheetWriter:
             at = facts.get((fact.fact_id, term))
             if at is None:
                 at = facts[(fact.fact_id, term)] = len(table)
-                table.append(
-                    StoredFact(
-                        fact_id=fact.fact_id,
-                        term=term,
-                        start=fact.start,
-                        end=fact.end,
-                        value=fact.value,
-                        unit=fact.unit,
-                        flag=fact.flag,
-                        source_table=fact.source_table,
-                        source_row=fact.source_row,
-                        assertions=fact.assertions,
-                        verdict=fact.verdict,
-                    )
-                )
+                table.append(StoredFact(term=term, **fact.model_dump(include=_AS_STORED)))
             return at, fact.section
 
         pending: list[SheetTerm] = []
@@ -167,22 +158,10 @@ def write_sheets(sheets: Iterable[FactSheet], path: Path) -> int:
 def _expanded(stored: StoredSheet, terms: dict[int, SheetTerm]) -> FactSheet:
     def fact(at: int, section: str) -> SheetFact:
         f = stored.facts[at]
-        term = terms[f.term]
         return SheetFact(
-            fact_id=f.fact_id,
             section=section,
-            text=term.text,
-            concept_id=term.concept_id,
-            code=term.code,
-            start=f.start,
-            end=f.end,
-            value=f.value,
-            unit=f.unit,
-            flag=f.flag,
-            source_table=f.source_table,
-            source_row=f.source_row,
-            assertions=f.assertions,
-            verdict=f.verdict,
+            **terms[f.term].model_dump(exclude={"term"}),
+            **f.model_dump(include=_AS_STORED),
         )
 
     return FactSheet(
