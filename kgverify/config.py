@@ -267,6 +267,13 @@ class Settings(BaseSettings):
         description="distinct (subject, object, predicate) triples whose rule evidence a "
         "run keeps between batches (0: none)",
     )
+    ingest_parallel: int = Field(
+        default=2,
+        ge=1,
+        le=64,
+        description="ingest batches written at once, each in its own transactions while the "
+        "source is read on (1: one write in flight)",
+    )
     verify_parallel: int = Field(
         default_factory=lambda: os.cpu_count() or 1,
         ge=1,

@@ -118,7 +118,14 @@ def _begin_ingest(
     check_server_source(source, path, settings)
     ensure_schema(graph)
     run = begin_run(graph, source, str(path), settings_digest(settings))
-    return run, Ingester(graph, batch_size=settings.batch_size, on_refused=refused, run=run)
+    ingester = Ingester(
+        graph,
+        batch_size=settings.batch_size,
+        on_refused=refused,
+        run=run,
+        parallel=settings.ingest_parallel,
+    )
+    return run, ingester
 
 
 def _ingested(
@@ -126,12 +133,16 @@ def _ingested(
     trajectories: Iterable[Trajectory],
     on_patient: Callable[[int], None] | None,
 ) -> Iterator[Trajectory]:
-    """Each trajectory written by the ingester as it passes, then handed on."""
-    for count, trajectory in enumerate(trajectories, start=1):
-        ingester.add(trajectory)
-        if on_patient is not None:
-            on_patient(count)
-        yield trajectory
+    """Each trajectory written by the ingester as it passes, then handed on. Whatever ends
+    the pass, the write in flight is waited for (``finish`` writes the rest)."""
+    try:
+        for count, trajectory in enumerate(trajectories, start=1):
+            ingester.add(trajectory)
+            if on_patient is not None:
+                on_patient(count)
+            yield trajectory
+    finally:
+        ingester.close()
 
 
 def _finish_ingest(

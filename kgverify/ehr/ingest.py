@@ -3,12 +3,18 @@ vocabulary concept of its code when that concept is loaded (see docs/graph-model
 
 Batched like the vocabulary loads: rows gather across patients until ``batch_size`` facts,
 then go out as three constant statements in write transactions; MERGE on the ids makes a
-rerun idempotent. Note text is not written to the graph: it stays in the trajectories.
+rerun idempotent. Full batches are written on writer threads (``parallel`` of them, each
+batch's statements in its own transactions) while the source is read on, so the reader's
+and the database's work overlap; a batch holds whole patients, so two writers never write
+one patient, and its facts go out in concept order, so two writers take the concepts' locks
+in one order and do not deadlock (measured: docs/benchmarks.md, "Ingest writes").
+Note text is not written to the graph: it stays in the trajectories.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -89,21 +95,33 @@ def ingest(
     on_patient: Callable[[int], None] | None = None,
     on_refused: Refused | None = None,
     run: str | None = None,
+    parallel: int = 1,
 ) -> IngestReport:
     """Write every trajectory's patient, encounters and facts; returns the counts. A row
     the database refuses costs only itself: it is counted and handed to ``on_refused``.
-    Each patient is linked to ``run`` (a ``(:Run)`` begun by ``kgverify.runs``), if given."""
-    ingester = Ingester(graph, batch_size=batch_size, on_refused=on_refused, run=run)
-    for count, trajectory in enumerate(trajectories, start=1):
-        ingester.add(trajectory)
-        if on_patient is not None:
-            on_patient(count)
-    return ingester.finish()
+    Each patient is linked to ``run`` (a ``(:Run)`` begun by ``kgverify.runs``), if given;
+    ``parallel`` batches are written at once (``Ingester``)."""
+    ingester = Ingester(
+        graph, batch_size=batch_size, on_refused=on_refused, run=run, parallel=parallel
+    )
+    try:
+        for count, trajectory in enumerate(trajectories, start=1):
+            ingester.add(trajectory)
+            if on_patient is not None:
+                on_patient(count)
+        return ingester.finish()
+    finally:
+        ingester.close()
 
 
 class Ingester:
     """``ingest`` one trajectory at a time, as another reader of the same pass hands them
-    over (``api.ingest_and_extract``: the source read once for ingest and extraction)."""
+    over (``api.ingest_and_extract``: the source read once for ingest and extraction).
+
+    A full batch goes to a writer thread and the caller goes on reading; with ``parallel``
+    batches in flight the oldest is collected first, so at most ``parallel + 1`` batches are
+    held and the refused rows reach ``on_refused`` on the caller's thread, in batch order. A
+    write's error is raised by a later ``add`` or by ``finish``."""
 
     def __init__(
         self,
@@ -112,6 +130,7 @@ class Ingester:
         batch_size: int = 10_000,
         on_refused: Refused | None = None,
         run: str | None = None,
+        parallel: int = 1,
     ) -> None:
         ensure_schema(graph)
         self.graph = graph
@@ -120,18 +139,49 @@ class Ingester:
         self.run = run
         self.report = IngestReport()
         self._batch = _Batch()
+        self.parallel = parallel
+        self._writer = ThreadPoolExecutor(parallel, thread_name_prefix="kgverify-ingest")
+        self._pendings: list[Future[_Written]] = []
 
     def add(self, trajectory: Trajectory) -> None:
         _add(trajectory, self._batch, self.report)
         if len(self._batch.facts) >= self.batch_size:
-            _flush(self.graph, self._batch, self.report, self.on_refused, self.run)
+            if len(self._pendings) >= self.parallel:
+                self._merge(self._pendings.pop(0).result())
+            self._pendings.append(self._writer.submit(_flush, self.graph, self._batch, self.run))
             self._batch = _Batch()
 
     def finish(self) -> IngestReport:
         """Write what is left; the counts of everything added."""
-        _flush(self.graph, self._batch, self.report, self.on_refused, self.run)
-        self._batch = _Batch()
+        try:
+            self._collect()
+            self._merge(_flush(self.graph, self._batch, self.run))
+            self._batch = _Batch()
+        finally:
+            self.close()
         return self.report
+
+    def close(self) -> None:
+        """Wait for the writes in flight (their outcome is not reported) and stop the
+        writers; ``finish`` does this, a caller that gives up early calls it."""
+        self._writer.shutdown(wait=True)
+
+    def _collect(self) -> None:
+        while self._pendings:
+            self._merge(self._pendings.pop(0).result())
+
+    def _merge(self, written: _Written) -> None:
+        report = self.report
+        report.patients += written.patients
+        report.encounters += written.encounters
+        report.facts += written.facts
+        report.known += written.known
+        report.unknown += written.facts - written.known
+        for kind, count in written.not_written.items():
+            report.not_written[kind] = report.not_written.get(kind, 0) + count
+        if self.on_refused is not None:
+            for kind, row, reason in written.refused:
+                self.on_refused(kind, row, reason)
 
 
 def _add(trajectory: Trajectory, batch: _Batch, report: IngestReport) -> None:
@@ -172,18 +222,26 @@ def _add_items(
             batch.facts.append(fact_row(trajectory, encounter_id, item))
 
 
-def _flush(
-    graph: Graph, batch: _Batch, report: IngestReport, on_refused: Refused | None, run: str | None
-) -> None:
-    patients = _write(graph, "patient", batch.patients, report, on_refused, run=run)
-    report.patients += sum(r["written"] for r in patients)
-    encounters = _write(graph, "encounter", batch.encounters, report, on_refused)
-    report.encounters += sum(r["written"] for r in encounters)
-    facts = _write(graph, "fact", batch.facts, report, on_refused)
-    written = sum(r["written"] for r in facts)
-    report.facts += written
-    report.known += sum(r["known"] for r in facts)
-    report.unknown += written - sum(r["known"] for r in facts)
+class _Written:
+    """What one batch's writes did, handed back to the caller's thread."""
+
+    def __init__(self) -> None:
+        self.patients = self.encounters = self.facts = self.known = 0
+        self.not_written: dict[str, int] = {}
+        self.refused: list[tuple[str, Row, str]] = []
+
+
+def _flush(graph: Graph, batch: _Batch, run: str | None) -> _Written:
+    written = _Written()
+    patients = _write(graph, "patient", batch.patients, written, run=run)
+    written.patients = sum(r["written"] for r in patients)
+    encounters = _write(graph, "encounter", batch.encounters, written)
+    written.encounters = sum(r["written"] for r in encounters)
+    in_lock_order = sorted(batch.facts, key=lambda r: r["concept_id"] or "")
+    facts = _write(graph, "fact", in_lock_order, written)
+    written.facts = sum(r["written"] for r in facts)
+    written.known = sum(r["known"] for r in facts)
+    return written
 
 
 _STATEMENTS = {
@@ -193,27 +251,19 @@ _STATEMENTS = {
 }
 
 
-def _write(
-    graph: Graph,
-    kind: str,
-    rows: list[Row],
-    report: IngestReport,
-    on_refused: Refused | None,
-    **params: Any,
-) -> list[Row]:
+def _write(graph: Graph, kind: str, rows: list[Row], written: _Written, **params: Any) -> list[Row]:
     """The results of writing ``rows``; what is not written (refused, or no patient for it)
     is counted, so every row sent is accounted for."""
     if not rows:
         return []
 
     def refused(row: Row, reason: str) -> None:
-        if on_refused is not None:
-            on_refused(kind, row, reason)
+        written.refused.append((kind, row, reason))
 
     results = [
         r for part in graph.write_rows(_STATEMENTS[kind], rows, refused, **params) for r in part
     ]
     missing = len(rows) - sum(int(r["written"]) for r in results)
     if missing:
-        report.not_written[kind] = report.not_written.get(kind, 0) + missing
+        written.not_written[kind] = written.not_written.get(kind, 0) + missing
     return results

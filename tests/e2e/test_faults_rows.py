@@ -362,3 +362,43 @@ def test_a_refused_fact_costs_only_its_row(graph: Graph) -> None:
         value(graph, "MATCH (:Patient {id: 'faults-patient'})-[:HAS_FACT]->(f) RETURN count(f)")
         == 2
     )
+
+
+def test_a_refused_fact_in_a_writer_threads_batch_is_handed_back(graph: Graph) -> None:
+    """With batches of one fact written two at a time on writer threads, the refused row
+    still reaches ``on_refused`` (on the caller's thread) and every other row is written."""
+
+    def trajectory(n: int, item_id: str) -> Trajectory:
+        code = str(n)
+        ref = SourceRef(table="condition_occurrence", row=code, code_system="OMOP", code=code)
+        condition = Condition.model_construct(
+            item_id=item_id, source=ref, code_system="SNOMEDCT", code=code, mapped=True
+        )
+        return Trajectory(
+            source="omop",
+            patient=Patient(patient_id=f"par-patient-{n}"),
+            encounters=[
+                Encounter(
+                    encounter_id=f"par-enc-{n}",
+                    start="2020-01-01",
+                    kind="other",
+                    conditions=[condition],
+                )
+            ],
+        )
+
+    trajectories = [trajectory(n, HUGE if n == 5 else f"par-{n}") for n in range(9)]
+    refused: list[tuple[str, dict[str, Any], str]] = []
+    report = ingest(
+        trajectories,
+        graph,
+        batch_size=1,
+        parallel=2,
+        on_refused=lambda *r: refused.append(r),
+    )
+    assert (report.patients, report.encounters, report.facts) == (9, 9, 8)
+    assert report.not_written == {"fact": 1}
+    [(kind, row, reason)] = refused
+    assert kind == "fact" and row["id"] == f"omop:{HUGE}" and "too large to index" in reason
+    written = "MATCH (p:Patient)-[:HAS_FACT]->(f) WHERE p.id STARTS WITH 'par-' RETURN count(f)"
+    assert value(graph, written) == 8

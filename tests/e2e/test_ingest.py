@@ -142,6 +142,24 @@ def test_one_read_ingests_and_extracts_as_the_two_steps_do(
     ]
 
 
+def test_parallel_writers_in_small_batches_write_the_same_graph(
+    ingested: SourceIngestReport, graph: Graph, settings: Settings, tmp_path: Path
+) -> None:
+    """Batches of about 100 facts, three written at once on writer threads, onto a graph
+    without the patients (every node and edge created, none merged): the graph and the
+    counts of one batch written alone."""
+    before = fingerprint(graph, without_runs=True)
+    graph.run_adhoc(
+        "MATCH (n) WHERE n:Patient OR n:Encounter OR n:Fact DETACH DELETE n", {}, write=True
+    )
+    assert value(graph, "MATCH (f:Fact) RETURN count(f)") == 0
+    small = settings.model_copy(update={"batch_size": 100, "ingest_parallel": 3})
+    again = ingest_source("omop", OMOP, settings=small, graph=graph, rejects_path=tmp_path / "r")
+    assert again.ingest == ingested.ingest and again.rows == ingested.rows
+    assert again.ingest.facts > 10 * small.batch_size  # many batches, several in flight
+    assert fingerprint(graph, without_runs=True) == before
+
+
 @pytest.mark.usefixtures("cli_env", "ingested")
 def test_cli_ingest_and_extract(tmp_path: Path) -> None:
     runner = CliRunner()
