@@ -39,22 +39,43 @@ if TYPE_CHECKING:
 @cli.command("ingest", cls=SourcesHelp)
 @ehr_source
 @ehr_path
+@click.option(
+    "--relations",
+    type=click.Path(path_type=Path),
+    help="Also write the template extractor's candidate relations here (JSONL, "
+    "docs/relations.md) from the same read of the source, as `kgverify run` does; the same "
+    "file as `kgverify extract` then writes.",
+)
 @rejects_option
 @json_option
-def ingest_command(source: str, path: Path, rejects: Path | None, as_json: bool) -> None:
+def ingest_command(
+    source: str, path: Path, relations: Path | None, rejects: Path | None, as_json: bool
+) -> None:
     """Write an EHR source's patients, encounters and facts into Neo4j.
 
     SOURCE is {sources}. Patients and encounters get salted pseudonyms
     (KGVERIFY_PSEUDONYM_SALT); each fact links to its vocabulary concept when loaded.
+    With --relations, --json adds the extraction's report as "extract".
 
     Exit codes: 0 ingested; 2 bad input; 3 more rows rejected than KGVERIFY_MAX_REJECT_SHARE
     allows (the report is printed first, what was read is written).
     """
-    from kgverify.api import ingest_source
+    from kgverify.api import ingest_and_extract, ingest_source
 
     settings = Settings()
-    report = ingest_source(source, path, settings=settings, rejects_path=rejects)
-    emit(report, as_json, lambda: print_ingest_report(report))
+    if relations is None:
+        report = ingest_source(source, path, settings=settings, rejects_path=rejects)
+        emit(report, as_json, lambda: print_ingest_report(report))
+    else:
+        report, extracted = ingest_and_extract(
+            source, path, relations, settings=settings, rejects_path=rejects
+        )
+
+        def both() -> None:
+            print_ingest_report(report)
+            console_for("stdout").print(extract_headline(extracted), highlight=False, markup=False)
+
+        emit(report.model_dump() | {"extract": extracted.model_dump()}, as_json, both)
     source_rows_share(f"ingest {source}", report, settings)
 
 

@@ -173,3 +173,11 @@ def test_cli_ingest_and_extract(tmp_path: Path) -> None:
     lines = out.read_text().splitlines()
     assert result["relations"] == len(lines) == sum(result["by_predicate"].values()) > 0
     assert result["patients"] == len(_rows("person"))
+    # --relations: the same relations from the ingest's own read of the source.
+    once = tmp_path / "once.jsonl"
+    both = runner.invoke(cli, ["ingest", "omop", str(OMOP), "--relations", str(once), "--json"])
+    assert both.exit_code == 0, both.output
+    report = json.loads(both.stdout)
+    assert report["ingest"]["patients"] == len(_rows("person"))
+    assert report["extract"]["relations"] == result["relations"]
+    assert once.read_bytes() == out.read_bytes()
