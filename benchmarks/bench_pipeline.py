@@ -29,6 +29,12 @@ derive 1,000,000 items at the measured rates. Writes JSON and prints Markdown.
   template relations of the first N patients, extracted and linked before ingest, through
   ``Verifier`` (rules and enrichment, no write-back), median of 3 after a warm-up. This is
   the issue 18 comparison of verification's cost on an empty graph and a full one.
+- ``--one-read``: ingest and extraction as one stage from one read of the source
+  (``kgverify ingest ... --relations``, as ``kgverify run`` and ``pipeline()`` do), in place
+  of ``ingest omop`` then ``extract``. ``--facts-gzip``: ``derive facts --gzip``.
+- ``--sample-memory S``: every S seconds the running stage's resident set and peak
+  (``VmRSS``, ``VmHWM``) go to ``memory.jsonl`` in the size's folder, so a plateau or a
+  growth shows over the run, not only at the end.
 - ``--workdir DIR`` keeps everything in DIR (the store, the EHR, every output) and makes a
   rerun with the same DIR resume: steps recorded in ``DIR/progress.json`` are not run again
   (a stage stopped half-way is rerun from its start, on the graph as it left it). One size
@@ -81,7 +87,7 @@ def stage(name: str, args: list[str], env: dict[str, str], log: Path) -> dict[st
 
 def work_of(name: str, report: dict[str, Any]) -> tuple[int, str]:
     """What a stage did, counted, and its unit."""
-    if name == "ingest":
+    if name in ("ingest", "ingest and extract"):
         return report["ingest"]["patients"], "patients"
     if name == "extract":
         return report["relations"], "relations"
@@ -92,6 +98,43 @@ def work_of(name: str, report: dict[str, Any]) -> tuple[int, str]:
     if name == "derive qa":  # task -> split -> items
         return sum(n for splits in report["items"].values() for n in splits.values()), "items"
     return report["sheets"], "sheets"
+
+
+class MemorySampler:
+    """The resident set of this process's children (the stage running), every ``every``
+    seconds, appended to ``path`` as JSON lines with the stage's name."""
+
+    def __init__(self, path: Path, every: float) -> None:
+        import threading
+
+        self.path, self.every, self.stage = path, every, ""
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> MemorySampler:
+        if self.every > 0:
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+
+    def _run(self) -> None:
+        me = str(os.getpid())
+        while not self._stop.wait(self.every):
+            for proc in Path("/proc").glob("[0-9]*"):
+                try:
+                    if (proc / "stat").read_text().rsplit(")", 1)[1].split()[1] != me:
+                        continue
+                    status = dict(
+                        line.split(":", 1) for line in (proc / "status").read_text().splitlines()
+                    )
+                except (OSError, IndexError, ValueError):
+                    continue  # gone between the listing and the read
+                mb = {k: round(int(status[k].split()[0]) / 1024, 1) for k in ("VmRSS", "VmHWM")}
+                sample = {"at": round(time.time()), "stage": self.stage, "pid": proc.name, **mb}
+                with self.path.open("a") as out:
+                    out.write(json.dumps(sample) + "\n")
 
 
 class Progress:
@@ -152,6 +195,7 @@ def run_size(
     env = cli_env(settings)
     server = LocalServer(settings)
     server.start()
+    sampler = MemorySampler(work / "memory.jsonl", args.sample_memory).__enter__()
     controlled: dict[str, Any] = {}
     ehr = work / "omop"
     try:
@@ -167,13 +211,22 @@ def run_size(
             write_omop(ehr, 0, size)
             progress.record("generated", True)
         log = work / "stages.log"
-        steps = [
+        relations = str(work / "relations.jsonl")
+        reading = [
             ("ingest", ["ingest", "omop", str(ehr)]),
-            ("extract", ["extract", "omop", str(ehr), "-o", str(work / "relations.jsonl")]),
+            ("extract", ["extract", "omop", str(ehr), "-o", relations]),
+        ]
+        if args.one_read:
+            reading = [
+                ("ingest and extract", ["ingest", "omop", str(ehr), "--relations", relations])
+            ]
+        facts = ["derive", "facts", "-o", str(work / "facts")]
+        steps = [
+            *reading,
             ("link", ["link", str(work / "relations.jsonl"), "-o", str(work / "linked.jsonl")]),
             ("verify", ["verify", str(work / "linked.jsonl"), "-o", str(work / "verdicts.jsonl")]),
             ("derive qa", ["derive", "qa", "-o", str(work / "qa")]),
-            ("derive facts", ["derive", "facts", "-o", str(work / "facts")]),
+            ("derive facts", [*facts, "--gzip"] if args.facts_gzip else facts),
         ]
         stages = []
         for name, argv in steps:
@@ -181,10 +234,14 @@ def run_size(
                 stages.append(progress.done[name])
                 continue
             started_at = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-            result = {"started": started_at} | stage(name, argv, env, log)
+            sampler.stage = name
+            result: dict[str, Any] = {"started": started_at, "load": round(os.getloadavg()[0], 2)}
+            result |= stage(name, argv, env, log)
             report = result.pop("report")
             count, unit = work_of(name, report)
             result |= {"work": count, "unit": unit, "rate": round(count / result["seconds"], 1)}
+            if name == "ingest and extract":
+                result["relations"] = report["extract"]["relations"]
             if name == "derive qa":  # the synthetic copies repeat items: candidates/s is the rate
                 result["candidates"] = sum(report["candidates"].values())
                 result["candidates_per_s"] = round(result["candidates"] / result["seconds"], 1)
@@ -202,6 +259,7 @@ def run_size(
                 "full": progress.done["controlled_full"],
             }
     finally:
+        sampler.__exit__()
         server.stop()
     if not args.workdir:
         shutil.rmtree(work, ignore_errors=True)
@@ -284,6 +342,13 @@ def main() -> None:
         type=int,
         default=0,
         help="verify the first N patients' relations on the graph before and after the chain",
+    )
+    parser.add_argument(
+        "--one-read", action="store_true", help="ingest and extract from one read of the source"
+    )
+    parser.add_argument("--facts-gzip", action="store_true", help="derive facts --gzip")
+    parser.add_argument(
+        "--sample-memory", type=float, default=0, help="seconds between memory samples (0: none)"
     )
     parser.add_argument("--workdir", type=Path, help="keep everything here; rerun to resume")
     parser.add_argument("--json", type=Path)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import Any
 
@@ -132,22 +132,45 @@ class Verifier:
     # -- public ---------------------------------------------------------------------------
 
     def verify(self, relations: Sequence[Relation]) -> list[Verdict]:
-        """Verdicts for one batch, in input order."""
-        linked = self._linked(relations)
-        paths = self._paths(linked)
-        verdicts = [self._decide(lr, paths.get(at, [])) for at, lr in enumerate(linked)]
-        if self.enrich:
-            verdicts = self._enriched(verdicts)
+        """Verdicts for one batch, in input order (with ``write``, written back on return)."""
+        verdicts = self._judged(relations)
         if self.write and verdicts:
-            self._write_back(verdicts)
+            self._take(self._write_back(verdicts))
         return verdicts
 
     def iter_verify(
         self, relations: Iterable[Relation], batch_size: int = 2_000
     ) -> Iterator[Verdict]:
-        """Verdicts for a stream, ``batch_size`` relations per round trip."""
-        for batch in batched(relations, batch_size):
-            yield from self.verify(batch)
+        """Verdicts for a stream, ``batch_size`` relations per round trip.
+
+        With ``write``, a batch's write-back runs on a writer thread while the next batch is
+        linked and judged (the database's writes beside this process's work; one write in
+        flight). Its counts and refusals are taken on this thread, so when the stream ends
+        every verdict is written and counted; a write's error is raised here."""
+        if not self.write:
+            for batch in batched(relations, batch_size):
+                yield from self._judged(batch)
+            return
+        with ThreadPoolExecutor(1, thread_name_prefix="kgverify-write-back") as writer:
+            pending: Future[_WriteBack] | None = None
+            for batch in batched(relations, batch_size):
+                verdicts = self._judged(batch)
+                if pending is not None:
+                    self._take(pending.result())
+                    pending = None
+                if verdicts:
+                    pending = writer.submit(self._write_back, verdicts)
+                yield from verdicts
+            if pending is not None:
+                self._take(pending.result())
+
+    def _judged(self, relations: Sequence[Relation]) -> list[Verdict]:
+        linked = self._linked(relations)
+        paths = self._paths(linked)
+        verdicts = [self._decide(lr, paths.get(at, [])) for at, lr in enumerate(linked)]
+        if self.enrich:
+            verdicts = self._enriched(verdicts)
+        return verdicts
 
     # -- steps ----------------------------------------------------------------------------
 
@@ -334,19 +357,19 @@ class Verifier:
             out[row["rid"]] = verdict.model_copy(update={"enrichment": enrichment})
         return out
 
-    def _write_back(self, verdicts: list[Verdict]) -> None:
+    def _write_back(self, verdicts: list[Verdict]) -> _WriteBack:
+        """Write ``verdicts`` as assertions; touches nothing of this object's but the
+        releases it reads once, so it can run on a writer thread (``iter_verify``)."""
         now = datetime.now(UTC).isoformat()
         rows = [_assertion_row(v, now) for v in verdicts]
         of_row = {id(row): v for row, v in zip(rows, verdicts, strict=True)}
         if self._releases is None:
             self._releases = [r["id"] for r in self.graph.read("verify/current_releases")]
+        done = _WriteBack()
 
         def refused(row: dict[str, Any], reason: str) -> None:
             # One refused row costs only itself (write_rows bisects the batch).
-            self.not_written += 1
-            self.not_written_reasons[refusal_kind(reason)] += 1
-            if self.on_refused is not None:
-                self.on_refused(of_row[id(row)], reason)
+            done.refused.append((of_row[id(row)], reason))
 
         # Distinct ids: edges are created, not merged (no check per edge); a batch that
         # repeats an assertion merges them, so the repeat adds none.
@@ -354,9 +377,29 @@ class Verifier:
         statement = "verify/write_assertions" if distinct else "verify/write_assertions_merge"
         for results in self.graph.write_rows(statement, rows, refused, releases=self._releases):
             for result in results:
-                self.written += int(result["written"])
-                self.unknown_patients += int(result["unknown_patients"])
-                self.unknown_encounters += int(result["unknown_encounters"])
+                done.written += int(result["written"])
+                done.unknown_patients += int(result["unknown_patients"])
+                done.unknown_encounters += int(result["unknown_encounters"])
+        return done
+
+    def _take(self, done: _WriteBack) -> None:
+        """A write-back's counts, and its refused verdicts handed to ``on_refused``."""
+        self.written += done.written
+        self.unknown_patients += done.unknown_patients
+        self.unknown_encounters += done.unknown_encounters
+        for verdict, reason in done.refused:
+            self.not_written += 1
+            self.not_written_reasons[refusal_kind(reason)] += 1
+            if self.on_refused is not None:
+                self.on_refused(verdict, reason)
+
+
+class _WriteBack:
+    """What one write-back did."""
+
+    def __init__(self) -> None:
+        self.written = self.unknown_patients = self.unknown_encounters = 0
+        self.refused: list[tuple[Verdict, str]] = []
 
 
 def refusal_kind(reason: str) -> str:
