@@ -22,6 +22,8 @@ compare with, e.g. ``git worktree add --detach ../wt-writes-before 277f5ee``.)
   of a batch beside the next batch's reading and judging). The verdict files are compared
   with their ``verified_at``-free content and the graph's assertions, edges by type, must
   be the same.
+- ``--rounds R`` (2): every ingest and every verify R times, in turn; the first round also
+  warms the server (query plans, page cache), so compare the later rounds.
 """
 
 from __future__ import annotations
@@ -85,6 +87,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--patients", type=int, default=1000)
     parser.add_argument("--before", type=Path, required=True, help="the earlier tree")
+    parser.add_argument(
+        "--rounds", type=int, default=2, help="each way this many times, in turn (round 1 warms)"
+    )
     parser.add_argument("--workdir", type=Path, required=True)
     parser.add_argument("--json", type=Path)
     server_options(parser, 7798)
@@ -114,23 +119,24 @@ def main() -> None:
                 "2",
             ),
         ]
-        for name, tree, argv, parallel in ingests:
-            clear_patients(graph)
-            run_env = env | {"KGVERIFY_INGEST_PARALLEL": parallel}
-            result = timed_cli(name, tree, argv, run_env, log)
-            stages.append(result)
-            shapes[f"{name} ({tree.name})"] = shape(graph)
+        for round_ in range(1, args.rounds + 1):
+            for name, tree, argv, parallel in ingests:
+                clear_patients(graph)
+                run_env = env | {"KGVERIFY_INGEST_PARALLEL": parallel}
+                result = timed_cli(name, tree, argv, run_env, log) | {"round": round_}
+                stages.append(result)
+                shapes[f"{name} ({tree.name})"] = shape(graph)
         linked = root / "linked.jsonl"
         link_relations_file(relations, linked, settings=settings, graph=graph)
         digests = {}
-        for tree in (before, AFTER):
-            clear_assertions(graph)
-            out = root / f"verdicts-{tree.name}.jsonl"
-            stages.append(
-                timed_cli("verify", tree, ["verify", str(linked), "-o", str(out)], env, log)
-            )
-            shapes[f"verify ({tree.name})"] = shape(graph)
-            digests[tree.name] = verdict_digest(out)
+        for round_ in range(1, args.rounds + 1):
+            for tree in (before, AFTER):
+                clear_assertions(graph)
+                out = root / f"verdicts-{tree.name}.jsonl"
+                argv = ["verify", str(linked), "-o", str(out)]
+                stages.append(timed_cli("verify", tree, argv, env, log) | {"round": round_})
+                shapes[f"verify ({tree.name})"] = shape(graph)
+                digests[f"{tree.name} {round_}"] = verdict_digest(out)
     finally:
         graph.close()
         server.stop()
@@ -144,8 +150,8 @@ def main() -> None:
     }
     meta["load_end"] = round(os.getloadavg()[0], 2)
     lines = [
-        "| stage | tree | seconds | rate | CPU s | peak RSS MB | load at start |",
-        "|---|---|---:|---:|---:|---:|---:|",
+        "| round | stage | tree | seconds | rate | CPU s | peak RSS MB | load at start |",
+        "|---:|---|---|---:|---:|---:|---:|---:|",
     ]
     for s in stages:
         report = s.pop("report")
@@ -155,8 +161,8 @@ def main() -> None:
             work, unit = report["ingest"]["patients"], "patients"
         s["rate"] = round(work / s["seconds"], 1)
         lines.append(
-            f"| {s['stage']} | {s['tree']} | {s['seconds']} | {s['rate']:,} {unit}/s "
-            f"| {s['cpu_s']} | {s['peak_rss_mb']} | {s['load']} |"
+            f"| {s['round']} | {s['stage']} | {s['tree']} | {s['seconds']} "
+            f"| {s['rate']:,} {unit}/s | {s['cpu_s']} | {s['peak_rss_mb']} | {s['load']} |"
         )
     print("\n".join(lines))
     print(json.dumps({k: v for k, v in checks.items() if k != "shapes"}))
