@@ -196,7 +196,7 @@ def _columns(source: Path) -> dict[str, set[str]]:
     """The lower-cased columns of each OMOP table present, read from headers and schemas."""
     if source.is_dir():
         columns: dict[str, set[str]] = {}
-        with closing(duckdb.connect()) as con:
+        with closing(duck.connect()) as con:
             for table, path in _files(source).items():
                 if path.name.lower().endswith(".parquet"):
                     parquet = f"SELECT * FROM read_parquet({duck.literal(str(path))})"  # noqa: S608
@@ -207,7 +207,7 @@ def _columns(source: Path) -> dict[str, set[str]]:
     if not source.is_file():
         raise SourceError(f"OMOP source {source} does not exist")
     try:
-        with closing(duckdb.connect(str(source), read_only=True)) as con:
+        with closing(duck.connect(str(source), read_only=True)) as con:
             return {t: duck.describe(con, q) for t, q in _database_tables(con, None).items()}
     except duckdb.Error as exc:
         raise SourceError(f"{source} is not a readable DuckDB database: {exc}") from exc
