@@ -153,6 +153,20 @@ def gzip_size(path: Path) -> int:
     return counter.size
 
 
+def before_and_after(args: argparse.Namespace) -> tuple[Path, Path, dict[str, Any], Path, Path]:
+    """What a run comparing ``--before`` with this tree starts from: the earlier tree, the
+    work folder, the run's metadata, the synthetic OMOP source of ``--patients`` (written
+    once, not timed) and the stages' log."""
+    before = args.before.resolve()
+    root = args.workdir
+    root.mkdir(parents=True, exist_ok=True)
+    meta = run_meta(patients=args.patients, before=str(before), after=str(AFTER))
+    ehr = root / "omop"
+    if not ehr.exists():
+        write_omop(ehr, 0, args.patients)
+    return before, root, meta, ehr, root / "stages.log"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--patients", type=int, default=1000)
@@ -162,14 +176,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path)
     server_options(parser, 7797)
     args = parser.parse_args()
-    before = args.before.resolve()
-    root = args.workdir
-    root.mkdir(parents=True, exist_ok=True)
-    meta = run_meta(patients=args.patients, before=str(before), after=str(AFTER))
-    ehr = root / "omop"
-    if not ehr.exists():
-        write_omop(ehr, 0, args.patients)
-    log = root / "stages.log"
+    before, root, meta, ehr, log = before_and_after(args)
     stages: list[dict[str, Any]] = []
     checks: dict[str, Any] = {}
 

@@ -35,9 +35,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from benchmarks.bench_scale import AFTER, fresh_graph, timed_cli
-from benchmarks.common import clear_assertions, cli_env, run_meta, server_options
-from benchmarks.synth_ehr import write_omop
+from benchmarks.bench_scale import AFTER, before_and_after, fresh_graph, timed_cli
+from benchmarks.common import clear_assertions, cli_env, server_options
 from kgverify.api import link_relations_file
 from kgverify.graph import Graph
 
@@ -94,14 +93,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path)
     server_options(parser, 7798)
     args = parser.parse_args()
-    before = args.before.resolve()
-    root = args.workdir
-    root.mkdir(parents=True, exist_ok=True)
-    meta = run_meta(patients=args.patients, before=str(before), after=str(AFTER))
-    ehr = root / "omop"
-    if not ehr.exists():
-        write_omop(ehr, 0, args.patients)
-    log = root / "stages.log"
+    before, root, meta, ehr, log = before_and_after(args)
     stages: list[dict[str, Any]] = []
     shapes: dict[str, Any] = {}
     server, settings, graph = fresh_graph(root / "graph", args)
