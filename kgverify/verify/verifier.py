@@ -112,6 +112,9 @@ class Verifier:
         self._evidence: OrderedDict[Triple, list[EvidencePath]] = OrderedDict()
         self.evidence_read = 0  # distinct triples whose rules were run on the graph
         self.evidence_cached = 0  # triple lookups answered from the kept evidence
+        # iter_verify's write-back thread: close() waits for it, since a consumer that fails
+        # mid-stream leaves the generator unclosed while the driver is shut down under it.
+        self._writer: ThreadPoolExecutor | None = None
 
     @property
     def linker(self) -> Linker:
@@ -120,6 +123,10 @@ class Verifier:
         return self._linker
 
     def close(self) -> None:
+        """Wait for a write-back in flight (its outcome is not taken) and close the linker."""
+        if self._writer is not None:
+            self._writer.shutdown(wait=True)
+            self._writer = None
         if self._linker is not None:
             self._linker.index.close()
 
@@ -151,7 +158,9 @@ class Verifier:
             for batch in batched(relations, batch_size):
                 yield from self._judged(batch)
             return
-        with ThreadPoolExecutor(1, thread_name_prefix="kgverify-write-back") as writer:
+        writer = ThreadPoolExecutor(1, thread_name_prefix="kgverify-write-back")
+        self._writer = writer
+        with writer:
             pending: Future[_WriteBack] | None = None
             for batch in batched(relations, batch_size):
                 verdicts = self._judged(batch)

@@ -171,6 +171,39 @@ def test_a_stream_with_a_refused_row_is_what_one_batch_at_a_time_gives(
     assert [len(assertions(sample_graph, f"stream-{n}")) for n in (1, 3, 4)] == [1, 1, 1]
 
 
+def test_a_consumer_that_fails_mid_stream_leaves_no_write_in_flight(
+    sample_graph: Graph, sample_settings: Settings
+) -> None:
+    """A verdicts file that cannot be written (a full disk) stops the consumer with a write-back
+    in flight, and the generator is left unclosed (its frame is in the traceback). Closing the
+    verifier waits for that write: in CI the driver was closed under it, a BufferError from
+    the Bolt buffer instead of one error line."""
+    import threading
+    from types import GeneratorType
+
+    class StopError(Exception):
+        pass
+
+    stream = [
+        rel("metformin", "treats", "type 2 diabetes mellitus", "midway-1"),
+        rel("lisinopril", "treats", "essential hypertension", "midway-2"),
+    ]
+    with (
+        pytest.raises(StopError),
+        open_verifier(sample_settings, sample_graph, write=True) as verifier,
+    ):
+        # Held by name, as write_verdicts' frame holds it: unwinding does not close it.
+        verdicts = verifier.iter_verify(stream, batch_size=1)
+        for seen, _ in enumerate(verdicts):
+            if seen == 1:  # the second batch's write-back was handed to the writer
+                raise StopError
+    # Not closed: its executor is still open, only the verifier's close can stop the writer.
+    assert isinstance(verdicts, GeneratorType) and verdicts.gi_frame is not None
+    writers = [t for t in threading.enumerate() if t.name.startswith("kgverify-write-back")]
+    assert [t for t in writers if t.is_alive()] == []
+    assert [len(assertions(sample_graph, f"midway-{n}")) for n in (1, 2)] == [1, 1]
+
+
 def test_a_refused_item_costs_only_its_row(graph: Graph, tmp_path: Path) -> None:
     def item(item_id: str) -> QAItem:
         return QAItem(
