@@ -19,6 +19,9 @@ from collections import Counter
 from kgverify.derive.records import life_stage, moved_band, patient_pages
 from kgverify.graph.driver import Graph, batched
 
+FITS_KEPT = 500_000
+"""Answers of ``fits`` kept at most (then forgotten): a run asks few distinct ones."""
+
 
 class CohortFit:
     """Which concepts occur in the cohort's patients of each sex and life stage."""
@@ -29,6 +32,8 @@ class CohortFit:
         self.min_patients = min_patients
         self.patients = 0
         self._seen: dict[str, Counter[tuple[str, str]]] | None = None
+        # Answers kept: asked once per distractor and item, of few distinct groups.
+        self._fits: dict[tuple[str, str | None, str | None], bool] = {}
 
     def _build(self) -> dict[str, Counter[tuple[str, str]]]:
         seen: dict[str, Counter[tuple[str, str]]] = {}
@@ -53,17 +58,22 @@ class CohortFit:
 
     def fits(self, concept: str, sex: str | None, stage: str | None) -> bool:
         """At least ``min_patients`` patients of ``sex`` and ``stage`` (None: any) have it."""
+        key = (concept, sex, stage)
+        known = self._fits.get(key)
+        if known is not None:
+            return known
         if self._seen is None:
             self._seen = self._build()
         groups = self._seen.get(concept)
-        if not groups:
-            return False
-        n = sum(
+        fits = bool(groups) and self.min_patients <= sum(
             count
-            for (s, st), count in groups.items()
+            for (s, st), count in (groups or {}).items()
             if (sex is None or s == sex) and (stage is None or st == stage)
         )
-        return n >= self.min_patients
+        if len(self._fits) >= FITS_KEPT:
+            self._fits.clear()
+        self._fits[key] = fits
+        return fits
 
 
 def _stage_then(band: str | None, first: str | None, year: str | None) -> str:

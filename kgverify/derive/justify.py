@@ -229,6 +229,9 @@ class Justifier:
         self._lesion: _Bounded[str, bool] = _Bounded()  # top grouping -> names a lesion
         # condition -> its causative agents: (cited edge, the agent's organism kinds)
         self._agents: _Bounded[str, tuple[tuple[CitedEdge, frozenset[str]], ...]] = _Bounded()
+        # Per judge call, once its reads are done (None outside): tops and neighbourhoods.
+        self._memo_tops: dict[str, frozenset[str]] | None = None
+        self._memo_hood: dict[str, frozenset[str]] | None = None
 
     # -- graph reads, batched and cached ------------------------------------------------------
 
@@ -389,7 +392,13 @@ class Justifier:
         # Body systems need the ancestors' own ancestors (which of them are tops).
         self._load_ups({a for c in systems_of for a in self._ups[c].clean})
         self._load_lesions({t for c in systems_of for t in self._tops(c)})
-        return [self._judge_one(r) for r in requests]
+        # Everything the rules read is loaded: from here a concept's tops and neighbourhood
+        # do not change, and the same topics and candidates recur across the page's items.
+        self._memo_tops, self._memo_hood = {}, {}
+        try:
+            return [self._judge_one(r) for r in requests]
+        finally:
+            self._memo_tops, self._memo_hood = None, None
 
     def systems(self, concept: str) -> frozenset[str]:
         """The body systems of a concept: its top non-hub is-a ancestors (no non-hub
@@ -399,8 +408,14 @@ class Justifier:
         return self._tops(concept) or frozenset(a for a in up.clean if up.depth.get(a, 99) == 0)
 
     def _tops(self, concept: str) -> frozenset[str]:
+        memo = self._memo_tops
+        if memo is not None and concept in memo:
+            return memo[concept]
         up = self._ups[concept]
-        return frozenset(a for a in up.clean if up.depth.get(a, 99) > 0 and self._is_top(a))
+        tops = frozenset(a for a in up.clean if up.depth.get(a, 99) > 0 and self._is_top(a))
+        if memo is not None:
+            memo[concept] = tops
+        return tops
 
     def _is_top(self, concept: str) -> bool:
         up = self._ups.data.get(concept)
@@ -432,8 +447,14 @@ class Justifier:
         names a kind of lesion (an ASSOCIATED_MORPHOLOGY: a forearm fracture is a "Fracture
         of bone" as an osteoporotic fracture is) characterizes it and stays
         (lesion flags read by :meth:`judge`)."""
+        memo = self._memo_hood
+        if memo is not None and concept in memo:
+            return memo[concept]
         systems = {t for t in self._tops(concept) if not self._lesion.data.get(t, True)}
-        return self._near_set(concept) - systems
+        hood = self._near_set(concept) - systems
+        if memo is not None:
+            memo[concept] = hood
+        return hood
 
     def _judge_one(self, r: Request) -> dict[str, Outcome]:
         if r.task.rules.way == "drugs":

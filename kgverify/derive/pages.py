@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 
@@ -22,7 +23,7 @@ from kgverify.derive.candidate import Candidate, Screened
 from kgverify.derive.facts import SheetBuilder
 from kgverify.derive.model import FactSheet, FactsReport, Task
 from kgverify.derive.qa import DistractorScreen, candidates_for, filter_reason
-from kgverify.derive.records import RecordReader, patient_pages, scoped_run
+from kgverify.derive.records import PatientRecord, RecordReader, patient_pages, scoped_run
 from kgverify.graph.driver import Graph
 from kgverify.review.state import ReviewState
 from kgverify.verify.verifier import FilterPolicy, Verifier
@@ -73,8 +74,12 @@ class QAPageWorker:
         )
 
     def page(self, ids: list[str]) -> QAPage:
+        return self.work(self.reader.read(ids))
+
+    def work(self, records: list[PatientRecord]) -> QAPage:
+        """The candidates of a page of records, screened."""
         out = QAPage()
-        for record in self.reader.read(ids):
+        for record in records:
             out.patients += 1
             for a in record.assertions:
                 out.verdicts[a.verdict] += 1
@@ -102,7 +107,10 @@ class SheetPageWorker:
         self.reader = RecordReader(graph, allergy_roots=settings.facts_allergy_roots)
 
     def page(self, ids: list[str]) -> list[FactSheet]:
-        return list(self.builder.build(self.reader.read(ids)))
+        return self.work(self.reader.read(ids))
+
+    def work(self, records: list[PatientRecord]) -> list[FactSheet]:
+        return list(self.builder.build(records))
 
     @property
     def report(self) -> FactsReport:
@@ -128,28 +136,55 @@ SheetPagesOpener = Callable[[Settings, Graph], AbstractContextManager[SheetPages
 
 
 @contextmanager
+def read_ahead(
+    reader: RecordReader, pages: Iterator[list[str]]
+) -> Iterator[Iterator[list[PatientRecord]]]:
+    """The records of each page, the next page's read on a reader thread while this one
+    is worked on: the records query is mostly the database's time (on the other core), and
+    the work on a page is this process's. One read in flight, in page order; the thread is
+    stopped (after its read) when the block ends, also on an error."""
+    reading = ThreadPoolExecutor(1, thread_name_prefix="kgverify-records")
+
+    def records() -> Iterator[list[PatientRecord]]:
+        ahead: Future[list[PatientRecord]] | None = None
+        for ids in pages:
+            if ahead is None:
+                ahead = reading.submit(reader.read, ids)
+                continue
+            done, ahead = ahead.result(), reading.submit(reader.read, ids)
+            yield done
+        if ahead is not None:
+            yield ahead.result()
+
+    try:
+        yield records()
+    finally:
+        reading.shutdown(wait=True, cancel_futures=True)
+
+
+@contextmanager
 def local_qa_pages(settings: Settings, graph: Graph, job: QAJob) -> Iterator[Iterator[QAPage]]:
-    """Every page of the graph's patients, worked on in this process."""
+    """Every page of the graph's patients, worked on in this process (the next page read
+    beside the work)."""
     worker = QAPageWorker(graph, job)
     try:
-        run = scoped_run(graph, settings)
-        yield (worker.page(ids) for ids in patient_pages(graph, PAGE, run))
+        pages = patient_pages(graph, PAGE, scoped_run(graph, settings))
+        with read_ahead(worker.reader, pages) as records:
+            yield (worker.work(page) for page in records)
     finally:
         worker.close()
 
 
 @contextmanager
 def local_sheet_pages(settings: Settings, graph: Graph) -> Iterator[SheetPages]:
-    """Every patient's fact sheet, built in this process."""
+    """Every patient's fact sheet, built in this process (the next page read beside the
+    work)."""
     worker = SheetPageWorker(graph, settings)
     out = SheetPages(iter(()), worker.report)
-
-    def sheets() -> Iterator[FactSheet]:
-        for ids in patient_pages(graph, PAGE, scoped_run(graph, settings)):
-            yield from worker.page(ids)
-
-    out.sheets = sheets()
     try:
-        yield out
+        pages = patient_pages(graph, PAGE, scoped_run(graph, settings))
+        with read_ahead(worker.reader, pages) as records:
+            out.sheets = (sheet for page in records for sheet in worker.work(page))
+            yield out
     finally:
         worker.close()

@@ -443,12 +443,13 @@ class DistractorScreen:
         pools: list[list[str]] = []
         for c in candidates:
             keep = []
+            namespace = _namespace(c.answer)
             for d in dict.fromkeys(c.pool):
                 if d == c.answer:
                     self.rejected[GUARD_REASONS["same"]] += 1
                 # Options in one vocabulary only: mixed naming styles would give the
                 # answer away ("Heart Valve Diseases" beside SNOMED CT's wording).
-                elif _namespace(d) != _namespace(c.answer):
+                elif _namespace(d) != namespace:
                     self.rejected["another vocabulary than the answer's"] += 1
                 else:
                     keep.append(d)
@@ -482,8 +483,14 @@ class DistractorScreen:
                 check = checked.get(d)
                 if check is None:
                     continue  # not a concept of the graph
-                found = dict(check, patient_has=d in patient)
-                reason = next((k for k in GUARD_REASONS if found[k]), None)
+                reason = next(
+                    (
+                        k
+                        for k in GUARD_REASONS
+                        if (d in patient if k == "patient_has" else check[k])
+                    ),
+                    None,
+                )
                 if reason:
                     self.rejected[GUARD_REASONS[reason]] += 1
                 elif not self.fit.fits(d, c.patient.sex, c.stage):

@@ -269,7 +269,7 @@ class RecordReader:
         self.policy = policy
         # Facts share few concepts: their details (names, group, allergy walk) are read once
         # per concept, not once per fact.
-        self.concepts: dict[str, dict[str, Any]] = {}
+        self.concepts: dict[str, FactConcept] = {}
 
     def read(self, ids: list[str]) -> list[PatientRecord]:
         """The records of ``ids`` (patients the graph does not hold are left out), in the
@@ -283,7 +283,7 @@ class RecordReader:
             for c in self.graph.read(
                 "derive/fact_concepts", ids=wanted, allergy_roots=self.allergy_roots
             ):
-                self.concepts[c["id"]] = c
+                self.concepts[c["id"]] = FactConcept.of(c)
         return [_record(row, self.policy, self.concepts) for row in rows]
 
 
@@ -306,7 +306,7 @@ def read_records(
 def _record(
     row: dict[str, Any],
     policy: FilterPolicy | None,
-    concepts: dict[str, dict[str, Any]] | None = None,
+    concepts: dict[str, FactConcept] | None = None,
 ) -> PatientRecord:
     """One patient's record from its ``patient_records`` row and the details of its facts'
     concepts (``fact_concepts`` rows by id)."""
@@ -315,10 +315,10 @@ def _record(
     facts = [_fact(f, concepts.get(f["concept"]) if f["concept"] else None) for f in row["facts"]]
     episodes: dict[str, Episode] = {}
     for raw, fact in zip(row["facts"], facts, strict=True):
-        episode = episodes.setdefault(
-            fact.episode,
-            Episode(fact.episode, _day(raw["encounter_start"]) or episode_day(fact.episode), None),
-        )
+        episode = episodes.get(fact.episode)
+        if episode is None:
+            day = _day(raw["encounter_start"]) or episode_day(fact.episode)
+            episode = episodes[fact.episode] = Episode(fact.episode, day, None)
         episode.kind = episode.kind or raw["encounter_kind"]
         episode.facts.append(fact)
     ordered = sorted(
@@ -348,20 +348,38 @@ def _native(value: Any) -> Any:
     return value.to_native() if hasattr(value, "to_native") else value
 
 
-_NO_CONCEPT: dict[str, Any] = {
-    "id": None,
-    "name": None,
-    "names": [],
-    "kinds": [],
-    "active": True,
-    "stub": False,
-    "group": [],
-    "allergy": False,
-}
+@dataclass(frozen=True, slots=True)
+class FactConcept:
+    """What a fact takes from its concept (a ``derive/fact_concepts`` row), made once per
+    concept: a page's facts share few concepts."""
+
+    name: str | None
+    names: tuple[str, ...]
+    kinds: frozenset[str]
+    active: bool
+    stub: bool
+    group: frozenset[str]
+    allergy: bool
+
+    @classmethod
+    def of(cls, row: dict[str, Any]) -> FactConcept:
+        return cls(
+            name=row["name"],
+            names=tuple(row["names"]),
+            kinds=frozenset(row["kinds"]),
+            active=bool(row["active"]),
+            stub=bool(row["stub"]),
+            group=frozenset(row["group"]),
+            allergy=bool(row["allergy"]),
+        )
 
 
-def _fact(raw: dict[str, Any], concept: dict[str, Any] | None) -> RecordFact:
-    episode = episode_key(raw["encounter"], _native(raw["start"]))
+_NO_CONCEPT = FactConcept(None, (), frozenset(), True, False, frozenset(), False)
+
+
+def _fact(raw: dict[str, Any], concept: FactConcept | None) -> RecordFact:
+    # An encounter's id is its episode: the start's date is parsed only outside encounters.
+    episode = raw["encounter"] or episode_key(None, _native(raw["start"]))
     c = concept or _NO_CONCEPT
     return RecordFact(
         id=raw["id"],
@@ -378,13 +396,13 @@ def _fact(raw: dict[str, Any], concept: dict[str, Any] | None) -> RecordFact:
         source_row=str(raw["source_row"] or ""),
         episode=episode,
         concept=raw["concept"],
-        concept_name=c["name"],
-        names=tuple(c["names"]),
-        kinds=frozenset(c["kinds"]),
-        active=bool(c["active"]),
-        stub=bool(c["stub"]),
-        group=frozenset(c["group"]),
-        allergy=bool(c["allergy"]),
+        concept_name=c.name,
+        names=c.names,
+        kinds=c.kinds,
+        active=c.active,
+        stub=c.stub,
+        group=c.group,
+        allergy=c.allergy,
     )
 
 

@@ -862,6 +862,38 @@ def test_pages_of_any_size_screen_the_same_and_survive_transport(derived: Derive
     assert not pickle.loads(pickle.dumps(refused)).admissible  # noqa: S301
 
 
+def test_records_read_ahead_are_the_pages_in_order_and_an_error_stops_the_reader(
+    derived: Derived,
+) -> None:
+    """The local engine reads the next page's records on a thread beside the work on this
+    one: the pages come as one page at a time gives them, in order; a failure in the work
+    ends the block with no read left running (the graph's driver is closed next)."""
+    import threading
+
+    from kgverify.derive.pages import read_ahead
+    from kgverify.derive.records import RecordReader
+
+    graph, roots = derived.graph, derived.settings.facts_allergy_roots
+    pages = list(patient_pages(graph, 3))
+    assert len(pages) >= 3
+    one_at_a_time = RecordReader(graph, allergy_roots=roots)
+    expected = [one_at_a_time.read(ids) for ids in pages]
+    with read_ahead(RecordReader(graph, allergy_roots=roots), iter(pages)) as records:
+        assert list(records) == expected
+
+    class StopError(Exception):
+        pass
+
+    with (
+        pytest.raises(StopError),
+        read_ahead(RecordReader(graph, allergy_roots=roots), iter(pages)) as records,
+    ):
+        for _ in records:
+            raise StopError  # the second page's read is in flight
+    readers = [t for t in threading.enumerate() if t.name.startswith("kgverify-records")]
+    assert [t for t in readers if t.is_alive()] == []
+
+
 PEPTIC_ULCER = "UMLS:C0030920"
 OSTEOARTHRITIS = "SNOMEDCT:396275006"
 

@@ -16,7 +16,7 @@ from kgverify.derive import justify
 from kgverify.derive.model import TASK_RULES, Task, TaskRules
 from kgverify.graph.queries import get_query
 
-FINGERPRINT = "feccfb7adda1389e"
+FINGERPRINT = "e7bb2dde2e69f95c"
 
 
 def fingerprint(queries: Mapping[str, str], module: bytes, rules: Mapping[Task, TaskRules]) -> str:
