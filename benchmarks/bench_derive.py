@@ -300,7 +300,7 @@ def markdown(meta: dict[str, Any], results: dict[str, dict[str, list[dict[str, A
         "| stage | tree | work | seconds | rate | peak RSS (MB) | identical |",
         "|---|---|---:|---:|---|---:|---|",
     ]
-    for stage in STAGES:
+    for stage in (s for s in STAGES if s in results):  # --stages may leave some out
         for tree in ("base", "new"):
             for r in results[stage][tree]:
                 work = {
@@ -406,9 +406,9 @@ def main() -> None:
         server.stop()
     meta["load_end"] = round(os.getloadavg()[0], 2)
     meta["identical"] = {s: len(digests[s]["base"] | digests[s]["new"]) == 1 for s in stages}
-    print(markdown(meta, results))
-    if args.json:
+    if args.json:  # first: a fault in the table must not lose the measurements
         args.json.write_text(json.dumps({"meta": meta, "results": results}, indent=2) + "\n")
+    print(markdown(meta, results))
     shutil.rmtree(work, ignore_errors=True)
 
 
