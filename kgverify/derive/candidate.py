@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from kgverify.derive.justify import Outcome
 from kgverify.derive.model import ContextFact, DistractorCheck, Task
@@ -64,7 +65,7 @@ class Candidate:
     def key(self) -> str:
         return f"{self.task.value}|{self.patient.patient_id}|{self.episode}|{self.answer}"
 
-    @property
+    @cached_property  # asked per distractor in the choice order; stem and answer never change
     def content_group(self) -> str:
         """The clinical content: task, topic, the other stem concepts and answer (one item
         per group and variant). The topic stays apart: "asthma, with rhinitis" and

@@ -214,6 +214,40 @@ class Outcome:
         return state
 
 
+_NOWHERE = "the clues point nowhere known"
+_DrugKey = tuple[Task, str, str]  # (task, condition, answer)
+_PointerKey = tuple[Task, str, tuple[tuple[str, str], ...]]  # (task, answer, clues)
+
+
+@dataclass(frozen=True)
+class _Treats:
+    """A drug that may treat a condition near the item's: refused (``otherwise``) unless
+    it treats the condition itself (``treats``) and a condition the patient has rules it
+    out, which only the request's record tells."""
+
+    drug: DrugProfile
+    treats: list[CitedEdge]
+    otherwise: Outcome
+
+
+@dataclass(frozen=True)
+class _TreatingContext:
+    """What the candidates of one (task, condition, answer) are judged against."""
+
+    hood: frozenset[str]
+    treaters: list[str]
+    classes: dict[str, str]  # class -> the first known treatment in it
+    close_classes: frozenset[str]
+
+
+@dataclass(frozen=True)
+class _PointingContext:
+    """Where the clues of one (task, answer, clues) point."""
+
+    pointed: list[tuple[str, CitedEdge]]
+    target_ups: dict[tuple[str, str], list[frozenset[str]]]
+
+
 class Justifier:
     """Judges distractor candidates with the rules above, a batch of requests at a time."""
 
@@ -232,6 +266,15 @@ class Justifier:
         # Per judge call, once its reads are done (None outside): tops and neighbourhoods.
         self._memo_tops: dict[str, frozenset[str]] | None = None
         self._memo_hood: dict[str, frozenset[str]] | None = None
+        # Outcomes as far as they do not depend on the patient, per (request key, candidate),
+        # and what a request key's candidates are judged against: the same contents recur
+        # across a run's patients (the graph does not change while a Justifier lives).
+        self._treated: _Bounded[tuple[_DrugKey, str], Outcome | _Treats] = _Bounded()
+        self._treating_of: _Bounded[_DrugKey, _TreatingContext] = _Bounded()
+        self._pointer_of: _Bounded[tuple[_PointerKey, str], Outcome] = _Bounded()
+        self._pointing_of: _Bounded[_PointerKey, _PointingContext] = _Bounded()
+        # (drug, a patient's condition) -> the drug's contraindications that reach it
+        self._contraindicated: _Bounded[tuple[str, str], tuple[CitedEdge, ...]] = _Bounded()
 
     # -- graph reads, batched and cached ------------------------------------------------------
 
@@ -427,11 +470,15 @@ class Justifier:
         ancestor of it is the edge's end (profiles and up-sets read by :meth:`judge`)."""
         out: list[tuple[CitedEdge, str]] = []
         for concept in dict.fromkeys(concepts):
-            up = self._ups.data.get(concept)
-            if up is None:
-                continue
-            edges = self._drugs[drug].contraindications
-            out.extend((e, concept) for e in edges if e.end in up.clean)
+            found = self._contraindicated.data.get((drug, concept))
+            if found is None:
+                up = self._ups.data.get(concept)
+                if up is None:
+                    continue
+                edges = self._drugs[drug].contraindications
+                found = tuple(e for e in edges if e.end in up.clean)
+                self._contraindicated.put((drug, concept), found)
+            out.extend((e, concept) for e in found)
         return out
 
     def _near_set(self, topic: str) -> frozenset[str]:
@@ -462,53 +509,85 @@ class Justifier:
         return self._pointers(r)
 
     def _treatments(self, r: Request) -> dict[str, Outcome]:
-        """Drug answers (treatment): each candidate drug against the topic condition."""
-        condition, answer = r.topic, self._drugs[r.answer]
-        hood = self._hood(condition)
-        treaters = list(dict.fromkeys([r.answer, *self._treaters[condition]]))
+        """Drug answers (treatment): each candidate drug against the topic condition. What
+        a candidate's outcome depends on besides the request's (task, condition, answer) is
+        this patient's shown conditions, and only for a drug that treats the condition: the
+        rest is judged once per run (``_treated``)."""
+        key = (r.task, r.topic, r.answer)
+        out = {}
+        for candidate in r.candidates:
+            judged = self._treated.data.get((key, candidate))
+            if judged is None:
+                judged = self._treatment(r, candidate)
+                self._treated.put((key, candidate), judged)
+            if isinstance(judged, _Treats):
+                judged = (
+                    self._for_patient(r, judged.drug, judged.treats) if judged.treats else None
+                ) or judged.otherwise
+            out[candidate] = judged
+        return out
+
+    def _treating(self, r: Request) -> _TreatingContext:
+        """What every candidate of a (task, condition, answer) is judged against."""
+        key = (r.task, r.topic, r.answer)
+        known = self._treating_of.data.get(key)
+        if known is not None:
+            return known
+        treaters = list(dict.fromkeys([r.answer, *self._treaters[r.topic]]))
         treater_classes: dict[str, str] = {}
         for t in treaters:
             for k in self._drugs[t].classes:
                 treater_classes.setdefault(k, t)
+        context = _TreatingContext(
+            hood=self._hood(r.topic),
+            treaters=treaters,
+            classes=treater_classes,
+            close_classes=frozenset(k for t in treaters for k in self._drugs[t].close_classes),
+        )
+        self._treating_of.put(key, context)
+        return context
+
+    def _treatment(self, r: Request, candidate: str) -> Outcome | _Treats:
+        condition, answer = r.topic, self._drugs[r.answer]
+        context = self._treating(r)
+        hood = context.hood
         elsewhere = f"{r.task.value}.{r.task.rules.elsewhere}"
-        out = {}
-        close_treater_classes = {k for t in treaters for k in self._drugs[t].close_classes}
-        for candidate in r.candidates:
-            drug = self._drugs[candidate]
-            if drug.side & answer.side:
-                out[candidate] = Outcome(refused="the same ingredient as the answer")
-                continue
-            treating = [e for e in drug.indications if hood & self._ups[e.end].clean]
-            shared = drug.close_classes & close_treater_classes
-            if treating or shared:
-                # Only a drug the vocabularies say treats this very condition (or a kind or
-                # a generalisation of it) can be wrong *only* for this patient.
-                treats = [e for e in treating if self._is_a_related(e.end, condition)]
-                out[candidate] = (
-                    self._for_patient(r, drug, treats) if treats else None
-                ) or Outcome(
+        drug = self._drugs[candidate]
+        if drug.side & answer.side:
+            return Outcome(refused="the same ingredient as the answer")
+        treating = [e for e in drug.indications if hood & self._ups[e.end].clean]
+        shared = drug.close_classes & context.close_classes
+        if treating or shared:
+            # Only a drug the vocabularies say treats this very condition (or a kind or a
+            # generalisation of it) can be wrong *only* for this patient.
+            return _Treats(
+                drug=drug,
+                treats=[e for e in treating if self._is_a_related(e.end, condition)],
+                otherwise=Outcome(
                     refused=f"it may treat a condition near the item's ({elsewhere})"
                     if treating
                     else f"it shares a class with a drug known to treat the condition ({elsewhere})"
-                )
-            else:
-                ci = [e for e in drug.contraindications if e.end in hood]
-                if not ci and not drug.indications:
-                    out[candidate] = Outcome(
-                        refused="no known indication or contraindication (silence proves nothing)"
-                    )
-                    continue
-                out[candidate] = Outcome(
-                    distance=_least(self.distance(e.end, condition) for e in drug.indications),
-                    closeness=_least(
-                        self.distance(e.end, condition, clean=True) for e in drug.indications
-                    ),
-                    lure="same_area" if drug.areas & answer.areas else "other_area",
-                    build=partial(
-                        self._treatment_reasons, r.task, drug, ci, hood, treaters, treater_classes
-                    ),
-                )
-        return out
+                ),
+            )
+        ci = [e for e in drug.contraindications if e.end in hood]
+        if not ci and not drug.indications:
+            return Outcome(
+                refused="no known indication or contraindication (silence proves nothing)"
+            )
+        return Outcome(
+            distance=_least(self.distance(e.end, condition) for e in drug.indications),
+            closeness=_least(self.distance(e.end, condition, clean=True) for e in drug.indications),
+            lure="same_area" if drug.areas & answer.areas else "other_area",
+            build=partial(
+                self._treatment_reasons,
+                r.task,
+                drug,
+                ci,
+                hood,
+                context.treaters,
+                context.classes,
+            ),
+        )
 
     def _is_a_related(self, a: str, b: str) -> bool:
         """One is the other, or a non-hub is-a ancestor of it (up-sets read by judge)."""
@@ -604,47 +683,69 @@ class Justifier:
 
     def _pointers(self, r: Request) -> dict[str, Outcome]:
         """Concept answers (diagnosis, prognosis): where the clues point, against each
-        candidate."""
+        candidate. A candidate's outcome depends on the request's (task, answer, clues),
+        judged once per run (``_pointer_of``), and on whether it is a kind of a condition the
+        patient has, asked per request."""
+        key = (r.task, r.answer, tuple(r.clues))
+        out = {}
+        for candidate in r.candidates:
+            judged = self._pointer_of.data.get((key, candidate))
+            if judged is None:
+                judged = self._pointer(r, candidate)
+                self._pointer_of.put((key, candidate), judged)
+            if judged.refused is None or judged.refused.startswith(_NOWHERE):
+                cand_up = self._ups[candidate]
+                if any(c in cand_up.clean and cand_up.depth.get(c, 99) > 0 for c in r.conditions):
+                    judged = Outcome(refused="a kind of a condition the patient has")
+            out[candidate] = judged
+        return out
+
+    def _pointed(self, r: Request) -> _PointingContext:
+        """Where the clues of a (task, answer, clues) point."""
+        key = (r.task, r.answer, tuple(r.clues))
+        known = self._pointing_of.data.get(key)
+        if known is not None:
+            return known
         by_clue: dict[tuple[str, str], list[tuple[str, CitedEdge]]] = {}
         for clue, predicate in r.clues:
             if predicate == "treats":
                 by_clue[(clue, predicate)] = [(e.end, e) for e in self._drugs[clue].indications]
             else:
                 by_clue[(clue, predicate)] = list(self._targets[(clue, predicate)])
-        pointed = [p for targets in by_clue.values() for p in targets]
-        target_ups = {
-            key: [self._ups[t].clean for t in dict.fromkeys(t for t, _ in targets)]
-            for key, targets in by_clue.items()
-        }
-        out = {}
-        for candidate in r.candidates:
-            hood = self._hood(candidate)
-            cand_up = self._ups[candidate]
-            near = [k for k, ups in target_ups.items() if any(hood & up for up in ups)]
-            mismatch = self._agent_mismatch(r, candidate, near) if near else None
-            if near and mismatch is None:
-                out[candidate] = Outcome(
-                    refused=f"a clue points near it ({r.task.value}.{r.task.rules.elsewhere})"
-                )
-            elif any(c in cand_up.clean and cand_up.depth.get(c, 99) > 0 for c in r.conditions):
-                out[candidate] = Outcome(refused="a kind of a condition the patient has")
-            elif not pointed:
-                out[candidate] = Outcome(
-                    refused="the clues point nowhere known (silence proves nothing)"
-                )
-            else:
-                same = self.systems(candidate) & self.systems(r.answer)
-                kin = {a for a in cand_up.clean if cand_up.depth.get(a, 99) <= 1}
-                out[candidate] = Outcome(
-                    kin=frozenset(kin - self._tops(candidate)),
-                    distance=self.distance(candidate, r.answer),
-                    closeness=self.distance(candidate, r.answer, clean=True),
-                    lure="same_system" if same else "other_system",
-                    build=partial(self._agent_reasons, r, candidate, mismatch)
-                    if mismatch
-                    else partial(self._pointer_reasons, r, pointed, hood),
-                )
-        return out
+        context = _PointingContext(
+            pointed=[p for targets in by_clue.values() for p in targets],
+            target_ups={
+                k: [self._ups[t].clean for t in dict.fromkeys(t for t, _ in targets)]
+                for k, targets in by_clue.items()
+            },
+        )
+        self._pointing_of.put(key, context)
+        return context
+
+    def _pointer(self, r: Request, candidate: str) -> Outcome:
+        """A candidate's outcome whoever the patient is (the request's conditions aside)."""
+        context = self._pointed(r)
+        hood = self._hood(candidate)
+        cand_up = self._ups[candidate]
+        near = [k for k, ups in context.target_ups.items() if any(hood & up for up in ups)]
+        mismatch = self._agent_mismatch(r, candidate, near) if near else None
+        if near and mismatch is None:
+            return Outcome(
+                refused=f"a clue points near it ({r.task.value}.{r.task.rules.elsewhere})"
+            )
+        if not context.pointed:
+            return Outcome(refused=f"{_NOWHERE} (silence proves nothing)")
+        same = self.systems(candidate) & self.systems(r.answer)
+        kin = {a for a in cand_up.clean if cand_up.depth.get(a, 99) <= 1}
+        return Outcome(
+            kin=frozenset(kin - self._tops(candidate)),
+            distance=self.distance(candidate, r.answer),
+            closeness=self.distance(candidate, r.answer, clean=True),
+            lure="same_system" if same else "other_system",
+            build=partial(self._agent_reasons, r, candidate, mismatch)
+            if mismatch
+            else partial(self._pointer_reasons, r, context.pointed, hood),
+        )
 
     def _agent_mismatch(
         self, r: Request, candidate: str, near: list[tuple[str, str]]

@@ -69,8 +69,10 @@ class QAPageWorker:
         self.job = job
         self.verifier = _verifier(graph, job.settings)
         self.screen = DistractorScreen(graph, self.verifier, job.settings, job.reviews)
+        # Items rest on passed assertions only: the others are read to be counted.
+        whole = [] if job.policy is None else sorted(v.value for v in job.policy.accept)
         self.reader = RecordReader(
-            graph, allergy_roots=job.settings.facts_allergy_roots, policy=job.policy
+            graph, allergy_roots=job.settings.facts_allergy_roots, policy=job.policy, whole=whole
         )
 
     def page(self, ids: list[str]) -> QAPage:
@@ -104,7 +106,10 @@ class SheetPageWorker:
     def __init__(self, graph: Graph, settings: Settings) -> None:
         self.verifier = _verifier(graph, settings)
         self.builder = SheetBuilder(self.verifier, settings)
-        self.reader = RecordReader(graph, allergy_roots=settings.facts_allergy_roots)
+        # Sheets cite passed assertions, and contradicted ones as checks (``SheetBuilder``).
+        self.reader = RecordReader(
+            graph, allergy_roots=settings.facts_allergy_roots, whole=["contradicted"]
+        )
 
     def page(self, ids: list[str]) -> list[FactSheet]:
         return self.work(self.reader.read(ids))

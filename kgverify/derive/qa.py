@@ -104,7 +104,8 @@ def _visit(
 
 def _seen_by(record: PatientRecord, upto: int, concept: str) -> bool:
     """The patient has a fact of ``concept`` in episodes 0..upto."""
-    return any(f.names_concept(concept) for e in record.episodes[: upto + 1] for f in e.facts)
+    first = record.first_seen(concept)
+    return first is not None and first <= upto
 
 
 def _conditions(record: PatientRecord, upto: int) -> list[str]:
@@ -421,6 +422,8 @@ class DistractorScreen:
         self.rejected: Counter[str] = Counter()
         self._known: dict[tuple[str, str], list[str]] = {}
         self._reach: dict[str, frozenset[str]] = {}  # coded concept -> derive/concept_reach
+        # (content group, the answer's kin) -> the seeded samples a candidate pools
+        self._samples: dict[tuple[str, tuple[str, ...]], list[str]] = {}
         self.fit = CohortFit(graph, settings.derive_fit_min_patients, scoped_run(graph, settings))
 
     def known_pool(self, task: Task, namespace: str) -> list[str]:
@@ -472,28 +475,24 @@ class DistractorScreen:
             for row in self.graph.read("derive/distractor_guard", rows=part):
                 answer = answers[row["rid"]]
                 names[answer] = row["answer_name"]
-                checks[answer] = {check["id"]: check for check in row["checked"]}
+                checks[answer] = {check["id"]: _guarded(check) for check in row["checked"]}
         for n, c in enumerate(candidates):
             if c.answer not in checks:
                 continue  # not a concept of the graph: nothing to offer beside it
             out[n].answer_name = names[c.answer] or c.answer
             patient = has[c.patient.patient_id]
             checked = checks[c.answer]
+            sex, stage = c.patient.sex, c.stage
             for d in pools[n]:
                 check = checked.get(d)
                 if check is None:
                     continue  # not a concept of the graph
-                reason = next(
-                    (
-                        k
-                        for k in GUARD_REASONS
-                        if (d in patient if k == "patient_has" else check[k])
-                    ),
-                    None,
+                reason = check["guard"] or (
+                    "patient_has" if d in patient else "retired" if check["retired"] else None
                 )
                 if reason:
                     self.rejected[GUARD_REASONS[reason]] += 1
-                elif not self.fit.fits(d, c.patient.sex, c.stage):
+                elif not self.fit.fits(d, sex, stage):
                     self.rejected[UNFIT] += 1
                 else:
                     guarded[(n, d)] = check["name"] or d
@@ -658,21 +657,35 @@ class DistractorScreen:
                 for row in self.graph.read(query, **params):
                     kin[keys[row["rid"]][0]] = row["pool"]
         for cand in candidates:
-            rng = random.Random(f"{self.settings.derive_seed}:kin:{cand.content_group}")  # noqa: S311
-            kinfolk = kin.get(cand.answer, [])
-            picked = rng.sample(kinfolk, min(self.settings.derive_pool, len(kinfolk)))
-            cand.pool = list(dict.fromkeys([*cand.pool, *sorted(picked)]))
-            known = self.known_pool(cand.task, _namespace(cand.answer))
-            # Not for secrecy: a seeded, reproducible sample (str seeds hash with SHA-512).
-            rng = random.Random(f"{self.settings.derive_seed}:{cand.content_group}")  # noqa: S311
-            sample = rng.sample(known, min(self.settings.derive_pool, len(known)))
-            cand.pool = list(dict.fromkeys([*cand.pool, *sorted(sample)]))
+            kinfolk = tuple(kin.get(cand.answer, ()))
+            key = (cand.content_group, kinfolk)
+            samples = self._samples.get(key)
+            if samples is None:
+                samples = self._sampled(cand, kinfolk)
+                if len(self._samples) >= SAMPLES_KEPT:
+                    self._samples.clear()
+                self._samples[key] = samples
+            cand.pool = list(dict.fromkeys([*cand.pool, *samples]))
+
+    def _sampled(self, cand: Candidate, kinfolk: tuple[str, ...]) -> list[str]:
+        """A candidate's seeded samples, of the answer's kin and of the well-described
+        concepts of its vocabulary, each sorted: the same for the same content."""
+        seed, size = self.settings.derive_seed, self.settings.derive_pool
+        # Not for secrecy: a seeded, reproducible sample (str seeds hash with SHA-512).
+        rng = random.Random(f"{seed}:kin:{cand.content_group}")  # noqa: S311
+        picked = rng.sample(kinfolk, min(size, len(kinfolk)))
+        known = self.known_pool(cand.task, _namespace(cand.answer))
+        rng = random.Random(f"{seed}:{cand.content_group}")  # noqa: S311
+        sample = rng.sample(known, min(size, len(known)))
+        return [*sorted(picked), *sorted(sample)]
 
 
 def _namespace(concept_id: str) -> str:
     return concept_id.split(":", 1)[0]
 
 
+SAMPLES_KEPT = 100_000
+"""Pooled samples kept at most (then forgotten): one per content group in a run."""
 UNFIT = "not seen in the cohort's patients of this sex and life stage"
 GUARD_REASONS = {
     "same": "the answer or a synonym of it",
@@ -681,6 +694,17 @@ GUARD_REASONS = {
     "patient_has": "the patient has it",
     "retired": "retired, or not a concept of a loaded vocabulary",
 }
+
+
+GRAPH_GUARDS = ("same", "ancestor", "descendant")
+"""The guards the graph decides whoever the patient is, in ``GUARD_REASONS`` order: they
+come before "patient_has", which comes before "retired"."""
+
+
+def _guarded(check: dict[str, Any]) -> dict[str, Any]:
+    """A ``derive/distractor_guard`` check with ``guard``: the first graph guard it meets."""
+    check["guard"] = next((k for k in GRAPH_GUARDS if check[k]), None)
+    return check
 
 
 LURE_ORDER = {"patient_specific": 0, "same_area": 1, "same_system": 1}

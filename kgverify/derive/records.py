@@ -23,7 +23,10 @@ if TYPE_CHECKING:
     from kgverify.verify.verifier import FilterPolicy
 
 
-@dataclass(frozen=True)
+# Not frozen: a page holds about 120 facts and 40 assertions per patient, and a frozen
+# dataclass's __init__ (one object.__setattr__ per field) costs about four times a plain
+# one's. Nothing writes to them after ``_record`` made them.
+@dataclass(slots=True)
 class RecordFact:
     """A patient fact with its episode and its concept."""
 
@@ -74,7 +77,7 @@ def _past_condition(fact: RecordFact) -> bool:
     return fact.kind == "condition" and fact.grounded and not fact.allergy
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: see RecordFact
 class RecordAssertion:
     """An assertion about the patient as written by the verifier."""
 
@@ -92,13 +95,26 @@ class RecordAssertion:
     object_name: str | None
     encounter_id: str | None
     confidence: float
-    evidence: tuple[EvidencePath, ...]
+    # The stored evidence paths as JSON: parsed when first asked for (``evidence``), since
+    # only a passed treats-assertion's are ever read.
+    evidence_json: tuple[str, ...]
     distractors: tuple[str, ...]
     facts: tuple[tuple[str, str | None], ...]  # (fact id, "subject" | "object" | None)
     # A reviewer's decision on the relation: "true" (it passes though the vocabularies do
     # not support it), "false" (it never passes), with the review's id; None when unreviewed.
     review: str | None = None
     review_id: str | None = None
+    # False for an assertion a reader read only to count (``RecordReader``'s ``whole``): its
+    # id, verdict, passed, score, confidence and review are filled, nothing else.
+    whole: bool = True
+    _paths: tuple[EvidencePath, ...] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def evidence(self) -> tuple[EvidencePath, ...]:
+        """The verifier's evidence paths for the relation."""
+        if self._paths is None:
+            self._paths = tuple(EvidencePath.model_validate_json(e) for e in self.evidence_json)
+        return self._paths
 
     @property
     def rule_key(self) -> str | None:
@@ -129,9 +145,22 @@ class PatientRecord:
 
     def __post_init__(self) -> None:
         self._at = {episode.key: at for at, episode in enumerate(self.episodes)}
+        self._first: dict[str, int] | None = None
 
     def episode_index(self, key: str) -> int | None:
         return self._at.get(key)
+
+    def first_seen(self, concept: str) -> int | None:
+        """The first episode with a fact that names ``concept`` (``names_concept``): asked
+        per item candidate, so the record is walked once."""
+        if self._first is None:
+            self._first = {}
+            for at, episode in enumerate(self.episodes):
+                for fact in episode.facts:
+                    for named in (fact.concept, *fact.group):
+                        if named is not None:
+                            self._first.setdefault(named, at)
+        return self._first.get(concept)
 
     def problem_list(self, before: int, limit: int, skip: str | None = None) -> list[RecordFact]:
         """The conditions a question shows: the distinct grounded non-allergy conditions of
@@ -262,11 +291,19 @@ class RecordReader:
     ``policy``, whether an assertion passes is decided by it, not read from the graph."""
 
     def __init__(
-        self, graph: Graph, *, allergy_roots: list[str], policy: FilterPolicy | None = None
+        self,
+        graph: Graph,
+        *,
+        allergy_roots: list[str],
+        policy: FilterPolicy | None = None,
+        whole: list[str] | None = None,
     ) -> None:
         self.graph = graph
         self.allergy_roots = allergy_roots
         self.policy = policy
+        # Verdicts whose assertions are read whole besides the passed ones (None: every
+        # assertion); the others come with what counting them needs (``RecordAssertion``).
+        self.whole = whole
         # Facts share few concepts: their details (names, group, allergy walk) are read once
         # per concept, not once per fact.
         self.concepts: dict[str, FactConcept] = {}
@@ -274,7 +311,7 @@ class RecordReader:
     def read(self, ids: list[str]) -> list[PatientRecord]:
         """The records of ``ids`` (patients the graph does not hold are left out), in the
         order of ``ids``."""
-        rows = self.graph.read("derive/patient_records", patients=ids)
+        rows = self.graph.read("derive/patient_records", patients=ids, whole=self.whole)
         used = {f["concept"] for row in rows for f in row["facts"] if f["concept"] is not None}
         if len(self.concepts) + len(used - self.concepts.keys()) > CONCEPT_CACHE:
             self.concepts.clear()
@@ -417,6 +454,29 @@ def _assertion(raw: dict[str, Any], policy: FilterPolicy | None) -> RecordAssert
     review = raw.get("review")
     if review is not None:
         passed = review == "true"
+    if not raw["whole"]:
+        return RecordAssertion(
+            id=raw["id"],
+            predicate="",
+            verdict=raw["verdict"],
+            passed=passed,
+            score=score,
+            reason="",
+            rule=None,
+            rule_version=None,
+            subject_id=None,
+            object_id=None,
+            subject_name=None,
+            object_name=None,
+            encounter_id=None,
+            confidence=confidence,
+            evidence_json=(),
+            distractors=(),
+            facts=(),
+            review=review,
+            review_id=raw.get("review_id"),
+            whole=False,
+        )
     return RecordAssertion(
         id=raw["id"],
         predicate=raw["predicate"],
@@ -432,7 +492,7 @@ def _assertion(raw: dict[str, Any], policy: FilterPolicy | None) -> RecordAssert
         object_name=raw["object_name"],
         encounter_id=raw["encounter_id"],
         confidence=confidence,
-        evidence=tuple(EvidencePath.model_validate_json(e) for e in raw["evidence"]),
+        evidence_json=tuple(raw["evidence"]),
         distractors=tuple(raw["distractors"]),
         facts=tuple((f["id"], f["side"]) for f in raw["facts"]),
         review=review,

@@ -7,8 +7,13 @@
 // An assertion's verdict and passed are its standing ones (after `kgverify reverify`, the
 // re-checked verdict), so a derivation after a new release leaves out what no longer passes;
 // a reviewer's decision on it (review: 'true' or 'false', and the review id) comes too.
+// An assertion comes whole when $whole is null, when it passed (or a reviewer judged it
+// true), or when its verdict is in $whole; otherwise only what a count of the assertions
+// left out needs (id, verdict, passed, score, confidence, review, review_id), with
+// whole: false: most assertions do not pass, and derivation reads nothing else of them.
 // Read-only; facts and assertions come ordered, so derivation is deterministic.
 // @param patients: list of patient ids
+// @param whole: list of verdicts whose assertions come whole besides passed ones (null: all)
 // @returns patient, facts, assertions
 UNWIND $patients AS pid
 MATCH (p:Patient {id: pid})
@@ -35,11 +40,18 @@ CALL (p) {
   OPTIONAL MATCH (a:Assertion)-[:ABOUT]->(p)
   WITH a ORDER BY a.id
   WITH a WHERE a IS NOT NULL
-  OPTIONAL MATCH (s:Concept {id: a.subject_id})
-  OPTIONAL MATCH (o:Concept {id: a.object_id})
-  RETURN collect({
-    id: a.id, predicate: a.predicate, verdict: coalesce(a.standing_verdict, a.verdict),
-    passed: coalesce(a.standing_passed, a.passed), score: a.score,
+  WITH a, coalesce(a.standing_verdict, a.verdict) AS verdict,
+       coalesce(a.standing_passed, a.passed) AS passed
+  WITH a, verdict, passed,
+       coalesce($whole IS NULL OR passed OR a.review = 'true' OR verdict IN $whole, false)
+       AS whole
+  OPTIONAL MATCH (s:Concept {id: a.subject_id}) WHERE whole
+  OPTIONAL MATCH (o:Concept {id: a.object_id}) WHERE whole
+  RETURN collect(CASE WHEN NOT whole THEN {
+    id: a.id, verdict: verdict, passed: passed, score: a.score, confidence: a.confidence,
+    review: a.review, review_id: a.review_id, whole: false
+  } ELSE {
+    id: a.id, predicate: a.predicate, verdict: verdict, passed: passed, score: a.score,
     reason: a.reason, rule: a.rule, rule_version: a.rule_version, subject_id: a.subject_id,
     object_id: a.object_id, subject_name: s.name, object_name: o.name,
     encounter_id: a.encounter_id, confidence: a.confidence,
@@ -58,7 +70,7 @@ CALL (p) {
             MATCH (fc)-[:MAPS_TO*1..2]-(:Concept {id: a.object_id}) } THEN "object"
           ELSE null END
       } AS fact ORDER BY fact.id
-    }
-  }) AS assertions
+    }, whole: true
+  } END) AS assertions
 }
 RETURN properties(p) AS patient, facts, assertions

@@ -1024,6 +1024,98 @@ def test_labelled_contraindications_make_patient_specific_lures(
     assert not refused.admissible and "near the item's" in str(refused.refused)
 
 
+def _same(a: Outcome, b: Outcome) -> bool:
+    def seen(o: Outcome) -> tuple[Any, ...]:
+        built = [j.model_dump() for j in o.justifications] if o.admissible else []
+        return (o.refused, o.lure, o.distance, o.closeness, o.kin, o.ruled_by, built)
+
+    return seen(a) == seen(b)
+
+
+def test_one_justifier_judges_each_patient_as_a_fresh_one_would(
+    derived: Derived, verifier: Verifier
+) -> None:
+    """A Justifier keeps what it judged whoever the patient is, per (task, condition,
+    answer) or (task, answer, clues), across its calls: what depends on the patient (the
+    conditions the question shows, those on record) is judged anew. On the real sample
+    graph, requests alike but for the patient, in turn, each against a fresh Justifier."""
+    graph = derived.graph
+
+    def shown(fact_id: str) -> list[ContextFact]:
+        fact = ContextFact(
+            fact_id=fact_id, role="history", text="Peptic ulcer", concept_id=PEPTIC_ULCER
+        )
+        return [fact]
+
+    def treatment(facts: list[ContextFact]) -> Request:
+        r = Request(
+            Task.TREATMENT, OSTEOARTHRITIS, CELECOXIB, [(OSTEOARTHRITIS, "treats")], [], [NAPROXEN]
+        )
+        r.shown = facts
+        return r
+
+    penicillin_v = value(graph, "MATCH (c:UMLS {name: 'Penicillin V'}) RETURN c.id")
+    strep, viral = "SNOMEDCT:43878008", "SNOMEDCT:195662009"
+    parent = value(  # pharyngitis: the patient has it on record, the viral kind is a kind of it
+        graph,
+        "MATCH (:Concept {id: $c})-[:IS_A]->(p:SNOMEDCT {name: 'Pharyngitis'}) RETURN p.id",
+        c=viral,
+    )
+
+    def diagnosis(conditions: list[str]) -> Request:
+        return Request(
+            Task.DIAGNOSIS, strep, strep, [(penicillin_v, "treats")], conditions, [viral]
+        )
+
+    asked = [
+        treatment([]),
+        treatment(shown("fact-one")),
+        treatment([]),
+        treatment(shown("fact-two")),
+        diagnosis([]),
+        diagnosis([parent]),
+        diagnosis([]),
+    ]
+    kept = Justifier(graph, verifier.hubs, derived.settings.derive_near_depth)
+    got = [outcome for r in asked for outcome in kept.judge([r])[0].values()]
+    fresh = [_judge(derived, verifier, r) for r in asked]
+    assert all(_same(a, b) for a, b in zip(got, fresh, strict=True))
+    # The patient-dependent parts did change between the requests.
+    assert [o.lure == "patient_specific" for o in got[:4]] == [False, True, False, True]
+    facts = [got[i].justifications[0].set_of("record_facts") for i in (1, 3)]
+    assert facts == [["fact-one"], ["fact-two"]]
+    assert [o.admissible for o in got[4:]] == [True, False, True]
+    assert got[5].refused == "a kind of a condition the patient has"
+
+
+def test_records_read_to_count_agree_with_whole_ones(derived: Derived) -> None:
+    """Derivation reads whole only the assertions it may rest on (passed, judged true by a
+    reviewer, or of the verdicts asked for): the rest come with what counting them needs,
+    the same verdict, passed flag, scores and review as read whole."""
+    from kgverify.derive.records import RecordReader
+
+    graph, roots = derived.graph, derived.settings.facts_allergy_roots
+    ids = [i for page in patient_pages(graph, 1_000) for i in page]
+    whole = RecordReader(graph, allergy_roots=roots).read(ids)
+    slim = RecordReader(graph, allergy_roots=roots, whole=["contradicted"]).read(ids)
+    assert [r.facts for r in slim] == [r.facts for r in whole]
+    pairs = [
+        (a, b)
+        for r, s in zip(whole, slim, strict=True)
+        for a, b in zip(r.assertions, s.assertions, strict=True)
+    ]
+    assert all(a.whole for a, _ in pairs)
+    assert any(not b.whole for _, b in pairs) and any(b.whole for _, b in pairs)
+    for a, b in pairs:
+        counted = ("id", "verdict", "passed", "score", "confidence", "review", "review_id")
+        assert [getattr(a, k) for k in counted] == [getattr(b, k) for k in counted]
+        assert b.whole or not (a.passed or a.verdict == "contradicted")
+        if b.whole:
+            assert b == a
+        else:
+            assert b.facts == () and b.predicate == "" and b.subject_id is None
+
+
 def test_an_anti_infective_started_rules_out_a_cause_of_another_kind(
     derived: Derived, verifier: Verifier
 ) -> None:

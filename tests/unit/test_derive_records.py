@@ -115,3 +115,21 @@ def test_a_question_shows_active_problems_before_ended_ones() -> None:
     )
     assert [f.id for f in healed.problem_list(at, 3)] == ["f10", "f9", "f8"]
     assert [f.id for f in record.problem_list(at, 3, skip="ulcer")] == ["f10", "f9", "f8"]
+
+
+def test_first_seen_matches_the_definition() -> None:
+    """``first_seen``, walked once per record, gives the first episode whose facts name the
+    concept itself or through their MAPS_TO group, as scanning the episodes does."""
+    for seed in range(300):
+        record = _record(seed)
+        named = {c for f in record.facts.values() for c in (f.concept, *f.group) if c}
+        for concept in sorted(named | {"absent"}):
+            scanned = next(
+                (
+                    at
+                    for at, e in enumerate(record.episodes)
+                    if any(f.names_concept(concept) for f in e.facts)
+                ),
+                None,
+            )
+            assert record.first_seen(concept) == scanned
