@@ -133,6 +133,14 @@ class _Bounded(Generic[K, V]):
     def __getitem__(self, key: K) -> V:
         return self.data[key]
 
+    def get_or_make(self, key: K, make: Callable[[], V]) -> V:
+        """The value kept for ``key``, else ``make()``'s, kept."""
+        found = self.data.get(key)
+        if found is None:
+            found = make()
+            self.put(key, found)
+        return found
+
 
 @dataclass(frozen=True)
 class Up:
@@ -516,10 +524,9 @@ class Justifier:
         key = (r.task, r.topic, r.answer)
         out = {}
         for candidate in r.candidates:
-            judged = self._treated.data.get((key, candidate))
-            if judged is None:
-                judged = self._treatment(r, candidate)
-                self._treated.put((key, candidate), judged)
+            judged = self._treated.get_or_make(
+                (key, candidate), partial(self._treatment, r, candidate)
+            )
             if isinstance(judged, _Treats):
                 judged = (
                     self._for_patient(r, judged.drug, judged.treats) if judged.treats else None
@@ -528,28 +535,25 @@ class Justifier:
         return out
 
     def _treating(self, r: Request) -> _TreatingContext:
-        """What every candidate of a (task, condition, answer) is judged against."""
-        key = (r.task, r.topic, r.answer)
-        known = self._treating_of.data.get(key)
-        if known is not None:
-            return known
+        """What every candidate of a (task, condition, answer) is judged against (kept per
+        run: ``_treating_of``)."""
         treaters = list(dict.fromkeys([r.answer, *self._treaters[r.topic]]))
         treater_classes: dict[str, str] = {}
         for t in treaters:
             for k in self._drugs[t].classes:
                 treater_classes.setdefault(k, t)
-        context = _TreatingContext(
+        return _TreatingContext(
             hood=self._hood(r.topic),
             treaters=treaters,
             classes=treater_classes,
             close_classes=frozenset(k for t in treaters for k in self._drugs[t].close_classes),
         )
-        self._treating_of.put(key, context)
-        return context
 
     def _treatment(self, r: Request, candidate: str) -> Outcome | _Treats:
         condition, answer = r.topic, self._drugs[r.answer]
-        context = self._treating(r)
+        context = self._treating_of.get_or_make(
+            (r.task, r.topic, r.answer), partial(self._treating, r)
+        )
         hood = context.hood
         elsewhere = f"{r.task.value}.{r.task.rules.elsewhere}"
         drug = self._drugs[candidate]
@@ -689,10 +693,9 @@ class Justifier:
         key = (r.task, r.answer, tuple(r.clues))
         out = {}
         for candidate in r.candidates:
-            judged = self._pointer_of.data.get((key, candidate))
-            if judged is None:
-                judged = self._pointer(r, candidate)
-                self._pointer_of.put((key, candidate), judged)
+            judged = self._pointer_of.get_or_make(
+                (key, candidate), partial(self._pointer, r, candidate)
+            )
             if judged.refused is None or judged.refused.startswith(_NOWHERE):
                 cand_up = self._ups[candidate]
                 if any(c in cand_up.clean and cand_up.depth.get(c, 99) > 0 for c in r.conditions):
@@ -701,30 +704,26 @@ class Justifier:
         return out
 
     def _pointed(self, r: Request) -> _PointingContext:
-        """Where the clues of a (task, answer, clues) point."""
-        key = (r.task, r.answer, tuple(r.clues))
-        known = self._pointing_of.data.get(key)
-        if known is not None:
-            return known
+        """Where the clues of a (task, answer, clues) point (kept per run: ``_pointing_of``)."""
         by_clue: dict[tuple[str, str], list[tuple[str, CitedEdge]]] = {}
         for clue, predicate in r.clues:
             if predicate == "treats":
                 by_clue[(clue, predicate)] = [(e.end, e) for e in self._drugs[clue].indications]
             else:
                 by_clue[(clue, predicate)] = list(self._targets[(clue, predicate)])
-        context = _PointingContext(
+        return _PointingContext(
             pointed=[p for targets in by_clue.values() for p in targets],
             target_ups={
                 k: [self._ups[t].clean for t in dict.fromkeys(t for t, _ in targets)]
                 for k, targets in by_clue.items()
             },
         )
-        self._pointing_of.put(key, context)
-        return context
 
     def _pointer(self, r: Request, candidate: str) -> Outcome:
         """A candidate's outcome whoever the patient is (the request's conditions aside)."""
-        context = self._pointed(r)
+        context = self._pointing_of.get_or_make(
+            (r.task, r.answer, tuple(r.clues)), partial(self._pointed, r)
+        )
         hood = self._hood(candidate)
         cand_up = self._ups[candidate]
         near = [k for k, ups in context.target_ups.items() if any(hood & up for up in ups)]

@@ -443,6 +443,24 @@ def _fact(raw: dict[str, Any], concept: FactConcept | None) -> RecordFact:
     )
 
 
+# What an assertion read only to be counted (``derive/patient_records`` with ``$whole``)
+# comes without.
+_COUNTED_ONLY: dict[str, Any] = {
+    "predicate": "",
+    "reason": None,
+    "rule": None,
+    "rule_version": None,
+    "subject_id": None,
+    "object_id": None,
+    "subject_name": None,
+    "object_name": None,
+    "encounter_id": None,
+    "evidence": [],
+    "distractors": [],
+    "facts": [],
+}
+
+
 def _assertion(raw: dict[str, Any], policy: FilterPolicy | None) -> RecordAssertion:
     score = float(raw["score"] or 0.0)
     confidence = float(raw["confidence"] or 0.0)
@@ -455,28 +473,7 @@ def _assertion(raw: dict[str, Any], policy: FilterPolicy | None) -> RecordAssert
     if review is not None:
         passed = review == "true"
     if not raw["whole"]:
-        return RecordAssertion(
-            id=raw["id"],
-            predicate="",
-            verdict=raw["verdict"],
-            passed=passed,
-            score=score,
-            reason="",
-            rule=None,
-            rule_version=None,
-            subject_id=None,
-            object_id=None,
-            subject_name=None,
-            object_name=None,
-            encounter_id=None,
-            confidence=confidence,
-            evidence_json=(),
-            distractors=(),
-            facts=(),
-            review=review,
-            review_id=raw.get("review_id"),
-            whole=False,
-        )
+        raw = _COUNTED_ONLY | raw
     return RecordAssertion(
         id=raw["id"],
         predicate=raw["predicate"],
@@ -497,4 +494,5 @@ def _assertion(raw: dict[str, Any], policy: FilterPolicy | None) -> RecordAssert
         facts=tuple((f["id"], f["side"]) for f in raw["facts"]),
         review=review,
         review_id=raw.get("review_id"),
+        whole=raw["whole"],
     )
