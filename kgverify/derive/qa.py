@@ -66,19 +66,24 @@ def filter_reason(assertion: RecordAssertion) -> str:
 # -- candidates -------------------------------------------------------------------------------
 
 
-def _context_fact(fact: RecordFact, role: str) -> ContextFact:
-    return ContextFact(
-        fact_id=fact.id,
-        role=role,
-        text=fact.text,
-        concept_id=fact.concept,
-        start=fact.start,
-        end=fact.end,
-    )
+def _context_fact(record: PatientRecord, fact: RecordFact, role: str) -> ContextFact:
+    """The fact as a question shows it, made once per record (a frozen model: the patient's
+    candidates share it)."""
+    made: ContextFact | None = record.shown.get((fact.id, role))
+    if made is None:
+        made = record.shown[(fact.id, role)] = ContextFact(
+            fact_id=fact.id,
+            role=role,
+            text=fact.text,
+            concept_id=fact.concept,
+            start=fact.start,
+            end=fact.end,
+        )
+    return made
 
 
 def _history(record: PatientRecord, before: int, limit: int, skip: str) -> list[ContextFact]:
-    return [_context_fact(f, "history") for f in record.problem_list(before, limit, skip)]
+    return [_context_fact(record, f, "history") for f in record.problem_list(before, limit, skip)]
 
 
 def _visit(
@@ -92,13 +97,13 @@ def _visit(
             continue
         if fact.kind == "condition":
             if fact.finding:
-                out.append(_context_fact(fact, "finding"))
+                out.append(_context_fact(record, fact, "finding"))
             elif conditions and not (omit and fact.names_concept(omit)):
-                out.append(_context_fact(fact, "condition"))
+                out.append(_context_fact(record, fact, "condition"))
         elif fact.kind in ("measurement", "procedure"):
-            out.append(_context_fact(fact, "test"))
+            out.append(_context_fact(record, fact, "test"))
         elif fact.kind == "drug" and drugs:
-            out.append(_context_fact(fact, "medication"))
+            out.append(_context_fact(record, fact, "medication"))
     return out
 
 

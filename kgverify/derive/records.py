@@ -142,6 +142,9 @@ class PatientRecord:
     facts: dict[str, RecordFact]
     # Every concept a fact of the patient is coded as (the distractor guard's "patient has").
     concepts: frozenset[str] = frozenset()
+    # (fact id, role) -> the fact as a question shows it, made once for the patient's
+    # candidates by derivation (``qa._context_fact``): most share the patient's history.
+    shown: dict[tuple[str, str], Any] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         self._at = {episode.key: at for at, episode in enumerate(self.episodes)}
