@@ -222,7 +222,6 @@ class Outcome:
         return state
 
 
-_NOWHERE = "the clues point nowhere known"
 _DrugKey = tuple[Task, str, str]  # (task, condition, answer)
 _PointerKey = tuple[Task, str, tuple[tuple[str, str], ...]]  # (task, answer, clues)
 
@@ -279,7 +278,7 @@ class Justifier:
         # across a run's patients (the graph does not change while a Justifier lives).
         self._treated: _Bounded[tuple[_DrugKey, str], Outcome | _Treats] = _Bounded()
         self._treating_of: _Bounded[_DrugKey, _TreatingContext] = _Bounded()
-        self._pointer_of: _Bounded[tuple[_PointerKey, str], Outcome] = _Bounded()
+        self._pointer_of: _Bounded[tuple[_PointerKey, str], tuple[Outcome, bool]] = _Bounded()
         self._pointing_of: _Bounded[_PointerKey, _PointingContext] = _Bounded()
         # (drug, a patient's condition) -> the drug's contraindications that reach it
         self._contraindicated: _Bounded[tuple[str, str], tuple[CitedEdge, ...]] = _Bounded()
@@ -522,10 +521,11 @@ class Justifier:
         this patient's shown conditions, and only for a drug that treats the condition: the
         rest is judged once per run (``_treated``)."""
         key = (r.task, r.topic, r.answer)
+        context = self._treating_of.get_or_make(key, partial(self._treating, r))
         out = {}
         for candidate in r.candidates:
             judged = self._treated.get_or_make(
-                (key, candidate), partial(self._treatment, r, candidate)
+                (key, candidate), partial(self._treatment, r, context, candidate)
             )
             if isinstance(judged, _Treats):
                 judged = (
@@ -549,11 +549,10 @@ class Justifier:
             close_classes=frozenset(k for t in treaters for k in self._drugs[t].close_classes),
         )
 
-    def _treatment(self, r: Request, candidate: str) -> Outcome | _Treats:
+    def _treatment(
+        self, r: Request, context: _TreatingContext, candidate: str
+    ) -> Outcome | _Treats:
         condition, answer = r.topic, self._drugs[r.answer]
-        context = self._treating_of.get_or_make(
-            (r.task, r.topic, r.answer), partial(self._treating, r)
-        )
         hood = context.hood
         elsewhere = f"{r.task.value}.{r.task.rules.elsewhere}"
         drug = self._drugs[candidate]
@@ -691,12 +690,13 @@ class Justifier:
         judged once per run (``_pointer_of``), and on whether it is a kind of a condition the
         patient has, asked per request."""
         key = (r.task, r.answer, tuple(r.clues))
+        context = self._pointing_of.get_or_make(key, partial(self._pointed, r))
         out = {}
         for candidate in r.candidates:
-            judged = self._pointer_of.get_or_make(
-                (key, candidate), partial(self._pointer, r, candidate)
+            judged, settled = self._pointer_of.get_or_make(
+                (key, candidate), partial(self._pointer, r, context, candidate)
             )
-            if judged.refused is None or judged.refused.startswith(_NOWHERE):
+            if not settled:
                 cand_up = self._ups[candidate]
                 if any(c in cand_up.clean and cand_up.depth.get(c, 99) > 0 for c in r.conditions):
                     judged = Outcome(refused="a kind of a condition the patient has")
@@ -719,24 +719,23 @@ class Justifier:
             },
         )
 
-    def _pointer(self, r: Request, candidate: str) -> Outcome:
-        """A candidate's outcome whoever the patient is (the request's conditions aside)."""
-        context = self._pointing_of.get_or_make(
-            (r.task, r.answer, tuple(r.clues)), partial(self._pointed, r)
-        )
+    def _pointer(
+        self, r: Request, context: _PointingContext, candidate: str
+    ) -> tuple[Outcome, bool]:
+        """A candidate's outcome whoever the patient is, and whether it is settled: a clue
+        pointing near it refuses it before the patient's conditions are asked."""
         hood = self._hood(candidate)
         cand_up = self._ups[candidate]
         near = [k for k, ups in context.target_ups.items() if any(hood & up for up in ups)]
         mismatch = self._agent_mismatch(r, candidate, near) if near else None
         if near and mismatch is None:
-            return Outcome(
-                refused=f"a clue points near it ({r.task.value}.{r.task.rules.elsewhere})"
-            )
+            elsewhere = f"{r.task.value}.{r.task.rules.elsewhere}"
+            return Outcome(refused=f"a clue points near it ({elsewhere})"), True
         if not context.pointed:
-            return Outcome(refused=f"{_NOWHERE} (silence proves nothing)")
+            return Outcome(refused="the clues point nowhere known (silence proves nothing)"), False
         same = self.systems(candidate) & self.systems(r.answer)
         kin = {a for a in cand_up.clean if cand_up.depth.get(a, 99) <= 1}
-        return Outcome(
+        admitted = Outcome(
             kin=frozenset(kin - self._tops(candidate)),
             distance=self.distance(candidate, r.answer),
             closeness=self.distance(candidate, r.answer, clean=True),
@@ -745,6 +744,7 @@ class Justifier:
             if mismatch
             else partial(self._pointer_reasons, r, context.pointed, hood),
         )
+        return admitted, False
 
     def _agent_mismatch(
         self, r: Request, candidate: str, near: list[tuple[str, str]]

@@ -16,7 +16,7 @@ from kgverify.derive import justify
 from kgverify.derive.model import TASK_RULES, Task, TaskRules
 from kgverify.graph.queries import get_query
 
-FINGERPRINT = "3ae7976d203a70ae"
+FINGERPRINT = "83716467f2b43ed7"
 
 
 def fingerprint(queries: Mapping[str, str], module: bytes, rules: Mapping[Task, TaskRules]) -> str:
