@@ -186,16 +186,16 @@ class Linker:
         linker did not list with it, so they share the linker's scale."""
         words = normalized_key(text).split()
         guard = "coverage" not in self.params.disabled
-        best = max(
+        best, part = max(
             (
-                partial_score(cosine) if guard and partial(words, name) else cosine
+                (partial_score(cosine), True) if guard and partial(words, name) else (cosine, False)
                 for name, cosine in zip(names, self.index.similarities(text, names), strict=True)
             ),
-            default=0.0,
+            default=(0.0, False),
         )
         if "calibration" in self.params.disabled:
             return best
-        return self.index.calibration.estimate(Method.TFIDF, best)
+        return self.index.calibration.estimate(Method.TFIDF, best, partial=part)
 
     def link(self, queries: Sequence[MentionQuery]) -> list[MentionLink]:
         """Link a batch; one result per query, in order."""
@@ -387,7 +387,7 @@ class Linker:
         reranked = self.params.rerank and self.index.reranker.trained
         estimate = self.index.calibration.estimate
         for hit in hits:
-            hit.score = estimate(hit.method, hit.score, reranked=reranked)
+            hit.score = estimate(hit.method, hit.score, reranked=reranked, partial=hit.partial)
 
     def _name_keys(self, ranked: list[Hit], entries: dict[int, KbEntry]) -> dict[int, str]:
         """Normalized preferred names, computed once per concept for the linker's life."""

@@ -40,6 +40,7 @@ class Hit:
     score: float
     method: Method
     alias: str
+    partial: bool = False  # names only a part of the mention (cover_the_mention)
 
 
 def numbers_agree(text: str, hits: Iterable[Hit]) -> None:
@@ -102,6 +103,7 @@ def cover_the_mention(text: str, hits: Iterable[Hit]) -> None:
     for hit in hits:
         if hit.method is Method.TFIDF and partial(words, hit.alias):
             hit.score = partial_score(hit.score)
+            hit.partial = True
 
 
 def partial(words: list[str], alias: str) -> bool:

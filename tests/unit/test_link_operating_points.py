@@ -13,7 +13,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from kgverify.link.calibration import _interpolate
+from kgverify.link.calibration import TFIDF, Calibration, _interpolate
 from kgverify.link.index import LinkerIndex, build_index
 from kgverify.link.model import Method
 from kgverify.link.rerank import FEATURES, MONOTONE, _fit_monotone
@@ -107,3 +107,21 @@ def test_the_map_reads_a_score_as_np_interp_does() -> None:
         assert _interpolate(score, knots) == pytest.approx(expected, abs=1e-12), score
     # Flat maps (one share for every edit) stay flat.
     assert _interpolate(0.3, ([0.0, 1.0], [0.45, 0.45])) == 0.45
+
+
+def test_a_partial_neighbour_is_never_read_above_the_partial_score() -> None:
+    # A map fitted on few synonyms that reads a halved 0.46 as 0.79 precise, as the sample's
+    # did once a sweep of consumer terms was added ("Ménières Disease" -> "Disease").
+    generous = Calibration(maps={TFIDF: ([0.0, 0.46, 1.0], [0.0, 0.79, 1.0])})
+    hits = _hits(("disease", 0.92), ("meniere disease", 0.92))
+    cover_the_mention("Ménières Disease", hits)
+    part, whole = hits
+    assert part.partial and not whole.partial and part.score == pytest.approx(0.46)
+    # Read up to the guard's bound, never past it: a partial neighbour clears no threshold
+    # above PARTIAL_SCORE, whatever the map.
+    assert generous.estimate(Method.TFIDF, part.score, partial=part.partial) == PARTIAL_SCORE
+    assert generous.estimate(Method.TFIDF, part.score) == pytest.approx(0.79)  # the map alone
+    # A whole neighbour reads as the map says, up or down; a partial one may go down.
+    assert generous.estimate(Method.TFIDF, whole.score) > whole.score
+    strict = Calibration(maps={TFIDF: ([0.0, 1.0], [0.0, 0.5])})
+    assert strict.estimate(Method.TFIDF, 0.46, partial=True) == pytest.approx(0.23)
