@@ -41,6 +41,9 @@ RRF_RELA: dict[str, Mapped] = {
     **_pair("has_precise_ingredient", "precise_ingredient_of", RelType.HAS_PRECISE_INGREDIENT),
     **_pair("form_of", "has_form", RelType.FORM_OF),
     **_pair("consists_of", "constitutes", RelType.CONSISTS_OF),
+    # A pack (BPCK, GPCK) contains its drugs: the same walk from a product to its
+    # ingredients (pack -> drug -> component -> ingredient); source_rel keeps "contains".
+    **_pair("contains", "contained_in", RelType.CONSISTS_OF),
     **_pair("tradename_of", "has_tradename", RelType.TRADENAME_OF),
     **_pair("has_dose_form", "dose_form_of", RelType.HAS_DOSE_FORM),
     "associated_with": Mapped(RelType.ASSOCIATED_WITH, "associated_with", False),

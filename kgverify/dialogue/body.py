@@ -4,7 +4,8 @@ uses for the findings the vocabularies name by the part ("knee" is a joint: "joi
 "stiff joints", "swollen joints"; "chest pain", "stomach pain"; palpitations).
 ``body_forms`` gives the names to look such a span up under; the matcher takes the first
 the vocabularies hold, so a part the sample names no finding for ("my face hurts") stays no
-mention."""
+mention. Injuries said as a verb and a part ("cut my thigh", "burned my hand") the same
+way: ``injury_forms``."""
 
 from __future__ import annotations
 
@@ -105,4 +106,41 @@ def body_forms(tokens: Span) -> list[str]:
             "stiff": ["stiff joints", "joint stiffness"],
             "swollen": ["swollen joints", "joint swelling"],
         }[state]
+    return forms
+
+
+INJURIES = {
+    "cut": "laceration",
+    "gashed": "laceration",
+    "sliced": "laceration",
+    "burned": "burn",
+    "burnt": "burn",
+    "scalded": "burn",
+}
+"""Verbs a patient says an injury with, and the kind of injury the vocabularies name."""
+INJURED = PARTS | {"thigh", "forearm", "scalp", "lip", "shin", "calf", "palm", "thumb"}
+_INJURED_PLURALS = _PLURALS | {"thighs": "thigh", "forearms": "forearm", "lips": "lip",
+                               "shins": "shin", "calves": "calf", "thumbs": "thumb"}  # fmt: skip
+_ADJECTIVE = {"face": "facial"}
+_INJURY_GAP = frozenset({"on", "in", "a", "an"}) | _OWNER
+
+
+def injury_forms(tokens: Span) -> list[str]:
+    """The names an injury said as a verb and a part goes under, most specific first: "cut
+    my thigh", "cut on my foot" -> "laceration of thigh", "thigh laceration"; "cut my face"
+    also "facial laceration"; "burned my hand", "scalded my arm" -> "burn of hand", "burn";
+    [] when the span is no such injury (an injury verb first, a part last, at most two of
+    "my", "the", "on", "a" between)."""
+    words = [t.lower_ for t in tokens]
+    if len(words) < 2 or words[0] not in INJURIES:
+        return []
+    between = words[1:-1]
+    part = _INJURED_PLURALS.get(words[-1], words[-1])
+    if len(between) > 2 or not all(w in _INJURY_GAP for w in between) or part not in INJURED:
+        return []
+    if INJURIES[words[0]] == "burn":
+        return [f"burn of {part}", f"{part} burn", "burn"]
+    forms = [f"laceration of {part}", f"{part} laceration"]
+    if part in _ADJECTIVE:
+        forms.append(f"{_ADJECTIVE[part]} laceration")
     return forms

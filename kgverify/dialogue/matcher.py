@@ -10,9 +10,10 @@ letters, never matches in lower case.
 
 Patients put words between a name's words ("sprained my ankle", "my heart's been racing") and
 say a verb for a participle ("broke my hip"): each span is also looked up with the
-possessives and auxiliaries inside it left out and "broke"/"tore" read as "broken"/"torn"
-(``lay_text``). What no name matches, the linker may still resolve (a typo, other word order,
-a mined substitution): ``spans`` proposes the other word spans of the text for it."""
+possessives and auxiliaries inside it left out and an injury verb ("broke", "break", "tore",
+"crack") read as its participle (``lay_text``). What no name matches, the linker may still
+resolve (a typo, other word order, a mined substitution): ``spans`` proposes the other word
+spans of the text for it."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.language import Language
 from spacy.tokens import Doc, Span, Token
 
-from kgverify.dialogue.body import PARTS, body_forms
+from kgverify.dialogue.body import PARTS, body_forms, injury_forms
 from kgverify.graph.driver import Graph
 from kgverify.graph.model import Kind
 from kgverify.link.kb import KbEntry, export_entries
@@ -67,8 +68,21 @@ FILLERS = frozenset(
 """Words a patient puts inside a name ("sprained my ankle", "heart's been racing", "throat
 is really sore"): left out of a span's lay form, never at its edges."""
 
-PARTICIPLES = {"broke": "broken", "tore": "torn"}
-"""A past tense a name says as a participle ("broke my hip": "broken hip")."""
+PARTICIPLES = {
+    "broke": "broken",
+    "break": "broken",
+    "breaking": "broken",
+    "tore": "torn",
+    "tear": "torn",
+    "tearing": "torn",
+    "crack": "cracked",
+    "sprain": "sprained",
+    "twist": "twisted",
+}
+"""An injury verb a name says as a participle: past tense ("broke my hip": "broken hip"),
+and the plain form or -ing a patient uses for a fear or a plan ("afraid I'll break a hip",
+"crack a rib"). Only a lay form that is a name is ever found, so "take a break" is no
+fracture."""
 
 SPAN_WORDS = 4
 """Longest span, in tokens, proposed to the linker."""
@@ -181,7 +195,7 @@ class MentionMatcher:
             alias = span.text
             if not concepts and not stopped and end - i > 1 and (lay := lay_text(span)):
                 concepts, alias = self.keys.get(normalized_key(lay)), lay
-            for form in [] if concepts or stopped else body_forms(span):
+            for form in [] if concepts or stopped else body_forms(span) + injury_forms(span):
                 concepts, alias = self.keys.get(normalized_key(form)), form
                 if concepts:
                     break

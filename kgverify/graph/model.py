@@ -28,7 +28,7 @@ class RelType(StrEnum):
     HAS_INGREDIENT = "HAS_INGREDIENT"  # drug product -> ingredient
     HAS_PRECISE_INGREDIENT = "HAS_PRECISE_INGREDIENT"  # drug product -> salt/precise form
     FORM_OF = "FORM_OF"  # precise ingredient -> base ingredient
-    CONSISTS_OF = "CONSISTS_OF"  # clinical drug -> drug component
+    CONSISTS_OF = "CONSISTS_OF"  # clinical drug -> drug component; pack -> drug
     TRADENAME_OF = "TRADENAME_OF"  # brand (or branded drug) -> generic
     HAS_DOSE_FORM = "HAS_DOSE_FORM"  # drug product -> dose form
     MAY_TREAT = "MAY_TREAT"  # drug -> condition

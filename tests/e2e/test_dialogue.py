@@ -411,6 +411,41 @@ def test_morphologies_mapped_codes_short_typos_and_body_symptoms(checked: Checke
     assert "ceased" not in both["bleeding"].reason
 
 
+def test_packs_and_brands_of_the_third_pass(checked: Checked) -> None:
+    """Issue 37, third pass: a brand of a drug recorded as a pack (the pack reaches its
+    drugs' ingredients through RxNorm's "contains"), and brands of ingredients that had none;
+    each with a patient it must not ground for."""
+    sheets = list(SheetFile(checked.facts).sheets.values())
+    checker = open_dialogue_checker(checked.settings, checked.graph)
+
+    def said(text: str, sheet: FactSheet) -> dict[str, MentionVerdict]:
+        turn = check_turn(text, sheet, sheet.encounters[-1].episode, checker=checker)
+        return {m.text.lower(): m for m in turn.mentions}
+
+    def having(word: str) -> tuple[FactSheet, FactSheet]:
+        return (
+            next(x for x in sheets if word in _texts(x).lower()),
+            next(x for x in sheets if word not in _texts(x).lower()),
+        )
+
+    # The record holds "{7 (Ethinyl Estradiol 0.035 MG / norgestimate 0.18 MG ...} Pack [Or"
+    # (a name cut at 255 characters): the brand reaches its ingredients.
+    on_pack, off_pack = having("norgestimate")
+    pill = said("I'm on Ortho Tri-Cyclen.", on_pack)["ortho tri-cyclen"]
+    assert pill.verdict == "grounded" and pill.evidence[0].via == "brand"
+    assert any("CONSISTS_OF" in edge for edge in pill.evidence[0].path)
+    other = said("I'm on Ortho Tri-Cyclen.", off_pack)["ortho tri-cyclen"]
+    assert other.verdict == "unsupported" and other.claimed
+    # Brands of ingredients that had none.
+    on_cefaclor, off_cefaclor = having("cefaclor")
+    assert said("They gave me Ceclor.", on_cefaclor)["ceclor"].verdict == "grounded"
+    assert said("They gave me Ceclor.", off_cefaclor)["ceclor"].verdict == "unsupported"
+    on_depo, off_depo = having("medroxyprogesterone")
+    depo = said("I get the Depo-Provera shot.", on_depo)["depo-provera"]
+    assert depo.verdict == "grounded" and depo.evidence[0].via == "brand"
+    assert said("I get the Depo-Provera shot.", off_depo)["depo-provera"].verdict == "unsupported"
+
+
 def sheets_visit_2917(checked: Checked) -> tuple[FactSheet, str]:
     sheet = SheetFile(checked.facts).get(pseudonym(checked.settings.salt(), "omop:patient", "2917"))
     assert sheet is not None

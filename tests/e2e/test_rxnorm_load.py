@@ -58,6 +58,32 @@ def test_brand_and_ingredient_paths(loaded: Graph) -> None:
     assert edge(loaded, "RXNORM:665078", "HAS_DOSE_FORM", "RXNORM:317541") is not None
 
 
+def test_a_pack_reaches_the_ingredients_of_the_drugs_it_contains(loaded: Graph) -> None:
+    # RXNREL "contains" (pack -> drug) lands on CONSISTS_OF, its source name kept; before,
+    # it was not modelled and a pack reached nothing.
+    yaz = "RXNORM:748856"  # {24 (drospirenone 3 MG / Ethinyl Estradiol 0.02 MG ...} [Yaz 28 Day]
+    walk = (
+        "MATCH (:Concept {id: $id})-[:CONSISTS_OF]->()-[:CONSISTS_OF]->()-[:HAS_INGREDIENT]->(i) "
+        "RETURN collect(DISTINCT i.name)"
+    )
+    assert sorted(value(loaded, walk, id=yaz)) == [
+        "Ethinyl Estradiol",
+        "Inert Ingredients",
+        "drospirenone",
+    ]
+    contained = value(
+        loaded,
+        "MATCH (:Concept {id: $id})-[r:CONSISTS_OF]->(d) RETURN collect(r.source_rel)",
+        id=yaz,
+    )
+    assert contained and set(contained) == {"contains"}
+    # A name Eunomia cut at 255 characters: the whole components before the cut count.
+    tri = "RXNORM:749785"  # {7 (Ethinyl Estradiol 0.035 MG / norgestimate 0.18 MG ...) / ... [Or
+    assert sorted(value(loaded, walk, id=tri)) == ["Ethinyl Estradiol", "norgestimate"]
+    parts = "MATCH (:Concept {id: $id})-[r:CONSISTS_OF]->() RETURN count(r)"
+    assert value(loaded, parts, id=tri) == 3
+
+
 def test_attributes_and_obsolete_concept(loaded: Graph, settings: Settings, tmp_path: Path) -> None:
     assert value(loaded, "MATCH (c:Concept {id: 'RXNORM:855926'}) RETURN c.ndcs") == ["00781178901"]
     assert value(loaded, "MATCH (c:Concept {id: 'RXNORM:197378'}) RETURN count(c)") == 0

@@ -84,10 +84,38 @@ def test_words_inside_a_name_and_a_past_tense_are_read_as_the_name() -> None:
     assert lay_found("I sprained my ankle.") == [("sprained my ankle", "sprained ankle")]
     assert lay_found("My heart's been racing") == [("heart's been racing", "heart racing")]
     assert lay_found("I broke my hip") == [("broke my hip", "broken hip")]
+    # The plain form and -ing of an injury verb, for a fear or a plan; a break is no injury.
+    assert lay_found("I'm afraid I'll break a hip.") == [("break a hip", "broken hip")]
+    assert lay_found("Breaking my hip scares me") == [("Breaking my hip", "broken hip")]
+    assert lay_found("I need a break from my hip exercises") == []
     assert lay_text(LAY.doc("sprained ankle")[:]) == ""  # nothing to change
     # Fillers only inside: a name never starts or ends on one, nor crosses a coordination.
     assert lay_found("my ankle was sprained") == []
     assert lay_found("I sprained my wrist and my ankle") == []
+
+
+INJURY = MentionMatcher(
+    [
+        entry("SNOMEDCT:283385000", "Laceration of thigh", ["disorder"]),
+        entry("SNOMEDCT:370247008", "Facial laceration", ["disorder"]),
+        entry("SNOMEDCT:125666000", "Burn", ["disorder"]),
+    ]
+)
+
+
+def injury_found(text: str) -> list[tuple[str, str]]:
+    return [(m.span.text, m.alias) for m in INJURY.find(INJURY.doc(text))]
+
+
+def test_an_injury_said_as_a_verb_and_a_part_is_read_as_its_name() -> None:
+    """Issue 37: "cut my thigh", "cut on my face", "burned my hand" go under the names the
+    vocabularies give the injury; a verb without a part, or with something else, does not."""
+    assert injury_found("I cut my thigh on a fence.") == [("cut my thigh", "laceration of thigh")]
+    assert injury_found("a cut on my face") == [("cut on my face", "facial laceration")]
+    assert injury_found("I burned my hand on the stove") == [("burned my hand", "burn")]
+    assert injury_found("I scalded both arms") == [("scalded both arms", "burn")]
+    assert injury_found("I cut down on coffee and burned the toast") == []
+    assert injury_found("I cut my hair") == []
 
 
 def test_a_hyphenated_short_form_and_a_sentence_final_abbreviation() -> None:

@@ -206,10 +206,88 @@ MORE_CONSUMER_TERMS: dict[str, tuple[str, ...]] = {
     # how the sample's LLM-style relations link; these leave them as they were.
     "230690007": ("CVA",),
     "69896004": ("rheumatoid",),
-    "LNC:38265-5": ("T-score",),
+    "LNC:38265-5": ("T-score", "DEXA", "DEXA scan", "DXA scan", "bone density test"),
     "LNC:20570-8": ("hematocrit",),
-    "LNC:19926-5": ("breathing test",),
+    "LNC:19926-5": ("breathing test", "FEV1", "spirometry", "lung function test"),
     "LNC:8331-1": ("temperature", "temp"),
+    # issue 37, third pass: a sweep over every sample condition, allergy, ingredient and
+    # drug class that had no consumer wording, for the names patients use for them
+    # (abbreviations, lay names, "allergic to ..."), not picked from a test set's misses.
+    # Words that are also plain English ("ADD") are left out: the mention finder would
+    # read them in any sentence.
+    "192127007": ("ADHD", "attention deficit disorder", "attention deficit"),
+    "53741008": ("CAD", "coronary artery disease", "coronary heart disease"),
+    "24526004": ("IBD",),
+    "64766004": ("UC",),
+    "46635009": ("type 1 diabetes", "type one diabetes", "juvenile diabetes"),
+    "190905008": ("CF",),
+    "230265002": ("early onset Alzheimer's",),
+    "241929008": ("allergic reaction",),
+    "91935009": ("peanut allergy", "allergic to peanuts"),
+    "91934008": ("nut allergy", "tree nut allergy", "allergic to nuts"),
+    "91930004": ("egg allergy", "allergic to eggs"),
+    "417532002": ("fish allergy", "allergic to fish"),
+    "425525006": ("dairy allergy", "milk allergy", "allergic to milk", "allergic to dairy"),
+    "714035009": ("soy allergy", "allergic to soy"),
+    "420174000": ("wheat allergy", "allergic to wheat"),
+    "424213003": ("bee sting allergy", "allergic to bee stings", "allergic to bees"),
+    "418689008": ("grass allergy", "allergic to grass"),
+    "419263009": ("tree pollen allergy", "allergic to tree pollen"),
+    "232350006": ("dust mite allergy", "dust allergy", "allergic to dust"),
+    "419474003": ("mold allergy", "allergic to mold"),
+    "232347008": ("pet allergy", "cat allergy", "dog allergy", "allergic to cats"),
+    "300913006": ("allergic to shellfish",),
+    "300916003": ("allergic to latex", "latex sensitivity"),
+    "29738008": ("protein in the urine", "protein in urine"),
+    "166717003": ("high creatinine",),
+    "56265001": ("heart trouble", "heart problems", "heart problem"),
+    "368009": ("heart valve problem", "valve problem"),
+    "47693006": ("ruptured appendix", "burst appendix"),
+    "444448004": ("torn MCL", "MCL tear", "MCL injury"),
+    "30832001": ("torn patellar tendon",),
+    "235998001": ("kidney abscess",),
+    "75498004": ("bacterial sinus infection",),
+    "16761005": ("inflamed esophagus", "inflammation of the esophagus"),
+    "301011002": ("E. coli UTI", "E. coli bladder infection"),
+    "RX:8410": ("tPA", "clot buster"),
+    "RX:3992": ("adrenaline",),
+    "RX:10582": ("thyroxine", "thyroid hormone"),
+    "RX:7984": ("pen VK",),
+    "ATC:N05BA": ("benzodiazepine", "benzodiazepines", "benzo", "benzos"),
+    "ATC:N06D": ("dementia medicine", "memory medicine"),
+    "ATC:N03A": ("seizure medicine", "anti-seizure medicine", "epilepsy medicine"),
+    "ATC:A10A": ("insulin",),
+    "ATC:R05D": ("cough medicine", "cough syrup", "cough suppressant"),
+    "ATC:A04A": ("anti-nausea medicine", "nausea pills"),
+    "ATC:C01DA": ("nitrates",),
+    "ATC:M05BA": ("bisphosphonate", "bisphosphonates"),
+    "ATC:L04A": ("immunosuppressant", "immunosuppressants", "anti-rejection medicine"),
+    "ATC:N06BA": ("stimulant", "stimulants", "ADHD medicine"),
+    "ATC:J01DC": ("cephalosporin", "cephalosporins"),
+    "ATC:J01FA": ("macrolide", "macrolides"),
+    "ATC:A02BC": ("PPI", "proton pump inhibitor", "proton pump inhibitors"),
+    "ATC:B03A": ("iron supplement", "iron supplements"),
+    "ATC:C03CA": ("loop diuretic", "loop diuretics"),
+    "ATC:C03AA": ("thiazide", "thiazides"),
+    "ATC:M01AH": ("COX-2 inhibitor",),
+    # lab tests by the names on a referral or a patient portal: each allergen's IgE test
+    # (added after the third set was scored; so are the spirometry and bone density names
+    # on the second pass's keys above)
+    "LNC:6206-7": ("peanut IgE", "peanut test", "peanut allergy test"),
+    "LNC:6833-8": ("cat dander IgE", "cat dander test", "cat allergy test"),
+    "LNC:6106-9": ("egg IgE", "egg white IgE", "egg allergy test"),
+    "LNC:6246-3": ("shrimp IgE", "shrimp test", "shrimp allergy test"),
+    "LNC:6844-5": ("bee venom IgE", "bee IgE", "bee sting test"),
+    "LNC:6095-4": ("dust mite IgE", "dust mite test"),
+    "LNC:7258-7": ("milk IgE", "milk allergy test"),
+    "LNC:6082-2": ("codfish IgE", "cod IgE", "fish allergy test"),
+    "LNC:6276-0": ("wheat IgE", "wheat allergy test"),
+    "LNC:6189-5": ("oak IgE", "oak pollen test"),
+    "LNC:6273-7": ("walnut IgE", "walnut test", "walnut allergy test"),
+    "LNC:6158-0": ("latex IgE", "latex allergy test"),
+    "LNC:6075-6": ("mold IgE", "mold test"),
+    "LNC:6085-5": ("ragweed IgE", "ragweed test", "ragweed allergy test"),
+    "LNC:6248-9": ("soy IgE", "soy allergy test"),
 }
 """Consumer terms added later, after every atom of ``CONSUMER_TERMS``."""
 
@@ -291,6 +369,52 @@ BRAND_NAMES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Ceftin", ("Cefuroxime",)),
     ("Ativan", ("Lorazepam",)),
     ("EpiPen", ("Epinephrine",)),
+    # issue 37, third pass: a US brand (from the FDA labels' proprietary names) for every
+    # sample ingredient that had none and has one patients name, after every earlier brand
+    ("Alfenta", ("Alfentanil",)),
+    ("Principen", ("Ampicillin",)),
+    ("Hismanal", ("Astemizole",)),
+    ("AtroPen", ("Atropine",)),
+    ("Ceclor", ("Cefaclor",)),
+    ("Chlor-Trimeton", ("Chlorpheniramine",)),
+    ("Delsym", ("Dextromethorphan",)),
+    ("Unisom", ("Doxylamine",)),
+    ("Estrace", ("Estradiol",)),
+    ("Duragesic", ("Fentanyl",)),
+    ("Sublimaze", ("Fentanyl",)),
+    ("Feosol", ("ferrous sulfate",)),
+    ("Cortef", ("Hydrocortisone",)),
+    ("Forane", ("Isoflurane",)),
+    ("Depo-Provera", ("Medroxyprogesterone",)),
+    ("Provera", ("Medroxyprogesterone",)),
+    ("Demerol", ("Meperidine",)),
+    ("Ortho-Novum", ("Mestranol", "Norethindrone")),
+    ("Micronor", ("Norethindrone",)),
+    ("Trexall", ("Methotrexate",)),
+    ("Versed", ("Midazolam",)),
+    ("MS Contin", ("Morphine",)),
+    ("Pfizerpen", ("Penicillin G",)),
+    ("Bicillin", ("Penicillin G",)),
+    ("Veetids", ("Penicillin V",)),
+    ("Zosyn", ("Piperacillin", "tazobactam")),
+    ("Diprivan", ("Propofol",)),
+    ("Zemuron", ("Rocuronium",)),
+    ("Sufenta", ("Sufentanil",)),
+    ("Cognex", ("Tacrine",)),
+    ("Seldane", ("Terfenadine",)),
+    ("Nascobal", ("Vitamin B 12",)),
+    ("Activase", ("alteplase",)),
+    ("Suprane", ("desflurane",)),
+    ("Natazia", ("dienogest", "Estradiol")),
+    ("Yasmin", ("drospirenone", "Ethinyl Estradiol")),
+    ("Yaz", ("drospirenone", "Ethinyl Estradiol")),
+    ("Xulane", ("norelgestromin", "Ethinyl Estradiol")),
+    ("Ortho Tri-Cyclen", ("norgestimate", "Ethinyl Estradiol")),
+    ("Ultiva", ("remifentanil",)),
+    ("Ultane", ("sevoflurane",)),
+    ("Macrodantin", ("Nitrofurantoin",)),
+    ("Norco", ("Acetaminophen", "Hydrocodone")),
+    ("Lortab", ("Acetaminophen", "Hydrocodone")),
 )
 """Brand names (RxNorm BN) and the ingredients (IN names of the sample) they are trade names
 of. The sample's other brands (Tylenol, Advil, Lipitor, ...) come with their branded drugs."""
@@ -409,6 +533,22 @@ def readme_section(w: Callable[[str], None], k2c: dict[str, str], pref: dict[str
         "as terms a licensed UMLS load carries for these concepts; they are few on purpose: every "
         "new name moves the linker's calibration fit, and a wider pass changed how the LLM-style "
         "relations link."
+    )
+    w("")
+    w(
+        "The third pass is a sweep, not a list of misses: every sample condition, allergy, "
+        "ingredient and drug class that had no consumer wording got the names patients use for "
+        'it where there are common ones (abbreviations such as ADHD, CAD, IBD, UC, tPA; "allergic '
+        'to peanuts"; "heart trouble"; "benzos", "cough syrup", "PPI"), and every sample ingredient '
+        "without a brand got its US brand names (the proprietary names of its FDA labels: "
+        "Ceclor, Demerol, Depo-Provera, Activase, ...; ingredients without a brand patients name, "
+        "such as heparin, stay without). Words that are also plain English (ADD) are left out. "
+        "Lab tests got the names patients read on a referral (each allergen's IgE test, FEV1, "
+        "DEXA), after the third independent dialogue set was scored. "
+        "The packs whose names Eunomia cut at 255 characters are decomposed into the components "
+        "before the cut in the same pass, after every other RxNorm id. Concept identifiers (CUI, "
+        "RXCUI, CHV code), AUIs and RxNorm's atom ids are unchanged; the writer numbers strings "
+        "in concept order, so the LUI and SUI of 306 earlier CHV atoms moved."
     )
     w("")
     w(

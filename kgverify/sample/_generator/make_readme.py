@@ -420,7 +420,7 @@ def write_readme(out: Path, manifest: dict[str, Any]) -> None:
         '| preferred name differs from every source\'s preferred term | UMLS preferred atom is a SNOMEDCT_US SY | C0020538: "Hypertensive disease" in 2025AA (SNOMED PT is "Hypertensive disorder"); becomes "Hypertension" in 2025AB |'
     )
     w(
-        f"| truncated names | RxNorm BPCK names as Eunomia stores them, cut at 255 characters by OMOP; not decomposed | {', '.join(m['bpck_truncated'])} |"
+        f"| truncated names | RxNorm BPCK names as Eunomia stores them, cut at 255 characters by OMOP; the components before the cut are decomposed (`contains` rows), the cut one is left out | {', '.join(m['bpck_truncated'])} |"
     )
     w(
         "| drug with deliberately wrong relation | RxNorm 01062025 only | 665078 Loratadine 5 MG Chewable Tablet has_dose_form Oral Tablet (fixed in 02032025) |"

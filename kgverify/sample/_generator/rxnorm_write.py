@@ -346,10 +346,18 @@ def build_rxnorm(out: Path, eun: Eunomia, snomed: SnomedBuild) -> RxBuild:
     def build_bpck(c: RxConcept) -> None:
         m = pack_re.match(c.name)
         if not m:
-            c.truncated = True
+            c.truncated = True  # decomposed after every other id (pack_parts_before_cut)
             return
         c.truncated = False
-        for part in m.group(1).strip().split(") / "):
+        contains(c, m.group(1).strip().split(") / "))
+
+    def pack_parts_before_cut(c: RxConcept) -> None:
+        """A name cut at 255 characters by OMOP: the components before the cut are whole
+        (each closed by its ")"), the cut one is left out."""
+        contains(c, c.name.removeprefix("{").split(") / ")[:-1])
+
+    def contains(c: RxConcept, parts: list[str]) -> None:
+        for part in parts:
             part = part.strip().rstrip(")").strip()
             _n, drug = part.split(" (", 1)
             scd = rx_by_name.get(drug)
@@ -445,24 +453,33 @@ def build_rxnorm(out: Path, eun: Eunomia, snomed: SnomedBuild) -> RxBuild:
         cvx_rx[code] = rxcui
 
     # attributes
-    rxsat: list[RxSat] = []
-    for c in rx_concepts.values():
+    def attributes(c: RxConcept) -> list[RxSat]:
         if not c.atoms or c.atoms[0][1] != "RXNORM" or c.suppress == "O":
-            continue
+            return []
         aui = c.atoms[0][0]
+        out: list[RxSat] = []
         if c.tty in ("SCD", "SBD", "BPCK"):
-            rxsat.append((c.rxcui, aui, "RXN_HUMAN_DRUG", "US"))
+            out.append((c.rxcui, aui, "RXN_HUMAN_DRUG", "US"))
         if c.tty in ("SCD", "SBD") and c.strengths:
-            rxsat.append((c.rxcui, aui, "RXN_AVAILABLE_STRENGTH", " / ".join(c.strengths)))
+            out.append((c.rxcui, aui, "RXN_AVAILABLE_STRENGTH", " / ".join(c.strengths)))
         if c.tty == "SCDC":
             m = comp_re.match(c.name)
             assert m, ("cannot parse component", c.name)
-            rxsat.append((c.rxcui, aui, "RXN_STRENGTH", f"{m.group(2)} {m.group(3)}"))
+            out.append((c.rxcui, aui, "RXN_STRENGTH", f"{m.group(2)} {m.group(3)}"))
         if c.tty == "BN":
-            rxsat.append((c.rxcui, aui, "RXN_BN_CARDINALITY", "single"))
+            out.append((c.rxcui, aui, "RXN_BN_CARDINALITY", "single"))
+        return out
+
+    rxsat: list[RxSat] = [s for c in rx_concepts.values() for s in attributes(c)]
     for rxcui, ndc in dd.NDC:
         rxsat.append((rxcui, rx_concepts[rxcui].atoms[0][0], "NDC", ndc))
     lay_terms.add_brands(rx_add, rx_rel, in_by_name, rxsat)  # issue 37: after every other RxNorm id
+    # issue 37: the truncated packs' whole components, after every other id, so that a pack
+    # reaches its ingredients (pack -contains-> drug -> component -> ingredient)
+    earlier = set(rx_concepts)
+    for c in [c for c in rx_concepts.values() if c.tty == "BPCK" and c.truncated]:
+        pack_parts_before_cut(c)
+    rxsat += [s for k, c in rx_concepts.items() if k not in earlier for s in attributes(c)]
     rxsat_atui = {k: rxatui_seq() for k in rxsat}
     rxrel_rui: dict[RxRel, str] = {}
     ids = RxIds(rx_concepts, rxrel_rui, rxrui_seq, rxsat_atui)
