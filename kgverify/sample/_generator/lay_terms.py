@@ -201,9 +201,10 @@ CONSUMER_TERMS: dict[str, tuple[str, ...]] = {
 
 MORE_CONSUMER_TERMS: dict[str, tuple[str, ...]] = {
     # issue 37, second pass, written after every earlier atom so that their ids stay: a
-    # concept of CONSUMER_TERMS keeps its CHV code and gains SY atoms. Few on purpose: every
-    # new name moves the linker's calibration fit (docs/linking.md), and a wider pass moved
-    # how the sample's LLM-style relations link; these leave them as they were.
+    # concept of CONSUMER_TERMS keeps its CHV code and gains SY atoms. The second pass was
+    # kept few: every new name moves the linker's calibration fit (docs/linking.md), and a
+    # wider pass had made it read partial neighbours as confident links. The third pass went
+    # wide once the linker bounded a partial neighbour's estimate (PARTIAL_SCORE).
     "230690007": ("CVA",),
     "69896004": ("rheumatoid",),
     "LNC:38265-5": ("T-score", "DEXA", "DEXA scan", "DXA scan", "bone density test"),
@@ -548,7 +549,10 @@ def readme_section(w: Callable[[str], None], k2c: dict[str, str], pref: dict[str
         "The packs whose names Eunomia cut at 255 characters are decomposed into the components "
         "before the cut in the same pass, after every other RxNorm id. Concept identifiers (CUI, "
         "RXCUI, CHV code), AUIs and RxNorm's atom ids are unchanged; the writer numbers strings "
-        "in concept order, so the LUI and SUI of 306 earlier CHV atoms moved."
+        "in concept order, so the LUI and SUI of 306 earlier CHV atoms moved. The sweep moved the "
+        "linker's calibration map as the second pass had feared (it read the partial neighbour "
+        '"Disease" of "Ménières Disease" as a confident link); the linker now reads a partial '
+        "neighbour at most 0.5 whatever the map (docs/linking.md), which made the sweep safe."
     )
     w("")
     w(
