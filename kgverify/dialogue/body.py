@@ -3,7 +3,7 @@
 uses for the findings the vocabularies name by the part ("knee" is a joint: "joint pain",
 "stiff joints", "swollen joints"; "chest pain", "stomach pain"; palpitations).
 ``body_forms`` gives the names to look such a span up under; the matcher takes the first
-the vocabularies hold, so a part the sample names no finding for ("my face hurts") stays no
+the vocabularies hold, so a part the sample names no finding for ("my leg hurts") stays no
 mention. Injuries said as a verb and a part ("cut my thigh", "burned my hand") the same
 way: ``injury_forms``."""
 

@@ -404,7 +404,7 @@ def test_morphologies_mapped_codes_short_typos_and_body_symptoms(checked: Checke
         assert beats[text].verdict == "grounded" and beats[text].evidence[0].via == "manifestation"
     knees = said("My knees ache in the morning.", at_ulcer)["knees ache"]
     assert knees.concept_name == "Joint pain" or "rthralgia" in (knees.concept_name or "")
-    assert said("My face hurts.") == {}
+    assert said("My leg hurts.") == {}  # a part the sample names no finding for
     # A cessation carried off by "because of": the bleeding is not said to be over.
     both = said("I don't take Aleve anymore because of the bleeding.", at_ulcer)
     assert "ceased" in both["aleve"].reason
@@ -444,6 +444,46 @@ def test_packs_and_brands_of_the_third_pass(checked: Checked) -> None:
     depo = said("I get the Depo-Provera shot.", on_depo)["depo-provera"]
     assert depo.verdict == "grounded" and depo.evidence[0].via == "brand"
     assert said("I get the Depo-Provera shot.", off_depo)["depo-provera"].verdict == "unsupported"
+
+
+def test_common_conditions_and_drugs_no_patient_has(checked: Checked) -> None:
+    """Issue 37, fourth pass: common conditions, symptoms and drugs outside the records
+    (synthetic-CUI concepts with consumer terms) are found and judged: an affirmed one is
+    unsupported, a denied or a relative's one is no claim, and a symptom the visit's
+    condition manifests stays grounded."""
+    checker = open_dialogue_checker(checked.settings, checked.graph)
+    sheets = list(SheetFile(checked.facts).sheets.values())
+
+    def said(text: str, sheet: FactSheet, episode: str) -> dict[str, MentionVerdict]:
+        turn = check_turn(text, sheet, episode, checker=checker)
+        return {m.text.lower(): m for m in turn.mentions}
+
+    # A visit whose diagnosis is anemia: dizziness is one of its manifestations.
+    sheet, episode = next(
+        (x, e.episode)
+        for x in sheets
+        for e in x.encounters
+        if any(f.text.lower() == "anemia" for f in e.record_only)
+    )
+    dizzy = said("I get dizzy when I stand up.", sheet, episode)["dizzy"]
+    assert dizzy.verdict == "grounded" and dizzy.evidence[0].via == "manifestation"
+    assert any("HAS_MANIFESTATION" in e for e in dizzy.evidence[0].path)
+    # A patient none of whose conditions manifests it: an invented symptom.
+    manifesting = ("anemia", "atrial fibrillation", "arrhythmia", "cerebrovascular", "concussion")
+    calm = next(x for x in sheets if not any(w in _texts(x).lower() for w in manifesting))
+    invented = said("I get dizzy when I stand up.", calm, calm.encounters[-1].episode)["dizzy"]
+    assert invented.verdict == "unsupported" and invented.claimed
+    # Conditions and drugs no sample patient has, affirmed, denied and a relative's.
+    heard = said("I get migraines and I take Eliquis for my heart.", sheet, episode)
+    assert heard["migraines"].verdict == "unsupported" and heard["migraines"].claimed
+    assert heard["eliquis"].verdict == "unsupported" and heard["eliquis"].claimed
+    assert "ingredient" in heard["eliquis"].kind
+    denied = said("I've never had gout.", sheet, episode)["gout"]
+    assert denied.negated and not denied.claimed
+    family = said("My mother had breast cancer.", sheet, episode)["breast cancer"]
+    assert family.experiencer == "family" and not family.claimed
+    # Words left out because they are mostly plain English are never mentions.
+    assert said("I feel fit, I was just confused by the forms.", sheet, episode) == {}
 
 
 def sheets_visit_2917(checked: Checked) -> tuple[FactSheet, str]:

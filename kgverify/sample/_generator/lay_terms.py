@@ -420,18 +420,26 @@ BRAND_NAMES: tuple[tuple[str, tuple[str, ...]], ...] = (
 """Brand names (RxNorm BN) and the ingredients (IN names of the sample) they are trade names
 of. The sample's other brands (Tylenol, Advil, Lipitor, ...) come with their branded drugs."""
 
+LATER_BRANDS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("Namzaric", ("Memantine", "donepezil")),
+    ("Pen-Vee K", ("Penicillin V",)),
+    ("Norplant", ("Levonorgestrel",)),
+)
+"""Brands of the fourth pass, added after the packs' components (so after every earlier RXCUI)."""
+
 
 def add_brands(
     rx_add: Callable[..., Any],
     rx_rel: Callable[..., None],
     in_by_name: dict[str, Any],
     rxsat: list[tuple[str, str, str, str]],
+    brands: tuple[tuple[str, tuple[str, ...]], ...] = BRAND_NAMES,
 ) -> list[str]:
-    """The BN concepts of ``BRAND_NAMES`` (synthetic RXCUIs, after every other one), each
+    """The BN concepts of ``brands`` (synthetic RXCUIs, after every other one), each
     ``tradename_of`` its ingredients in both directions, with its RXN_BN_CARDINALITY; the
     new RXCUIs in order."""
     added = []
-    for name, ingredients in BRAND_NAMES:
+    for name, ingredients in brands:
         brand = rx_add("", "BN", name, "SYN (brand name, issue 37)")
         for ingredient in ingredients:
             rx_rel(brand.rxcui, "tradename_of", in_by_name[ingredient].rxcui, "has_tradename")
@@ -567,9 +575,14 @@ def readme_section(w: Callable[[str], None], k2c: dict[str, str], pref: dict[str
     w("")
     w("| brand (BN) | tradename of |")
     w("|---|---|")
-    for name, ingredients in BRAND_NAMES:
+    for name, ingredients in BRAND_NAMES + LATER_BRANDS:
         w(f"| {name} | {', '.join(ingredients) or '(no sample ingredient)'} |")
     w("")
+
+
+def chv_codes() -> int:
+    """How many CHV codes ``add_consumer_terms`` numbers (one per concept it gives terms)."""
+    return len(_every_term())
 
 
 def _every_term() -> dict[str, tuple[str, ...]]:

@@ -480,6 +480,8 @@ def build_rxnorm(out: Path, eun: Eunomia, snomed: SnomedBuild) -> RxBuild:
     for c in [c for c in rx_concepts.values() if c.tty == "BPCK" and c.truncated]:
         pack_parts_before_cut(c)
     rxsat += [s for k, c in rx_concepts.items() if k not in earlier for s in attributes(c)]
+    # issue 37, fourth pass: brands after the packs' components
+    lay_terms.add_brands(rx_add, rx_rel, in_by_name, rxsat, lay_terms.LATER_BRANDS)
     rxsat_atui = {k: rxatui_seq() for k in rxsat}
     rxrel_rui: dict[RxRel, str] = {}
     ids = RxIds(rx_concepts, rxrel_rui, rxrui_seq, rxsat_atui)

@@ -52,6 +52,7 @@ STY_INFO = {
     "T170": ("A2.4", "Intellectual Product"),
     "T184": ("A2.2.2", "Sign or Symptom"),
     "T190": ("A1.2.2", "Anatomical Abnormality"),
+    "T191": ("B2.2.1.2.1.2", "Neoplastic Process"),
     "T195": ("A1.4.1.1.2", "Antibiotic"),
     "T197": ("A1.4.1.2.2", "Inorganic Chemical"),
     "T200": ("A1.3.3", "Clinical Drug"),
@@ -131,6 +132,8 @@ class UmlsState:
     late2_mrrel0: int = 0
     late2_cuis: set[str] = field(default_factory=set)
     late3_aui0: int = 0
+    # common_terms.add_extra_terms: terms for earlier concepts, numbered after every other atom
+    late4_aui0: int = 0
     atc_atom: dict[tuple[str, str], Row] = field(default_factory=dict)
     eun_derive: dict[str, list[int]] = field(default_factory=dict)
 

@@ -9,9 +9,9 @@ from typing import Any
 
 import duckdb
 
+from kgverify.sample._generator import common_terms, lay_terms
 from kgverify.sample._generator import drug_data as dd
 from kgverify.sample._generator import label_knowledge as lk
-from kgverify.sample._generator import lay_terms
 from kgverify.sample._generator import umls_data as ud
 from kgverify.sample._generator.common import EUNOMIA_DB
 from kgverify.sample._generator.eunomia import Eunomia
@@ -245,6 +245,25 @@ def add_derivation(st: UmlsState, eun: Eunomia, snomed: SnomedBuild, rx: RxBuild
     late3_aui0 = aui_seq.n  # issue 37: consumer terms, after every other atom
     lay_terms.add_consumer_terms(umls_concepts, key2cui, atom, srl_of, sab_info)
     lay_terms.add_manifestations(pair, key2cui, dd.MANIFESTATIONS)
+    # issue 37, fourth pass: common concepts no patient has, numbered after every earlier one (their MRSTY ATUIs
+    # with the third wave's, whose CUIs all sort before theirs)
+    late2_cuis.update(
+        common_terms.add_common_concepts(
+            ucon,
+            atom,
+            {a["str"].lower() for u in umls_concepts.values() for a in u.atoms},
+            lay_terms.CHV_CODE_BASE + lay_terms.chv_codes() + 1,
+        )
+    )
+    common_terms.add_manifestations(pair, key2cui)
+    st.late4_aui0 = aui_seq.n  # more terms for earlier concepts: LUIs/SUIs after every other
+    common_terms.add_extra_terms(
+        umls_concepts,
+        key2cui,
+        atom,
+        {a["str"].lower() for u in umls_concepts.values() for a in u.atoms},
+        lay_terms.CHV_CODE_BASE + lay_terms.chv_codes() + len(common_terms.every()) + 1,
+    )
 
     # Eunomia persons each added row bears on (README): a condition counts with the SNOMED concepts of its CUI and
     # their descendants in the sample's SNOMED is-a; a drug by its RxNorm ingredient (Eunomia's CONCEPT_ANCESTOR)

@@ -60,7 +60,8 @@ class UmlsIds:
     def_atuis: dict[tuple[str, str], str] = field(default_factory=dict)
 
     def wave(self, a: Row) -> int:
-        """0: the earlier sample, 1: added with the drug classes, 2: added for derivation."""
+        """0: the earlier sample, 1: added with the drug classes, 2: added for derivation, 3: the
+        consumer terms and common concepts, 4: more terms for earlier concepts."""
         n = int(a["aui"][2:])  # AUIs are 'A9' + the sequence number
         return (
             0
@@ -70,6 +71,8 @@ class UmlsIds:
             else 2
             if n <= self.st.late3_aui0
             else 3
+            if n <= self.st.late4_aui0
+            else 4
         )
 
     def finalise(
@@ -77,7 +80,7 @@ class UmlsIds:
     ) -> None:
         # LUIs/SUIs in atom order, those of the atoms added with the drug classes after all others, and those added
         # for derivation after them
-        for w in (0, 1, 2, 3):
+        for w in (0, 1, 2, 3, 4):
             for u in ucon_map.values():
                 for a in u.atoms:
                     if self.wave(a) == w:

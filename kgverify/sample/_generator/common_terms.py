@@ -1,0 +1,372 @@
+"""Common conditions, symptoms and drugs that no sample patient has (issue 37, fourth pass).
+
+A licensed UMLS load knows migraine, gout, Eliquis and Zoloft whether or not a cohort's
+records do; the sample, cut to what Eunomia's records code, did not, so a patient's "I get
+migraines" or "I take Eliquis" (an affirmed condition or drug the record lacks: the checker's
+``unsupported``) went unfound. These concepts give the sample that breadth: UMLS concepts
+with synthetic CUIs (``C99...``, after every earlier one), each with consumer-term atoms (SAB
+``CHV``, TTY ``PT`` for the first term and ``SY`` for the others, one synthetic CHV code per
+concept, after the earlier ones) and its semantic types in MRSTY. Their only relationships
+are the symptoms sample conditions manifest (``MANIFESTATIONS``), so nothing here is
+evidence for a treatment or an outcome, and derivation never offers them (its cohort fit
+refuses a concept no patient has).
+
+The list is a sweep of what primary-care patients commonly name (frequent chronic and acute
+conditions, symptoms, cancers, habits, and the most prescribed and over-the-counter drugs
+with their US brand names), written from general clinical knowledge, not copied from a CHV
+or UMLS release. Left out on purpose: procedures, vaccines and tests (Eunomia records them
+with codes the sample does not load, so a new concept for "stitches" or "flu shot" would call
+a recorded one unsupported); words that are mostly plain English ("fit", "confused", "cold",
+"MS", "ED", "the pill", bare "pain" and "calcium").
+
+umls_waves.add_derivation calls ``add_common_concepts`` after the consumer terms and the
+manifestations, so every earlier identifier stays as it was; make_readme.py calls
+``readme_section``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+# (key, TUI, terms): the first term is the CHV preferred one. TUIs: T047 Disease or
+# Syndrome, T048 Mental or Behavioral Dysfunction, T191 Neoplastic Process, T046 Pathologic
+# Function, T037 Injury or Poisoning, T184 Sign or Symptom, T033 Finding, T121
+# Pharmacologic Substance, T109 Organic Chemical, T127 Vitamin, T197 Inorganic Chemical.
+CONDITIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("migraine", "T047", ("migraine", "migraines", "migraine headache", "migraine headaches")),
+    ("gout", "T047", ("gout", "gouty arthritis")),
+    ("kidney-stone", "T047", ("kidney stones", "kidney stone", "renal calculi", "nephrolithiasis")),
+    ("pregnancy", "T033", ("pregnant", "pregnancy", "expecting a baby")),
+    ("smoker", "T033", ("smoker", "smoking", "smoke", "smoked", "cigarettes", "tobacco use")),
+    ("colon-cancer", "T191", ("colon cancer", "bowel cancer", "colorectal cancer")),
+    ("stomach-cancer", "T191", ("stomach cancer", "gastric cancer")),
+    ("breast-cancer", "T191", ("breast cancer",)),
+    ("lung-cancer", "T191", ("lung cancer",)),
+    ("prostate-cancer", "T191", ("prostate cancer",)),
+    ("skin-cancer", "T191", ("skin cancer",)),
+    ("melanoma", "T191", ("melanoma",)),
+    ("brain-tumor", "T191", ("brain tumor", "brain tumour")),
+    ("leukemia", "T191", ("leukemia", "leukaemia", "blood cancer")),
+    ("lymphoma", "T191", ("lymphoma",)),
+    ("cancer", "T191", ("cancer", "tumor", "tumour")),
+    (
+        "parkinson",
+        "T047",
+        ("Parkinson's disease", "Parkinson's", "Parkinsons", "Parkinson disease"),
+    ),
+    ("crohn", "T047", ("Crohn's disease", "Crohn's", "Crohns")),
+    ("dvt", "T047", ("deep vein thrombosis", "DVT", "blood clot in my leg", "clot in my leg")),
+    ("thrombus", "T046", ("blood clot", "blood clots")),
+    ("pulmonary-embolism", "T047", ("pulmonary embolism", "blood clot in my lung")),
+    ("mononucleosis", "T047", ("mononucleosis", "mono", "glandular fever", "kissing disease")),
+    ("diverticulitis", "T047", ("diverticulitis",)),
+    ("angina", "T184", ("angina", "angina pectoris")),
+    ("tia", "T047", ("transient ischemic attack", "TIA", "mini stroke", "mini-stroke")),
+    ("anaphylaxis", "T046", ("anaphylaxis", "anaphylactic shock", "anaphylactic reaction")),
+    ("urticaria", "T047", ("hives", "urticaria")),
+    ("lupus", "T047", ("lupus", "systemic lupus erythematosus")),
+    ("hepatitis", "T047", ("hepatitis", "liver inflammation")),
+    ("tinnitus", "T184", ("tinnitus", "ringing in my ears", "ringing in the ears")),
+    ("thalassemia", "T047", ("thalassemia", "thalassaemia")),
+    ("epistaxis", "T184", ("nosebleeds", "nosebleed", "nose bleeds", "nose bleed", "epistaxis")),
+    ("numbness", "T184", ("numbness", "numb", "pins and needles", "tingling")),
+    ("dizziness", "T184", ("dizziness", "dizzy", "lightheaded", "light-headed", "woozy")),
+    ("vertigo", "T184", ("vertigo", "room spinning")),
+    ("diarrhea", "T184", ("diarrhea", "diarrhoea", "loose stools")),
+    ("constipation", "T184", ("constipation", "constipated")),
+    ("muscle-cramp", "T184", ("muscle cramps", "leg cramps", "muscle cramp")),
+    ("menorrhagia", "T047", ("heavy periods", "menorrhagia")),
+    ("irregular-menses", "T047", ("irregular periods", "irregular menstruation")),
+    ("spotting", "T184", ("spotting", "bleeding between periods")),
+    (
+        "intracranial-hemorrhage",
+        "T046",
+        ("brain bleed", "bleeding in the brain", "brain hemorrhage", "brain haemorrhage"),
+    ),
+    ("depression", "T048", ("depression", "depressed", "clinical depression")),
+    ("anxiety", "T048", ("anxiety", "anxiety disorder", "panic attacks")),
+    ("insomnia", "T184", ("insomnia", "trouble sleeping", "can't sleep")),
+    ("glaucoma", "T047", ("glaucoma",)),
+    ("cataract", "T047", ("cataracts", "cataract")),
+    ("psoriasis", "T047", ("psoriasis",)),
+    ("acne", "T047", ("acne",)),
+    ("hyperthyroidism", "T047", ("hyperthyroidism", "overactive thyroid")),
+    ("gerd", "T047", ("acid reflux", "reflux", "GERD", "gastroesophageal reflux")),
+    ("heartburn", "T184", ("heartburn", "indigestion")),
+    ("ibs", "T047", ("irritable bowel syndrome", "irritable bowel", "IBS")),
+    ("hemorrhoids", "T047", ("hemorrhoids", "haemorrhoids", "piles")),
+    ("hernia", "T047", ("hernia",)),
+    ("bph", "T047", ("enlarged prostate", "BPH")),
+    ("erectile-dysfunction", "T047", ("erectile dysfunction", "impotence")),
+    ("incontinence", "T184", ("incontinence", "leaking urine", "bladder leakage")),
+    ("cellulitis", "T047", ("cellulitis",)),
+    ("shingles", "T047", ("shingles", "herpes zoster")),
+    ("chickenpox", "T047", ("chickenpox", "chicken pox")),
+    ("measles", "T047", ("measles",)),
+    ("mumps", "T047", ("mumps",)),
+    ("tuberculosis", "T047", ("tuberculosis", "TB")),
+    ("hiv", "T047", ("HIV", "HIV infection")),
+    ("sleep-apnea", "T047", ("sleep apnea", "sleep apnoea")),
+    ("varicose-veins", "T047", ("varicose veins",)),
+    ("multiple-sclerosis", "T047", ("multiple sclerosis",)),
+    ("bipolar", "T048", ("bipolar disorder", "bipolar")),
+    ("schizophrenia", "T048", ("schizophrenia",)),
+    ("alcoholism", "T048", ("alcoholism", "alcohol dependence")),
+    ("pancreatitis", "T047", ("pancreatitis",)),
+    ("cirrhosis", "T047", ("cirrhosis", "liver cirrhosis")),
+    ("celiac", "T047", ("celiac disease", "coeliac disease", "celiac")),
+    ("scoliosis", "T047", ("scoliosis",)),
+    ("carpal-tunnel", "T047", ("carpal tunnel syndrome", "carpal tunnel")),
+    ("sciatica", "T184", ("sciatica",)),
+    ("fibromyalgia", "T047", ("fibromyalgia",)),
+    ("back-pain", "T184", ("back pain", "bad back", "backache", "sore back", "lower back pain")),
+    ("rash", "T184", ("rash", "skin rash")),
+    ("weight-gain", "T033", ("weight gain", "gained weight", "gain weight", "putting on weight")),
+    ("obesity", "T047", ("obesity", "obese", "overweight")),
+    ("dehydration", "T047", ("dehydration", "dehydrated")),
+    ("hypoglycemia", "T047", ("low blood sugar", "hypoglycemia", "hypoglycaemia")),
+    ("tonsillitis", "T047", ("tonsillitis",)),
+    ("conjunctivitis", "T047", ("pink eye", "conjunctivitis")),
+    ("common-cold", "T047", ("common cold", "head cold")),
+    ("heart-murmur", "T033", ("heart murmur",)),
+    ("penicillin-allergy", "T046", ("allergic to penicillin", "penicillin allergy")),
+    ("sulfa-allergy", "T046", ("allergic to sulfa", "sulfa allergy")),
+    ("rheumatism", "T047", ("rheumatism",)),
+    ("dysarthria", "T184", ("slurred speech", "speech was slurred", "slurring my words")),
+    ("facial-droop", "T184", ("facial droop", "face drooping", "face was drooping")),
+    ("sputum", "T184", ("phlegm", "coughing up phlegm", "sputum", "mucus")),
+    ("pallor", "T184", ("pale", "pallor", "looking pale")),
+    ("blister", "T184", ("blisters", "blister", "blistered")),
+    ("facial-pain", "T184", ("facial pain", "face hurts", "face pain")),
+)
+
+DRUGS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("ciprofloxacin", "T121", ("ciprofloxacin", "Cipro")),
+    ("apixaban", "T121", ("apixaban", "Eliquis")),
+    ("rivaroxaban", "T121", ("rivaroxaban", "Xarelto")),
+    ("dabigatran", "T121", ("dabigatran", "Pradaxa")),
+    ("famotidine", "T121", ("famotidine", "Pepcid")),
+    ("ranitidine", "T121", ("ranitidine", "Zantac")),
+    ("pantoprazole", "T121", ("pantoprazole", "Protonix")),
+    ("esomeprazole", "T121", ("esomeprazole", "Nexium")),
+    ("calcium-carbonate", "T197", ("calcium carbonate", "Tums", "Rolaids")),
+    ("bismuth-subsalicylate", "T121", ("bismuth subsalicylate", "Pepto-Bismol", "Pepto")),
+    ("loperamide", "T121", ("loperamide", "Imodium")),
+    ("vitamin-d", "T127", ("vitamin D", "vitamin D3", "cholecalciferol")),
+    ("multivitamin", "T127", ("multivitamin", "multivitamins", "multi-vitamin")),
+    ("fish-oil", "T121", ("fish oil", "omega-3")),
+    ("codeine", "T121", ("codeine",)),
+    ("tramadol", "T121", ("tramadol", "Ultram")),
+    ("gabapentin", "T121", ("gabapentin", "Neurontin")),
+    ("sertraline", "T121", ("sertraline", "Zoloft")),
+    ("fluoxetine", "T121", ("fluoxetine", "Prozac")),
+    ("citalopram", "T121", ("citalopram", "Celexa")),
+    ("escitalopram", "T121", ("escitalopram", "Lexapro")),
+    ("bupropion", "T121", ("bupropion", "Wellbutrin")),
+    ("trazodone", "T121", ("trazodone",)),
+    ("zolpidem", "T121", ("zolpidem", "Ambien")),
+    ("alprazolam", "T121", ("alprazolam", "Xanax")),
+    ("clonazepam", "T121", ("clonazepam", "Klonopin")),
+    ("losartan", "T121", ("losartan", "Cozaar")),
+    ("atenolol", "T121", ("atenolol", "Tenormin")),
+    ("rosuvastatin", "T121", ("rosuvastatin", "Crestor")),
+    ("pravastatin", "T121", ("pravastatin", "Pravachol")),
+    ("montelukast", "T121", ("montelukast", "Singulair")),
+    ("allopurinol", "T121", ("allopurinol", "Zyloprim")),
+    ("colchicine", "T121", ("colchicine",)),
+    ("tamsulosin", "T121", ("tamsulosin", "Flomax")),
+    ("finasteride", "T121", ("finasteride", "Proscar", "Propecia")),
+    ("sildenafil", "T121", ("sildenafil", "Viagra")),
+    ("sumatriptan", "T121", ("sumatriptan", "Imitrex")),
+    ("levetiracetam", "T121", ("levetiracetam", "Keppra")),
+    ("phenytoin", "T121", ("phenytoin", "Dilantin")),
+    ("valproate", "T121", ("valproic acid", "valproate", "Depakote")),
+    ("lamotrigine", "T121", ("lamotrigine", "Lamictal")),
+    ("glipizide", "T121", ("glipizide", "Glucotrol")),
+    ("sitagliptin", "T121", ("sitagliptin", "Januvia")),
+    ("spironolactone", "T121", ("spironolactone", "Aldactone")),
+    ("mesalamine", "T121", ("mesalamine", "mesalazine", "Asacol", "Lialda")),
+    ("cyclobenzaprine", "T121", ("cyclobenzaprine", "Flexeril")),
+    ("nicotine", "T121", ("nicotine patch", "nicotine gum", "nicotine")),
+    ("melatonin", "T121", ("melatonin",)),
+    (
+        "sulfamethoxazole-trimethoprim",
+        "T121",
+        ("sulfamethoxazole-trimethoprim", "Bactrim", "Septra", "sulfa drugs", "sulfa"),
+    ),
+    ("cephalexin", "T121", ("cephalexin", "Keflex")),
+    ("clarithromycin", "T121", ("clarithromycin", "Biaxin")),
+    ("metronidazole", "T121", ("metronidazole", "Flagyl")),
+    ("fluconazole", "T121", ("fluconazole", "Diflucan")),
+    ("valacyclovir", "T121", ("valacyclovir", "Valtrex")),
+    ("acyclovir", "T121", ("acyclovir", "Zovirax")),
+    ("oseltamivir", "T121", ("oseltamivir", "Tamiflu")),
+)
+
+MANIFESTATIONS: dict[str, tuple[str, ...]] = {
+    # sample condition (SNOMED CT key) -> the symptoms above it presents with (keys above)
+    "271737000": ("dizziness", "pallor"),  # anemia
+    "49436004": ("dizziness",),  # atrial fibrillation
+    "698247007": ("dizziness",),  # cardiac arrhythmia
+    "230690007": ("dizziness", "numbness", "dysarthria", "facial-droop"),  # stroke
+    "110030002": ("dizziness",),  # concussion
+    "53741008": ("angina",),  # coronary arteriosclerosis
+    "414545008": ("angina",),  # ischemic heart disease
+    "40275004": ("rash",),  # contact dermatitis
+    "24079001": ("rash",),  # atopic dermatitis
+    "241929008": ("rash", "urticaria"),  # acute allergic reaction
+    "13200003": ("heartburn",),  # peptic ulcer
+    "24526004": ("diarrhea",),  # inflammatory bowel disease
+    "64766004": ("diarrhea",),  # ulcerative colitis
+    "397881000": ("constipation",),  # diverticular disease
+    "40930008": ("constipation", "weight-gain"),  # hypothyroidism
+    "32398004": ("sputum",),  # bronchitis
+    "233604007": ("sputum",),  # pneumonia
+    "13645005": ("sputum",),  # chronic obstructive lung disease
+    "403191005": ("blister",),  # second degree burn
+    "36971009": ("facial-pain",),  # sinusitis
+}
+"""What the sample's conditions manifest among these symptoms (SAB MTH, as lay_terms.py's
+rows), so that a patient describing a symptom of the visit's condition reaches it instead of
+an invented symptom; stated from the conditions' common presentations."""
+
+EXTRA_TERMS: dict[str, tuple[str, ...]] = {
+    # sample concepts (SNOMED CT keys) -> more consumer terms for them
+    "36971009": ("sinuses",),  # sinusitis
+    "397881000": ("diverticulosis",),  # diverticular disease
+    "74474003": ("GI bleed", "GI bleeding", "stomach bleed"),  # gastrointestinal hemorrhage
+    "68496003": ("polyps", "polyp"),  # polyp of colon
+    "64859006": ("weak bones",),  # osteoporosis
+    "62564004": ("knocked unconscious", "knocked out"),  # concussion with loss of consciousness
+    "422400008": ("threw up", "throw up"),  # vomiting
+    "73211009": ("diabetic",),  # diabetes mellitus
+}
+"""Consumer terms for concepts the sample already had, added after every other atom (their
+LUIs and SUIs numbered last), each on the concept's CHV code where it has one."""
+
+KEY_PREFIX = "COMMON:"
+"""Keys of these concepts in the build's key -> CUI map (``UmlsState.key2cui``)."""
+
+
+def every() -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+    """Conditions, then drugs, in the order their CUIs and CHV codes are numbered."""
+    return CONDITIONS + DRUGS
+
+
+def add_common_concepts(
+    ucon: Callable[..., Any],
+    atom: Callable[..., dict[str, Any]],
+    earlier_strings: set[str],
+    first_code: int,
+) -> list[str]:
+    """One synthetic-CUI concept per entry (``ucon`` numbers the CUI), its CHV atoms with
+    CHV codes from ``first_code``; refuses a term an earlier atom already spells (``_claim``).
+    The new CUIs in order."""
+    added = []
+    known = set(earlier_strings)
+    for n, (key, tui, terms) in enumerate(every()):
+        code = f"{first_code + n:010d}"
+        u = ucon(KEY_PREFIX + key, "", "SYN", [tui])
+        for at, term in enumerate(terms):
+            _claim(term, key, known)
+            atom(u, "CHV", "PT" if at == 0 else "SY", code, term, scui=code)
+        added.append(u.cui)
+    return added
+
+
+def _claim(term: str, key: str, known: set[str]) -> None:
+    """Adds ``term`` to ``known``; refuses one already there (any case): a name two concepts
+    shared would make a record's concept ambiguous with one nothing reaches."""
+    if term.lower() in known:
+        raise ValueError(f"term {term!r} ({key}) is already a sample name")
+    known.add(term.lower())
+
+
+def add_extra_terms(
+    concepts: dict[str, Any],
+    key2cui: dict[str, str],
+    atom: Callable[..., dict[str, Any]],
+    earlier_strings: set[str],
+    first_code: int,
+) -> int:
+    """The CHV atoms of ``EXTRA_TERMS`` (SY; PT and a new CHV code from ``first_code`` for a
+    concept without CHV atoms); refuses a term an earlier atom spells. The atoms added."""
+    added = 0
+    new_codes = 0
+    for key, terms in EXTRA_TERMS.items():
+        u = concepts[key2cui[key]]
+        code = next((a["code"] for a in u.atoms if a["sab"] == "CHV"), None)
+        tty = "SY"
+        if code is None:
+            code, tty = f"{first_code + new_codes:010d}", "PT"
+            new_codes += 1
+        for term in terms:
+            _claim(term, key, earlier_strings)
+            atom(u, "CHV", tty, code, term, scui=code)
+            tty = "SY"
+            added += 1
+    return added
+
+
+def add_manifestations(pair: Callable[..., None], key2cui: dict[str, str]) -> int:
+    """The has_manifestation rows of ``MANIFESTATIONS`` (both directions, SAB MTH); the
+    pairs added."""
+    added = 0
+    for condition, findings in MANIFESTATIONS.items():
+        for finding in findings:
+            pair(
+                key2cui[condition],
+                "has_manifestation",
+                key2cui[KEY_PREFIX + finding],
+                "manifestation_of",
+                "MTH",
+            )
+            added += 1
+    return added
+
+
+def readme_section(w: Callable[[str], None], k2c: dict[str, str], pref: dict[str, str]) -> None:
+    """The README's section on these concepts (the build's key -> CUI map)."""
+    w("## Common conditions, symptoms and drugs no sample patient has (issue 37, fourth pass)")
+    w("")
+    w(
+        "A licensed UMLS load knows migraine, gout, Eliquis and Zoloft whether or not a cohort's "
+        "records code them; the sample, cut to Eunomia's records, did not, so a patient who said "
+        '"I get migraines" or "I take Eliquis" (an affirmed condition or drug the record lacks) '
+        f"was never found. Both UMLS releases now carry {len(CONDITIONS)} common conditions, "
+        f"symptoms and habits and {len(DRUGS)} commonly prescribed or over-the-counter drugs as "
+        "concepts with synthetic CUIs (after every earlier one) whose atoms are consumer terms "
+        "(SAB `CHV`, first term `PT`, others `SY`, one synthetic CHV code per concept after the "
+        "earlier ones; a drug's US brand names are among them) and whose semantic types are in "
+        "MRSTY. Their only relationships are what sample conditions manifest among the symptoms "
+        "(SAB `MTH` `has_manifestation`, below): nothing here supports a treatment or outcome "
+        "relation, and derivation never offers them (no sample patient has them). The list is "
+        "a sweep of what primary-care patients commonly name, written from general clinical "
+        "knowledge, not copied from a release. Procedures, vaccines and tests are left out: "
+        "Eunomia records them with codes the sample does not load, so a new concept for "
+        '"stitches" or "flu shot" would call a recorded one unsupported. So are words that are '
+        'mostly plain English ("fit", "confused", "cold", "MS", "ED", "the pill", bare "pain").'
+    )
+    w("")
+    w("| concept (CHV preferred term) | CUI | TUI | other terms |")
+    w("|---|---|---|---|")
+    for key, tui, terms in every():
+        w(f"| {terms[0]} | {k2c[KEY_PREFIX + key]} | {tui} | {', '.join(terms[1:])} |")
+    w("")
+    w("| sample condition | manifests |")
+    w("|---|---|")
+    names = {KEY_PREFIX + key: terms[0] for key, _, terms in every()}
+    for condition, findings in MANIFESTATIONS.items():
+        w(f"| {pref[k2c[condition]]} | {', '.join(names[KEY_PREFIX + f] for f in findings)} |")
+    w("")
+    w(
+        "More consumer terms for concepts the sample already had, after every other atom (so "
+        "their LUIs and SUIs come last), each on the concept's CHV code:"
+    )
+    w("")
+    w("| concept | CUI | more consumer terms (CHV) |")
+    w("|---|---|---|")
+    for key, terms in EXTRA_TERMS.items():
+        w(f"| {pref[k2c[key]]} | {k2c[key]} | {', '.join(terms)} |")
+    w("")
