@@ -140,6 +140,15 @@ _AUX = frozenset(
      "always", "usually", "yet", "at", "all", "any", "longer", "i", "you"}
 )  # fmt: skip
 
+# Before a denial, these make it a norm or a preference, not a fact ("I shouldn't be on
+# anti-inflammatories", "I'd rather not take Aleve"): the mention is a supposition.
+_NORMATIVE = frozenset({"should", "ought", "must", "shall", "rather"})
+# After a past denial and its mention, "since" says the thing was so before ("I haven't had
+# an ear infection since I was a girl"): a past affirmation, not a denial.
+_SINCE = "since"
+_SINCE_REACH = 3
+_PRONOUN_RELATIVES = frozenset({"she", "he"})
+
 # "not sure" hedges, it does not deny; "no idea", "not only", "no problem" neither.
 _NOT_DENIAL_AFTER = frozenset({"sure", "certain", "idea", "doubt", "only", "just", "matter"})
 
@@ -279,15 +288,33 @@ _STOPPING = frozenset({"i", "we", "'ve", "already", "they", "doctor", "the"})
 it", "..., but the doctor stopped it")."""
 
 
-def _family(doc: Doc, span: Span) -> str | None:
-    """The relative the mention is about, if it is about one."""
-    first, _ = sentence_bounds(doc, span)
-    for i in range(span.start - 1, first - 1, -1):
+def _relative_in(doc: Doc, first: int, last: int) -> str | None:
+    """The last relative named in tokens ``first`` to ``last`` (backwards), unless the
+    patient speaks of themself after it."""
+    for i in range(last, first - 1, -1):
         word = doc[i].lower_
         if word in FAMILY and _lower(doc, i + 1) not in _NOT_RELATIVE_AFTER:
             return word
         if word in _FIRST_PERSON:
             return None
+    return None
+
+
+def _family(doc: Doc, span: Span) -> str | None:
+    """The relative the mention is about, if it is about one: named before it in its
+    sentence, or named in the sentence before when this one opens on "she" or "he" ("Like
+    my mother? She had dementia.")."""
+    first, _ = sentence_bounds(doc, span)
+    relative = _relative_in(doc, first, span.start - 1)
+    if relative is not None:
+        return relative
+    if any(doc[i].lower_ in _FIRST_PERSON for i in range(first, span.start)):
+        return None
+    if first > 0 and doc[first].lower_ in _PRONOUN_RELATIVES:
+        before = sentence_bounds(doc, doc[first - 1 : first])[0]
+        relative = _relative_in(doc, before, first - 1)
+        if relative is not None:
+            return relative
     for i in range(span.end, clause_end(doc, span.end - 1)):
         found = _phrase_at(doc, i, _IN_FAMILY)
         if found is not None:
@@ -295,9 +322,15 @@ def _family(doc: Doc, span: Span) -> str | None:
     return None
 
 
+def _since_after(doc: Doc, span: Span) -> bool:
+    """Whether "since" comes within a few tokens after the mention, in its clause."""
+    end = min(span.end + _SINCE_REACH, clause_end(doc, span.end - 1))
+    return any(doc[i].lower_ == _SINCE for i in range(span.end, end))
+
+
 def cues(doc: Doc, span: Span) -> Cues:
     """The ConText cues that reach ``span``."""
-    ceased = hedged = hypothetical = historical = ever = False
+    ceased = hedged = hypothetical = historical = ever = normative = False
     words: list[str] = []
     denials = 0  # denials of the mention's words ("I don't take ..."): any one denies
     turned = 0  # denials of its clause ("it's not that ..."): each turns it over
@@ -312,6 +345,11 @@ def cues(doc: Doc, span: Span) -> Cues:
         elif word in DENIAL and after not in _NOT_DENIAL_AFTER:
             if _lower(doc, i - 1) in {"no", "not", "n't"} or word == after:
                 continue  # "not not" is read once, at its first word
+            if word in {"n't", "not"} and _lower(doc, i - 1) in _NORMATIVE:
+                if _denies(doc, i, span.start):
+                    normative = True  # "I shouldn't be on ...": a norm, no fact denied
+                    words.append(f"{_lower(doc, i - 1)} {word}")
+                continue
             if _clause_denier(doc, i):
                 continue  # counted below, over the whole clause
             if _denies(doc, i, span.start):
@@ -330,6 +368,10 @@ def cues(doc: Doc, span: Span) -> Cues:
             turned += 1  # "I don't not take it"
             words.append("not not")
     negated = (denials > 0) != (turned % 2 == 1)
+    if negated and ever and _since_after(doc, span):
+        # "I haven't had an ear infection since I was a girl": it was so, before.
+        negated, historical = False, True
+        words.append(_SINCE)
     # "ever" under a denial is past ("I don't think I've ever had a UTI", "not ever").
     ever |= negated and any(doc[k].lower_ == "ever" for k in range(start, span.start))
     # After the mention, within its clause: "aspirin? not anymore".
@@ -364,6 +406,7 @@ def cues(doc: Doc, span: Span) -> Cues:
         elif word in HYPOTHETICAL or (word, after) in HYPOTHETICAL_PAIRS:
             hypothetical = True
             words.append(word if word in HYPOTHETICAL else f"{word} {after}")
+    hypothetical |= normative
     relative = _family(doc, span)
     if relative is not None:
         words.append(relative)

@@ -144,3 +144,23 @@ def test_a_drugs_form_between_it_and_its_ending() -> None:
     assert cue(text, "salbutamol").ceased
     assert not cue("And the salbutamol inhaler, but I use it daily.", "salbutamol").ceased
     assert not cue("The salbutamol, the doctor, the nurse and I stopped it.", "salbutamol").ceased
+
+
+def test_a_norm_is_no_denial_and_since_is_the_past() -> None:
+    """Issue 37, fourth pass: "shouldn't" and "rather not" state a norm or a preference,
+    not a fact; a past denial with "since" after the mention says it was so before; a
+    relative named in the sentence before is "she" or "he" in this one."""
+    norm = cue("I know I shouldn't be on anti-inflammatories.", "anti-inflammatories")
+    assert not norm.negated and norm.hypothetical
+    rather = cue("I'd rather not take Aleve with my ulcer.", "Aleve")
+    assert not rather.negated and rather.hypothetical
+    assert cue("I don't take Aleve with my ulcer.", "Aleve").negated  # a plain denial
+    assert cue("I could not take aspirin.", "aspirin").negated  # not a norm
+    since = cue("I haven't had an ear infection since I was little.", "ear infection")
+    assert not since.negated and since.historical
+    assert cue("I haven't had an ear infection.", "ear infection").negated
+    assert cue("I don't take aspirin since the bleed.", "aspirin").negated  # present denial
+    mother = cue("Like my mother? She had dementia for ten years.", "dementia")
+    assert mother.family
+    assert not cue("My wife drove me. She says I have asthma.", "asthma").family
+    assert not cue("It hurts. She had dementia.", "dementia").family  # nobody named
