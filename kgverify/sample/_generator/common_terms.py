@@ -231,6 +231,26 @@ MANIFESTATIONS: dict[str, tuple[str, ...]] = {
 rows), so that a patient describing a symptom of the visit's condition reaches it instead of
 an invented symptom; stated from the conditions' common presentations."""
 
+MORE_MANIFESTATIONS: dict[str, tuple[str, ...]] = {
+    # sample condition -> findings the sample already had (SNOMED CT keys), which it presents
+    # with: an injury of or beside a joint its pain and swelling (as the sprains have)
+    "263102004": ("57676002", "271771009"),  # fracture subluxation of wrist
+    "16114001": ("57676002", "271771009"),  # fracture of ankle
+    "359817006": ("57676002",),  # closed fracture of hip
+    "239720000": ("57676002", "271771009"),  # tear of meniscus of knee
+    "30832001": ("57676002", "271771009"),  # rupture of patellar tendon
+    "444470001": ("57676002", "271771009"),  # injury of anterior cruciate ligament
+    "307731004": ("57676002",),  # injury of tendon of the rotator cuff of shoulder
+    "62106007": ("422400008",),  # concussion without loss of consciousness: vomiting
+    "62564004": ("422400008",),  # concussion with loss of consciousness
+    "110030002": ("422400008",),  # concussion injury of brain
+    "127295002": ("25064002", "422400008", "386807006"),  # traumatic brain injury
+    "16761005": ("COMMON:heartburn",),  # esophagitis
+}
+"""A second sweep over the sample's visit diagnoses that manifested nothing a patient says
+of them, or not their usual complaint (a joint injury's pain and swelling, a head injury's
+vomiting, esophagitis's heartburn); keys of the build's key -> CUI map."""
+
 EXTRA_TERMS: dict[str, tuple[str, ...]] = {
     # sample concepts (SNOMED CT keys) -> more consumer terms for them
     "36971009": ("sinuses",),  # sinusitis
@@ -241,6 +261,8 @@ EXTRA_TERMS: dict[str, tuple[str, ...]] = {
     "62564004": ("knocked unconscious", "knocked out"),  # concussion with loss of consciousness
     "422400008": ("threw up", "throw up"),  # vomiting
     "73211009": ("diabetic",),  # diabetes mellitus
+    # dysuria as patients say it (added after the blind sets were scored)
+    "49650001": ("burns when I pee", "burning when I pee", "hurts to pee", "stings when I pee"),
 }
 """Consumer terms for concepts the sample already had, added after every other atom (their
 LUIs and SUIs numbered last), each on the concept's CHV code where it has one."""
@@ -309,19 +331,17 @@ def add_extra_terms(
     return added
 
 
-def add_manifestations(pair: Callable[..., None], key2cui: dict[str, str]) -> int:
-    """The has_manifestation rows of ``MANIFESTATIONS`` (both directions, SAB MTH); the
-    pairs added."""
+def add_manifestations(
+    pair: Callable[..., None], key2cui: dict[str, str], table: dict[str, tuple[str, ...]]
+) -> int:
+    """The has_manifestation rows of ``table`` (``MANIFESTATIONS``: findings among the common
+    concepts; ``MORE_MANIFESTATIONS``: keys of the build's map), both directions, SAB MTH;
+    the pairs added."""
     added = 0
-    for condition, findings in MANIFESTATIONS.items():
+    for condition, findings in table.items():
         for finding in findings:
-            pair(
-                key2cui[condition],
-                "has_manifestation",
-                key2cui[KEY_PREFIX + finding],
-                "manifestation_of",
-                "MTH",
-            )
+            cui = key2cui[finding] if finding in key2cui else key2cui[KEY_PREFIX + finding]
+            pair(key2cui[condition], "has_manifestation", cui, "manifestation_of", "MTH")
             added += 1
     return added
 
@@ -359,6 +379,17 @@ def readme_section(w: Callable[[str], None], k2c: dict[str, str], pref: dict[str
     names = {KEY_PREFIX + key: terms[0] for key, _, terms in every()}
     for condition, findings in MANIFESTATIONS.items():
         w(f"| {pref[k2c[condition]]} | {', '.join(names[KEY_PREFIX + f] for f in findings)} |")
+    w("")
+    w(
+        "And a second sweep over the visit diagnoses whose usual complaint the sample did not "
+        "tie to them (after the rows above):"
+    )
+    w("")
+    w("| sample condition | manifests |")
+    w("|---|---|")
+    for condition, findings in MORE_MANIFESTATIONS.items():
+        shown = [pref[k2c[f]] if f in k2c else names[f] for f in findings]
+        w(f"| {pref[k2c[condition]]} | {', '.join(shown)} |")
     w("")
     w(
         "More consumer terms for concepts the sample already had, after every other atom (so "

@@ -255,7 +255,7 @@ def add_derivation(st: UmlsState, eun: Eunomia, snomed: SnomedBuild, rx: RxBuild
             lay_terms.CHV_CODE_BASE + lay_terms.chv_codes() + 1,
         )
     )
-    common_terms.add_manifestations(pair, key2cui)
+    common_terms.add_manifestations(pair, key2cui, common_terms.MANIFESTATIONS)
     st.late4_aui0 = aui_seq.n  # more terms for earlier concepts: LUIs/SUIs after every other
     common_terms.add_extra_terms(
         umls_concepts,
@@ -264,6 +264,7 @@ def add_derivation(st: UmlsState, eun: Eunomia, snomed: SnomedBuild, rx: RxBuild
         {a["str"].lower() for u in umls_concepts.values() for a in u.atoms},
         lay_terms.CHV_CODE_BASE + lay_terms.chv_codes() + len(common_terms.every()) + 1,
     )
+    common_terms.add_manifestations(pair, key2cui, common_terms.MORE_MANIFESTATIONS)
 
     # Eunomia persons each added row bears on (README): a condition counts with the SNOMED concepts of its CUI and
     # their descendants in the sample's SNOMED is-a; a drug by its RxNorm ingredient (Eunomia's CONCEPT_ANCESTOR)
