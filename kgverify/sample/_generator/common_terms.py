@@ -29,6 +29,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from kgverify.sample._generator import lay_terms
+
 # (key, TUI, terms): the first term is the CHV preferred one. TUIs: T047 Disease or
 # Syndrome, T048 Mental or Behavioral Dysfunction, T191 Neoplastic Process, T046 Pathologic
 # Function, T037 Injury or Poisoning, T184 Sign or Symptom, T033 Finding, T121
@@ -283,15 +285,14 @@ def add_common_concepts(
     first_code: int,
 ) -> list[str]:
     """One synthetic-CUI concept per entry (``ucon`` numbers the CUI), its CHV atoms with
-    CHV codes from ``first_code``; refuses a term an earlier atom already spells (``_claim``).
-    The new CUIs in order."""
+    CHV codes from ``first_code``; refuses a term an earlier atom already spells (``_claim``,
+    which adds each new term to ``earlier_strings``). The new CUIs in order."""
     added = []
-    known = set(earlier_strings)
     for n, (key, tui, terms) in enumerate(every()):
         code = f"{first_code + n:010d}"
         u = ucon(KEY_PREFIX + key, "", "SYN", [tui])
         for at, term in enumerate(terms):
-            _claim(term, key, known)
+            _claim(term, key, earlier_strings)
             atom(u, "CHV", "PT" if at == 0 else "SY", code, term, scui=code)
         added.append(u.cui)
     return added
@@ -335,15 +336,13 @@ def add_manifestations(
     pair: Callable[..., None], key2cui: dict[str, str], table: dict[str, tuple[str, ...]]
 ) -> int:
     """The has_manifestation rows of ``table`` (``MANIFESTATIONS``: findings among the common
-    concepts; ``MORE_MANIFESTATIONS``: keys of the build's map), both directions, SAB MTH;
-    the pairs added."""
-    added = 0
-    for condition, findings in table.items():
-        for finding in findings:
-            cui = key2cui[finding] if finding in key2cui else key2cui[KEY_PREFIX + finding]
-            pair(key2cui[condition], "has_manifestation", cui, "manifestation_of", "MTH")
-            added += 1
-    return added
+    concepts; ``MORE_MANIFESTATIONS``: keys of the build's map), written as lay_terms.py
+    writes its own (both directions, SAB MTH); the pairs added."""
+    resolved = {
+        condition: [f if f in key2cui else KEY_PREFIX + f for f in findings]
+        for condition, findings in table.items()
+    }
+    return lay_terms.add_manifestations(pair, key2cui, {}, resolved)
 
 
 def readme_section(w: Callable[[str], None], k2c: dict[str, str], pref: dict[str, str]) -> None:

@@ -11,7 +11,7 @@ copied from a CHV release; their CHV codes and the brands' RXCUIs are synthetic.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 CHV_SOURCE = (
@@ -481,12 +481,15 @@ def add_consumer_terms(
 
 
 def add_manifestations(
-    pair: Callable[..., None], key2cui: dict[str, str], earlier: dict[str, list[str]]
+    pair: Callable[..., None],
+    key2cui: dict[str, str],
+    earlier: dict[str, list[str]],
+    table: Mapping[str, Sequence[str]] = MANIFESTATIONS,
 ) -> int:
-    """The has_manifestation rows of ``MANIFESTATIONS`` not among ``earlier`` (both
-    directions, SAB MTH); the pairs added."""
+    """The has_manifestation rows of ``table`` (condition key -> finding keys) not among
+    ``earlier`` (both directions, SAB MTH); the pairs added."""
     added = 0
-    for condition, findings in MANIFESTATIONS.items():
+    for condition, findings in table.items():
         for finding in findings:
             if finding in earlier.get(condition, []):
                 continue

@@ -247,12 +247,10 @@ def add_derivation(st: UmlsState, eun: Eunomia, snomed: SnomedBuild, rx: RxBuild
     lay_terms.add_manifestations(pair, key2cui, dd.MANIFESTATIONS)
     # issue 37, fourth pass: common concepts no patient has, numbered after every earlier one (their MRSTY ATUIs
     # with the third wave's, whose CUIs all sort before theirs)
+    spelled = {a["str"].lower() for u in umls_concepts.values() for a in u.atoms}
     late2_cuis.update(
         common_terms.add_common_concepts(
-            ucon,
-            atom,
-            {a["str"].lower() for u in umls_concepts.values() for a in u.atoms},
-            lay_terms.CHV_CODE_BASE + lay_terms.chv_codes() + 1,
+            ucon, atom, spelled, lay_terms.CHV_CODE_BASE + lay_terms.chv_codes() + 1
         )
     )
     common_terms.add_manifestations(pair, key2cui, common_terms.MANIFESTATIONS)
@@ -261,7 +259,7 @@ def add_derivation(st: UmlsState, eun: Eunomia, snomed: SnomedBuild, rx: RxBuild
         umls_concepts,
         key2cui,
         atom,
-        {a["str"].lower() for u in umls_concepts.values() for a in u.atoms},
+        spelled,
         lay_terms.CHV_CODE_BASE + lay_terms.chv_codes() + len(common_terms.every()) + 1,
     )
     common_terms.add_manifestations(pair, key2cui, common_terms.MORE_MANIFESTATIONS)
