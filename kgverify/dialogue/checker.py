@@ -34,7 +34,7 @@ from functools import cache
 from spacy.tokens import Doc, Span
 
 from kgverify.derive.model import FactSheet, SheetFact
-from kgverify.dialogue.matcher import TALKABLE, Match, MentionMatcher, lay_text
+from kgverify.dialogue.matcher import TALKABLE, Match, MentionMatcher, is_general, lay_text
 from kgverify.dialogue.model import (
     Dialogue,
     DialogueVerdicts,
@@ -293,6 +293,8 @@ class DialogueChecker:
             if (c.method in CONFIDENT or (c.score >= SPAN_SCORE and covers(link.query, c.alias)))
             and (c.method is not Method.EDIT or typo(link.query, c.alias))
         ]
+        if is_general(link.query):
+            return False  # "an injury", "the disease": a category, never a claim
         if link.status is LinkStatus.LINKED:
             return any(c.concept_id == link.concept_id for c in sure)
         if link.status is not LinkStatus.AMBIGUOUS:
@@ -372,6 +374,11 @@ class DialogueChecker:
                 evidence=[Evidence(via="family", detail=" ".join(m.cues.words))],
             )
         said_ok = [h for h in hits if h.sayable]
+        if m.cues.ceased and said_ok and said_ok[0].via == "class":
+            # A class word names no one drug: "I used to be on a blood thinner" is the one
+            # that is over (warfarin years ago), not the current clopidogrel.
+            past = [h for h in said_ok if h.via == "class" and not record.active(h.fact)]
+            said_ok = past + [h for h in said_ok if h not in past]
         hit = (said_ok or hits)[0] if hits else None
         if hit is None:
             if m.link.status is not LinkStatus.LINKED:
@@ -567,8 +574,13 @@ class DialogueChecker:
             # what the patient lives with. One of an older condition recorded beside a
             # visit's diagnosis, or of one that is over, is no fact of the visit.
             shown = next((f for f in sorted(same) if f in theirs.manifests), None)
-            lives_with = sayable and fact.section == "diagnosis" and record.active(fact)
-            current = _of_visit(fact, where, record) or lives_with
+            # An earlier condition this encounter's sheet lists as history is the same fact
+            # (one id), so it counts as the earlier diagnosis it is.
+            lives_with = sayable and fact.section in _LIVED_WITH and record.active(fact)
+            # Said of the past ("years ago I had a skin rash"): a symptom of a condition the
+            # patient had then, over or not.
+            had = sayable and fact.section in _LIVED_WITH and m.cues.historical
+            current = _of_visit(fact, where, record) or lives_with or had
             if shown is not None and current:
                 path = _edges(theirs.manifests[shown])
                 out.append((10, _Hit(fact, where, "manifestation", path, sayable, shown)))
@@ -687,6 +699,11 @@ _STANDS_FOR = frozenset({"is-a", "morphology"})
 """Ways a condition word reaches a recorded condition it stands for."""
 
 
+_LIVED_WITH = frozenset({"diagnosis", "history"})
+"""Sections of a condition the patient lives with while it is active: diagnosed at a visit,
+or listed as history at a later one."""
+
+
 def _of_visit(fact: SheetFact, where: str, record: RecordView) -> bool:
     """Whether ``fact`` was recorded at the encounter (began on or after its start)."""
     if where not in ("this encounter", "the record") or record.start is None:
@@ -769,13 +786,20 @@ def _evidence(hit: _Hit) -> Evidence:
 
 def _compare(q: Quantity, fact: SheetFact | None, at: str | None) -> tuple[str | None, bool | None]:
     """The recorded value a said number is set against, and whether they agree."""
-    if fact is None or q.vague:
-        return None, None  # "a few years ago" is no number of days
+    if fact is None or q.vague or q.between:
+        return None, None  # "a few years ago", "two years later": no number of days
     if q.dimension == "duration":
         until = at if q.ago or fact.end is None else fact.end
         days = elapsed_days(fact.start, until)
         if days is None:
             return None, None
+        drug = fact.section == "current_drug"
+        if drug and not q.ago and fact.end is not None and not duration_agrees(q, days):
+            # "I was on it for two years": one prescription's days, or the time since it
+            # began (refills are other facts of the same drug, or none in the record).
+            since = elapsed_days(fact.start, at)
+            if since is not None and since >= days and duration_agrees(q, since):
+                return f"{since:g} days since it began", True
         return f"{days:g} days", duration_agrees(q, days)
     if fact.value is not None and isinstance(fact.value, (int, float)):
         recorded = quantity(float(fact.value), fact.unit)

@@ -60,6 +60,13 @@ GENERAL = frozenset(
 """Category names that are concepts but never a patient's claim ("a disease")."""
 
 
+def is_general(text: str) -> bool:
+    """Whether ``text`` is a category name of ``GENERAL``, singular or plural ("injuries")."""
+    word = " ".join(text.lower().split())
+    singular = word[:-3] + "y" if word.endswith("ies") else word.removesuffix("s")
+    return word in GENERAL or singular in GENERAL
+
+
 FILLERS = frozenset(
     {"my", "his", "her", "their", "our", "your", "the", "a", "an", "'s", "\u2019s", "been",
      "is", "was", "are", "were", "has", "have", "keeps", "kept", "really", "very", "so",

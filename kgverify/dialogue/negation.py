@@ -152,8 +152,19 @@ _PRONOUN_RELATIVES = frozenset({"she", "he"})
 # "not sure" hedges, it does not deny; "no idea", "not only", "no problem" neither.
 _NOT_DENIAL_AFTER = frozenset({"sure", "certain", "idea", "doubt", "only", "just", "matter"})
 
+_ENDING_VERBS = frozenset(
+    {"went", "go", "goes", "gone", "got", "get", "gets", "cleared", "clear", "healed", "heal",
+     "resolved", "stopped", "stop", "ended", "improved"}
+)  # fmt: skip
+"""After a denial, an ending denied ("that never went away", "it hasn't cleared up", "it
+never healed"): the condition goes on, and the denial says nothing of what follows."""
+_ENDING_FILLERS = frozenset({"really", "fully", "completely", "totally", "quite", "ever"})
+
 _SENTENCE_END = frozenset({".", "!", "?", ";"})
 _CONTRAST = frozenset({"but", "however", "although", "though", "except", "yet", "whereas"})
+_SUBORDINATE = frozenset({"because"})
+"""A reason clause after the mention is its own: "I can't take Advil because of the bleeding
+I had years back" says nothing historical of Advil."""
 _SUBJECTS = frozenset({"i", "he", "she", "we", "they", "it", "my", "you"})
 _OPENERS = _SUBJECTS | HEDGES | {"so", "then", "also"}
 
@@ -208,7 +219,7 @@ def clause_end(doc: Doc, at: int) -> int:
         word = doc[i].lower_
         if _ends_sentence(doc, i):
             return i + (doc[i].text not in _SENTENCE_END)  # "C." ends it and belongs to it
-        if word in _CONTRAST or _breaks(doc, i):
+        if word in _CONTRAST or word in _SUBORDINATE or _breaks(doc, i):
             return i
         i += 1
     return len(doc)
@@ -245,6 +256,31 @@ def _denies(doc: Doc, cue: int, target: int) -> bool:
     return True
 
 
+def _denies_an_ending(doc: Doc, i: int) -> bool:
+    """Whether the denial at ``i`` denies an ending: "never went away", "didn't clear up",
+    "hasn't really healed" (not "never got pneumonia": an ending verb needs its particle or
+    is one of its own)."""
+    k = i + 1
+    while _lower(doc, k) in _ENDING_FILLERS | _AUX:
+        k += 1
+    verb, after = _lower(doc, k), _lower(doc, k + 1)
+    if verb in {"went", "go", "goes", "gone"}:
+        return after == "away"
+    if verb in {"got", "get", "gets"}:
+        return after == "better"
+    if verb in {"cleared", "clear"}:
+        return after == "up"
+    return verb in _ENDING_VERBS
+
+
+def _denied_at(doc: Doc, i: int) -> bool:
+    """Whether a denial stands right before token ``i`` (fillers between)."""
+    k = i - 1
+    while _lower(doc, k) in _ENDING_FILLERS | _AUX:
+        k -= 1
+    return _lower(doc, k) in DENIAL
+
+
 def _clause_denier(doc: Doc, i: int) -> bool:
     """A denial of a clause: "it's not that ...", "not like ...", "I don't think ...",
     "I can't say ..."."""
@@ -273,6 +309,20 @@ def _ended_after(doc: Doc, span: Span) -> str | None:
             return None
         i += 1
     return None
+
+
+_GOVERNING = frozenset({"for", "since", "after", "before", "during", "from"})
+_DETERMINERS = frozenset({"my", "the", "his", "her", "their", "our", "a", "an", "this", "that"})
+
+
+def _governed(doc: Doc, span: Span) -> bool:
+    """Whether the mention is the object of a preposition of reason or time ("for my AFib",
+    "since my stroke"), other than after a word that makes it the claim ("treated for",
+    "diagnosed with")."""
+    k = span.start - 1
+    while _lower(doc, k) in _DETERMINERS:
+        k -= 1
+    return _lower(doc, k) in _GOVERNING and _lower(doc, k - 1) not in _LICENSING
 
 
 _FORMS = frozenset(
@@ -352,13 +402,17 @@ def cues(doc: Doc, span: Span) -> Cues:
                 continue
             if _clause_denier(doc, i):
                 continue  # counted below, over the whole clause
+            if _denies_an_ending(doc, i):
+                continue  # "sinusitis that never went away, and arthritis": it goes on
             if _denies(doc, i, span.start):
                 denials += 1
                 past = word in {"n't", "not"} and _lower(doc, i - 1) in _PAST_AUX
                 ever |= word == "never" or past
                 words.append(word)
-        elif word in CEASED and _denies(doc, i, span.start):
-            ceased = True  # not "I don't take Aleve anymore because of the bleeding"
+        elif word in CEASED and _denies(doc, i, span.start) and not _denied_at(doc, i):
+            # not "I don't take Aleve anymore because of the bleeding", nor "I never
+            # stopped the warfarin"
+            ceased = True
             words.append(word)
     for i in range(start, span.start):
         if doc[i].lower_ in DENIAL and _clause_denier(doc, i):
@@ -374,14 +428,20 @@ def cues(doc: Doc, span: Span) -> Cues:
         words.append(_SINCE)
     # "ever" under a denial is past ("I don't think I've ever had a UTI", "not ever").
     ever |= negated and any(doc[k].lower_ == "ever" for k in range(start, span.start))
-    # After the mention, within its clause: "aspirin? not anymore".
+    # After the mention, within its clause: "aspirin? not anymore". Not for the object of
+    # a preposition ("I don't need the digoxin for my AFib anymore", "since my stroke I'm
+    # not on Plavix any more", "prednisone for my arthritis but stopped it"): the drug or
+    # the verb before it is what stopped.
+    governed = _governed(doc, span)
     for i in range(span.end, clause_end(doc, span.end - 1)):
         word, after = doc[i].lower_, _lower(doc, i + 1)
+        if governed:
+            break
         if word in {"anymore"} or (word, after) in {("any", "more"), ("no", "more")}:
             ceased = True
             words.append(word if word == "anymore" else f"{word} {after}")
     ended = _ended_after(doc, span)
-    if ended is not None:
+    if ended is not None and not (governed and ended.split()[0] in _STOPPED):
         ceased = True
         words.append(ended)
     opening = sentence_bounds(doc, span)[0]

@@ -103,7 +103,16 @@ _NUMBER = re.compile(
 )
 # "twice a day", "once a week", "3 times a day": a frequency, not a duration.
 _FREQUENCY = re.compile(r"\b(?:once|twice|thrice|times|per|every)\s*$", re.IGNORECASE)
+# "two a day", "2 pills a week", "5 mg a day": "a" after an amount is "per".
+_AMOUNT_BEFORE = re.compile(
+    r"(?:\d|\b(?:one|two|three|four|five|six|half|pills?|tablets?|capsules?|caps|puffs?|doses?|"
+    r"drops?|sprays?|shots?|injections?|patch(?:es)?|glass(?:es)?|cups?|drinks?|cigarettes?|"
+    r"packs?|mg|milligrams?|mcg|micrograms?|ml|units?|grams?)\b)\s*$",
+    re.IGNORECASE,
+)
 _AGO = re.compile(r"\s*(ago|back|before)\b", re.IGNORECASE)
+# "two years later", "a week after that": a time between two events, not from now.
+_BETWEEN = re.compile(r"\s*(later|after|afterwards?|earlier)\b", re.IGNORECASE)
 _STRENGTH = re.compile(
     r"(?P<value>\d+(?:\.\d+)?)\s*(?P<unit>mg/ml|mg/actuat|mg|mcg|g|ml|unt/ml|meq)\b", re.IGNORECASE
 )
@@ -126,6 +135,7 @@ class Quantity:
     end: int = 0
     ago: bool = False
     vague: bool = False  # "a few", "several": never compared
+    between: bool = False  # "two years later": from another event, never compared
 
 
 def is_dose(q: Quantity) -> bool:
@@ -171,11 +181,25 @@ def said(text: str, start: int = 0, end: int | None = None) -> list[Quantity]:
         value = _float(raw)
         if value is None or _FREQUENCY.search(text, 0, m.start()):
             continue
+        if raw.lower() in ("a", "an") and _AMOUNT_BEFORE.search(text, 0, m.start()):
+            continue  # "two a day": how often, not how long
         q = quantity(value, unit, m.group(0).strip())
         ago = bool(_AGO.match(text, m.end()))
         vague = " ".join(raw.lower().split()) in VAGUE
+        between = q.dimension == "duration" and bool(_BETWEEN.match(text, m.end()))
         out.append(
-            Quantity(q.text, q.value, q.unit, q.dimension, q.base, m.start(), m.end(), ago, vague)
+            Quantity(
+                q.text,
+                q.value,
+                q.unit,
+                q.dimension,
+                q.base,
+                m.start(),
+                m.end(),
+                ago,
+                vague,
+                between,
+            )
         )
     return out
 

@@ -486,6 +486,61 @@ def test_common_conditions_and_drugs_no_patient_has(checked: Checked) -> None:
     assert said("I feel fit, I was just confused by the forms.", sheet, episode) == {}
 
 
+def test_a_symptom_of_a_condition_the_patient_lives_with(checked: Checked) -> None:
+    """Issue 37, fifth pass: an earlier diagnosis still active is listed as history at a
+    later visit, and a symptom it manifests is grounded there (docs/dialogue.md, grounded:
+    "what the patient lives with"); a symptom nothing on record manifests stays invented."""
+    lived = checked.mention("planted-12", 9, "headaches")  # chronic sinusitis, never ended
+    assert lived.verdict == "grounded" and lived.evidence[0].via == "manifestation"
+    assert lived.evidence[0].section == "history"
+    assert any("HAS_MANIFESTATION" in step for step in lived.evidence[0].path)
+    invented = checked.mention("planted-12", 5, "nosebleeds")
+    assert invented.verdict == "unsupported" and invented.claimed
+
+
+def test_fifth_pass_context_as_a_clinician_reads_it(checked: Checked) -> None:
+    """Issue 37, fifth pass, each with a counter-case: a class word said to be over is the
+    class's drug that is over; a symptom said of the past meets a condition of then; "for
+    two years" on a drug is the time since it began; a reason clause ("because of the
+    bleeding I had years back") lends no time to the drug before it."""
+    checker = open_dialogue_checker(checked.settings, checked.graph)
+    sheets = SheetFile(checked.facts)
+
+    def said(person: str, day: str, text: str) -> dict[str, MentionVerdict]:
+        patient = pseudonym(checked.settings.salt(), "omop:patient", person)
+        sheet = sheets.get(patient)
+        assert sheet is not None
+        episode = checked.settings.date_shift().text(patient, day)
+        turn = check_turn(text, sheet, episode, checker=checker)
+        return {m.text.lower(): m for m in turn.mentions}
+
+    # 2333 has clopidogrel at this visit and had warfarin in 1990.
+    visit = ("2333", "day:2007-04-03")
+    old = said(*visit, "I used to be on a blood thinner for my irregular heartbeat, around 1990.")
+    assert old["blood thinner"].verdict == "grounded", old["blood thinner"].reason
+    assert old["blood thinner"].evidence[0].via == "class"
+    named = said(*visit, "I stopped my clopidogrel.")["clopidogrel"]
+    assert named.verdict == "contradicted"  # a named current drug said to be over
+    # 2136 had contact dermatitis in 2001, over by 2013.
+    visit = ("2136", "day:2013-05-21")
+    then = said(*visit, "Years ago I had a skin rash from a new detergent.")["skin rash"]
+    assert then.verdict == "grounded" and then.evidence[0].via == "manifestation"
+    now = said(*visit, "I have a skin rash.")["skin rash"]
+    assert now.verdict == "unsupported" and now.claimed
+    # 778: Ortho Tri-Cyclen packs, each recorded for a year.
+    visit = ("778", "day:1996-12-20")
+    years = said(*visit, "Before the shot I was on Ortho Tri-Cyclen for two years.")
+    assert years["ortho tri-cyclen"].verdict == "grounded", years["ortho tri-cyclen"].reason
+    days = said(*visit, "I was on Ortho Tri-Cyclen for two days.")["ortho tri-cyclen"]
+    assert days.verdict == "contradicted" and days.numbers[0].agrees is False
+    # 3177: ibuprofen at an earlier visit, over by now.
+    visit = ("3177", "day:2008-02-18")
+    text = "I can't take Advil because of my stomach ulcer and the bleeding I had years back."
+    advil = said(*visit, text)["advil"]
+    assert advil.verdict == "grounded" and not advil.historical, advil.reason
+    assert said(*visit, "I never took Advil.")["advil"].verdict == "contradicted"
+
+
 def sheets_visit_2917(checked: Checked) -> tuple[FactSheet, str]:
     sheet = SheetFile(checked.facts).get(pseudonym(checked.settings.salt(), "omop:patient", "2917"))
     assert sheet is not None

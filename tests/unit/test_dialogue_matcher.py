@@ -5,7 +5,7 @@ spaCy's blank English one."""
 
 from __future__ import annotations
 
-from kgverify.dialogue.matcher import MentionMatcher, lay_text
+from kgverify.dialogue.matcher import MentionMatcher, is_general, lay_text
 from kgverify.link.kb import KbEntry
 
 
@@ -205,3 +205,11 @@ def test_a_name_may_open_on_a_stop_word_as_written() -> None:
     assert beats == [("heart's been fluttering", "heart racing")]
     assert [x.span.text for x in m.find(m.doc("my heart skips a beat"))] == ["heart skips"]
     assert m.find(m.doc("my heart is fine and my pulse is slow")) == []
+
+
+def test_a_category_name_is_general_in_either_number() -> None:
+    """The checker refuses a span the linker links when it is only a category name ("an
+    injury", "the diseases"): it is never a claim of a fact."""
+    assert is_general("injury") and is_general("Injuries") and is_general("diseases")
+    assert is_general("disorder") and is_general(" drug ")
+    assert not is_general("brain injury") and not is_general("arthritis")

@@ -164,3 +164,42 @@ def test_a_norm_is_no_denial_and_since_is_the_past() -> None:
     assert mother.family
     assert not cue("My wife drove me. She says I have asthma.", "asthma").family
     assert not cue("It hurts. She had dementia.", "dementia").family  # nobody named
+
+
+def test_a_denied_ending_denies_nothing_after_it() -> None:
+    """Issue 37, fifth pass: "never went away", "hasn't cleared up", "never stopped" deny an
+    ending, so the condition goes on and what follows is not denied; a plain "never" still
+    denies."""
+    text = "I've got chronic sinusitis that never went away, and arthritis in the hands."
+    assert not cue(text, "arthritis").negated
+    assert not cue(text, "chronic sinusitis").negated
+    assert not cue("My cough hasn't cleared up and I have asthma", "asthma").negated
+    stopped = cue("I never stopped the warfarin.", "warfarin")
+    assert not stopped.negated and not stopped.ceased
+    assert not cue("I didn't stop the warfarin.", "warfarin").negated
+    assert cue("I stopped the warfarin.", "warfarin").ceased
+    assert cue("I never had asthma.", "asthma").negated
+    assert cue("I never got pneumonia.", "pneumonia").negated  # "got" without "better"
+    assert cue("I don't get headaches.", "headaches").negated
+
+
+def test_the_object_of_a_preposition_is_not_what_stopped() -> None:
+    """Issue 37, fifth pass: "anymore" or "stopped it" after a mention that is the object of
+    "for", "since" or "after" belongs to the drug or verb before it; an ending of the
+    condition itself ("it cleared up") still ends it."""
+    text = "The heart doctor said I don't need the digoxin for my AFib anymore."
+    assert not cue(text, "AFib").ceased and cue(text, "digoxin").ceased
+    text = "Since my stroke I'm not on the Plavix any more, the doctor stopped it."
+    assert not cue(text, "stroke").ceased and cue(text, "Plavix").ceased
+    assert not cue("I was on prednisone for my arthritis but stopped it.", "arthritis").ceased
+    assert cue("I was treated for pneumonia but it cleared up.", "pneumonia").ceased
+    assert cue("I had a rash, but it went away.", "rash").ceased
+
+
+def test_a_reason_clause_lends_no_time_or_hedge_to_the_mention_before_it() -> None:
+    """Issue 37, fifth pass: "because" opens a clause of its own after the mention."""
+    text = "I can't take Advil because of my stomach ulcer and the bleeding I had years back."
+    assert not cue(text, "Advil").historical
+    assert cue(text, "bleeding").historical
+    assert cue("I took Advil years back.", "Advil").historical
+    assert not cue("I take aspirin because I might have angina.", "aspirin").hedged

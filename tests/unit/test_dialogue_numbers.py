@@ -78,3 +78,17 @@ def test_thousands_are_no_decimal_comma() -> None:
     assert days.base == 2303.0
     [dose] = said("1,5 mg")
     assert dose.base == 1.5
+
+
+def test_an_amount_a_day_is_how_often_and_later_is_between_events() -> None:
+    """Issue 37, fifth pass: "two a day" is a frequency, not a day's duration; "two years
+    later" is the time between two events, kept but never compared with the record."""
+    assert [q.text for q in said("Aleve 220, two a day.")] == ["220"]
+    assert [q.text for q in said("I take 5 mg a day")] == ["5 mg"]
+    assert said("one pill a week") == []
+    [day] = said("It started a day ago")  # a duration still, with "ago"
+    assert day.dimension == "duration" and day.ago and not day.between
+    [later] = said("I fractured my forearm two years later")
+    assert later.dimension == "duration" and later.between and not later.ago
+    [ago] = said("I fractured my forearm two years ago")
+    assert ago.ago and not ago.between

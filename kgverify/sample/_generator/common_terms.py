@@ -26,7 +26,7 @@ manifestations, so every earlier identifier stays as it was; make_readme.py call
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from kgverify.sample._generator import lay_terms
@@ -253,6 +253,33 @@ MORE_MANIFESTATIONS: dict[str, tuple[str, ...]] = {
 of them, or not their usual complaint (a joint injury's pain and swelling, a head injury's
 vomiting, esophagitis's heartburn); keys of the build's key -> CUI map."""
 
+THIRD_MANIFESTATIONS: dict[str, tuple[str, ...]] = {
+    # issue 37, fifth pass, after sets 4 and 5 were scored: complaints patients there gave of
+    # these conditions that the sample did not tie to them (rows after every earlier one)
+    "65275009": ("422400008",),  # acute cholecystitis: vomiting
+    "235919008": ("422400008",),  # gallstone (biliary colic): vomiting
+    "58150001": ("57676002", "267038008"),  # fracture of clavicle: shoulder pain, swelling
+    "396275006": ("271771009",),  # osteoarthritis: joint swelling
+    "49436004": ("84229001",),  # atrial fibrillation: fatigue
+    "38822007": ("21522001",),  # cystitis: (lower) abdominal pain
+    "301011002": ("21522001",),  # E. coli urinary tract infection: (lower) abdominal pain
+    "110030002": ("111516008",),  # concussion injury of brain: blurred vision
+    "64859006": ("COMMON:back-pain",),  # osteoporosis: back pain of vertebral fractures
+    "230690007": ("25064002", "111516008"),  # stroke: sudden headache, blurred or lost vision
+    # sprains and fractures of a limb: the swelling of the injured part (edema)
+    "70704007": ("267038008",),  # sprain of wrist
+    "44465007": ("267038008",),  # sprain of ankle
+    "65966004": ("267038008",),  # fracture of forearm
+    "263102004": ("267038008",),  # fracture subluxation of wrist
+    "16114001": ("267038008",),  # fracture of ankle
+    "444448004": ("267038008",),  # injury of medial collateral ligament of knee
+    "444470001": ("267038008",),  # injury of anterior cruciate ligament
+    "239720000": ("267038008",),  # tear of meniscus of knee
+    "30832001": ("267038008",),  # rupture of patellar tendon
+}
+"""A third sweep: usual complaints of visit diagnoses, found missing on the fourth and fifth
+sets (so those sets are no longer blind to them); keys of the build's key -> CUI map."""
+
 EXTRA_TERMS: dict[str, tuple[str, ...]] = {
     # sample concepts (SNOMED CT keys) -> more consumer terms for them
     "36971009": ("sinuses",),  # sinusitis
@@ -268,6 +295,13 @@ EXTRA_TERMS: dict[str, tuple[str, ...]] = {
 }
 """Consumer terms for concepts the sample already had, added after every other atom (their
 LUIs and SUIs numbered last), each on the concept's CHV code where it has one."""
+
+FIFTH_TERMS: dict[str, tuple[str, ...]] = {
+    # issue 37, fifth pass (after sets 4 and 5 were scored), a sixth id wave
+    "127295002": ("brain injury",),  # traumatic brain injury
+}
+"""Consumer terms of the fifth pass, on concepts that have a CHV code, numbered after every
+other atom (``UmlsState.late5_aui0``)."""
 
 KEY_PREFIX = "COMMON:"
 """Keys of these concepts in the build's key -> CUI map (``UmlsState.key2cui``)."""
@@ -311,17 +345,21 @@ def add_extra_terms(
     key2cui: dict[str, str],
     atom: Callable[..., dict[str, Any]],
     earlier_strings: set[str],
-    first_code: int,
+    first_code: int | None,
+    table: Mapping[str, Sequence[str]] = EXTRA_TERMS,
 ) -> int:
-    """The CHV atoms of ``EXTRA_TERMS`` (SY; PT and a new CHV code from ``first_code`` for a
-    concept without CHV atoms); refuses a term an earlier atom spells. The atoms added."""
+    """The CHV atoms of ``table`` (SY; PT and a new CHV code from ``first_code`` for a
+    concept without CHV atoms, which ``first_code`` None refuses); refuses a term an earlier
+    atom spells. The atoms added."""
     added = 0
     new_codes = 0
-    for key, terms in EXTRA_TERMS.items():
+    for key, terms in table.items():
         u = concepts[key2cui[key]]
         code = next((a["code"] for a in u.atoms if a["sab"] == "CHV"), None)
         tty = "SY"
         if code is None:
+            if first_code is None:
+                raise ValueError(f"{key} has no CHV code to add terms to")
             code, tty = f"{first_code + new_codes:010d}", "PT"
             new_codes += 1
         for term in terms:
@@ -391,12 +429,22 @@ def readme_section(w: Callable[[str], None], k2c: dict[str, str], pref: dict[str
         w(f"| {pref[k2c[condition]]} | {', '.join(shown)} |")
     w("")
     w(
+        "And a third, from the complaints of the fourth and fifth evaluation sets (after every "
+        "earlier row):"
+    )
+    w("")
+    w("| sample condition | manifests |")
+    w("|---|---|")
+    for condition, findings in THIRD_MANIFESTATIONS.items():
+        w(f"| {pref[k2c[condition]]} | {', '.join(pref[k2c[f]] for f in findings)} |")
+    w("")
+    w(
         "More consumer terms for concepts the sample already had, after every other atom (so "
         "their LUIs and SUIs come last), each on the concept's CHV code:"
     )
     w("")
     w("| concept | CUI | more consumer terms (CHV) |")
     w("|---|---|---|")
-    for key, terms in EXTRA_TERMS.items():
+    for key, terms in (EXTRA_TERMS | FIFTH_TERMS).items():
         w(f"| {pref[k2c[key]]} | {k2c[key]} | {', '.join(terms)} |")
     w("")

@@ -134,6 +134,7 @@ class UmlsState:
     late3_aui0: int = 0
     # common_terms.add_extra_terms: terms for earlier concepts, numbered after every other atom
     late4_aui0: int = 0
+    late5_aui0: int = 0  # common_terms.FIFTH_TERMS, after every other atom
     atc_atom: dict[tuple[str, str], Row] = field(default_factory=dict)
     eun_derive: dict[str, list[int]] = field(default_factory=dict)
 

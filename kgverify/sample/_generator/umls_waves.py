@@ -263,6 +263,11 @@ def add_derivation(st: UmlsState, eun: Eunomia, snomed: SnomedBuild, rx: RxBuild
         lay_terms.CHV_CODE_BASE + lay_terms.chv_codes() + len(common_terms.every()) + 1,
     )
     common_terms.add_manifestations(pair, key2cui, common_terms.MORE_MANIFESTATIONS)
+    st.late5_aui0 = aui_seq.n  # issue 37, fifth pass: terms after every other atom
+    common_terms.add_extra_terms(
+        umls_concepts, key2cui, atom, spelled, None, table=common_terms.FIFTH_TERMS
+    )
+    common_terms.add_manifestations(pair, key2cui, common_terms.THIRD_MANIFESTATIONS)
 
     # Eunomia persons each added row bears on (README): a condition counts with the SNOMED concepts of its CUI and
     # their descendants in the sample's SNOMED is-a; a drug by its RxNorm ingredient (Eunomia's CONCEPT_ANCESTOR)
