@@ -459,6 +459,10 @@ def cues(doc: Doc, span: Span) -> Cues:
         if word in HISTORICAL or phrase is not None:
             historical = True
             words.append(phrase or word)
+    if historical and any(doc[k].lower_ == "still" for k in range(start, span.start)):
+        # "the whiplash I got two years ago still gives me a stiff neck": now, not then
+        historical = False
+        words.append("still")
     for i in range(opening, span.start):
         word, after = doc[i].lower_, _lower(doc, i + 1)
         if word in _CONTRAST:  # "if it rains I stay in, but I take aspirin"

@@ -65,8 +65,10 @@ def test_sample_job_loads_all_three_and_summarises(fresh_graph: Graph) -> None:
     assert sum(dialogues["verdicts"].values()) == dialogues["mentions"]
     vocabs = {row["vocab"]: row for row in out["summary"]["concepts"]}
     # 2025AA: 492 concepts, and, added for derivation, 48 ATC classes and 6 Eunomia ingredients;
-    # issue 37's fourth pass: 97 common conditions and symptoms and 56 drugs no patient has
-    assert vocabs["UMLS"]["active"] == 546 + 97 + 56 and vocabs["SNOMEDCT"]["retired"] == 1
+    # issue 37's fourth pass: 97 common conditions and symptoms and 56 drugs no patient has;
+    # its fifth: 8 more conditions and symptoms and 7 drugs
+    assert vocabs["UMLS"]["active"] == 546 + 97 + 56 + 15
+    assert vocabs["SNOMEDCT"]["retired"] == 1
     # After all three, UMLS mappings point at owned (non-stub) SNOMED and RxNorm concepts.
     joined = fresh_graph._driver.execute_query(
         "MATCH (:UMLS {code: 'C0025598'})-[:MAPS_TO]->(r:RXNORM {code: '6809'}) "

@@ -203,3 +203,12 @@ def test_a_reason_clause_lends_no_time_or_hedge_to_the_mention_before_it() -> No
     assert cue(text, "bleeding").historical
     assert cue("I took Advil years back.", "Advil").historical
     assert not cue("I take aspirin because I might have angina.", "aspirin").hedged
+
+
+def test_still_brings_a_past_clause_to_the_present() -> None:
+    """Issue 37, fifth pass: "still" before the mention says it holds now, whatever past
+    time its clause names."""
+    text = "The whiplash I got two years ago still gives me a stiff neck."
+    assert not cue(text, "stiff neck").historical
+    assert cue(text, "whiplash").historical
+    assert cue("I had a stiff neck two years ago.", "stiff neck").historical

@@ -307,6 +307,56 @@ KEY_PREFIX = "COMMON:"
 """Keys of these concepts in the build's key -> CUI map (``UmlsState.key2cui``)."""
 
 
+LATER: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    # issue 37, fifth pass: what sets 4 to 7 showed patients naming that the sweep above
+    # lacked, numbered after every other concept and atom (``UmlsState.late5_aui0``)
+    ("bruising", "T184", ("bruise", "bruises", "bruising", "black and blue")),
+    # a tendency, not an injury's bruise: its own concept, which no condition manifests
+    (
+        "easy-bruising",
+        "T184",
+        (
+            "easy bruising",
+            "bruise easily",
+            "bruises easily",
+            "bruised easily",
+            "bruising easily",
+            "bruise too easily",
+            "bruising too easily",
+        ),
+    ),
+    ("neck-pain", "T184", ("neck pain", "sore neck", "stiff neck", "neck stiffness")),
+    ("muscle-aches", "T184", ("muscle aches", "muscle ache", "sore muscles", "myalgia")),
+    ("sneezing", "T184", ("sneezing", "sneezes")),
+    ("menstrual-cramps", "T184", ("period cramps", "menstrual cramps", "painful periods")),
+    ("frozen-shoulder", "T047", ("frozen shoulder", "adhesive capsulitis")),
+    ("h-pylori", "T047", ("H. pylori", "H pylori", "Helicobacter pylori")),
+    ("pseudoephedrine", "T121", ("pseudoephedrine", "Sudafed")),
+    ("cimetidine", "T121", ("cimetidine", "Tagamet")),
+    ("isotretinoin", "T121", ("isotretinoin", "Accutane")),
+    ("adalimumab", "T121", ("adalimumab", "Humira")),
+    ("psyllium", "T121", ("psyllium", "Metamucil")),
+    ("glucosamine", "T121", ("glucosamine",)),
+    ("antacid", "T121", ("Maalox", "Mylanta")),
+)
+"""Concepts of the fifth pass (conditions and symptoms, then drugs), after every other."""
+
+LATER_MANIFESTATIONS: dict[str, tuple[str, ...]] = {
+    # the bruising of a fracture or sprain, the neck pain of whiplash, the sneezing of
+    # allergic rhinitis (keys of the build's map; rows after every earlier one)
+    "58150001": ("COMMON:bruising",),  # fracture of clavicle
+    "33737001": ("COMMON:bruising",),  # fracture of rib
+    "65966004": ("COMMON:bruising",),  # fracture of forearm
+    "16114001": ("COMMON:bruising",),  # fracture of ankle
+    "263102004": ("COMMON:bruising",),  # fracture subluxation of wrist
+    "359817006": ("COMMON:bruising",),  # closed fracture of hip
+    "44465007": ("COMMON:bruising",),  # sprain of ankle
+    "70704007": ("COMMON:bruising",),  # sprain of wrist
+    "39848009": ("COMMON:neck-pain",),  # whiplash injury to neck
+    "61582004": ("COMMON:sneezing",),  # allergic rhinitis
+}
+
+
 def every() -> tuple[tuple[str, str, tuple[str, ...]], ...]:
     """Conditions, then drugs, in the order their CUIs and CHV codes are numbered."""
     return CONDITIONS + DRUGS
@@ -317,12 +367,14 @@ def add_common_concepts(
     atom: Callable[..., dict[str, Any]],
     earlier_strings: set[str],
     first_code: int,
+    entries: tuple[tuple[str, str, tuple[str, ...]], ...] | None = None,
 ) -> list[str]:
-    """One synthetic-CUI concept per entry (``ucon`` numbers the CUI), its CHV atoms with
-    CHV codes from ``first_code``; refuses a term an earlier atom already spells (``_claim``,
-    which adds each new term to ``earlier_strings``). The new CUIs in order."""
+    """One synthetic-CUI concept per entry (``every()`` by default; ``ucon`` numbers the
+    CUI), its CHV atoms with CHV codes from ``first_code``; refuses a term an earlier atom
+    already spells (``_claim``, which adds each new term to ``earlier_strings``). The new
+    CUIs in order."""
     added = []
-    for n, (key, tui, terms) in enumerate(every()):
+    for n, (key, tui, terms) in enumerate(every() if entries is None else entries):
         code = f"{first_code + n:010d}"
         u = ucon(KEY_PREFIX + key, "", "SYN", [tui])
         for at, term in enumerate(terms):
@@ -447,4 +499,20 @@ def readme_section(w: Callable[[str], None], k2c: dict[str, str], pref: dict[str
     w("|---|---|---|")
     for key, terms in (EXTRA_TERMS | FIFTH_TERMS).items():
         w(f"| {pref[k2c[key]]} | {k2c[key]} | {', '.join(terms)} |")
+    w("")
+    w(
+        "Concepts of the fifth pass, what patients in the fourth to seventh evaluation sets "
+        "named that the sweep above lacked, after every other concept and atom, and what "
+        "sample conditions manifest among them:"
+    )
+    w("")
+    w("| CUI | consumer terms (CHV) |")
+    w("|---|---|")
+    for key, _, terms in LATER:
+        w(f"| {k2c[KEY_PREFIX + key]} | {', '.join(terms)} |")
+    w("")
+    w("| sample condition | manifests |")
+    w("|---|---|")
+    for condition, findings in LATER_MANIFESTATIONS.items():
+        w(f"| {pref[k2c[condition]]} | {', '.join(pref[k2c[f]] for f in findings)} |")
     w("")

@@ -268,6 +268,13 @@ def add_derivation(st: UmlsState, eun: Eunomia, snomed: SnomedBuild, rx: RxBuild
         umls_concepts, key2cui, atom, spelled, None, table=common_terms.FIFTH_TERMS
     )
     common_terms.add_manifestations(pair, key2cui, common_terms.THIRD_MANIFESTATIONS)
+    chv_max = max(
+        int(a["code"]) for u in umls_concepts.values() for a in u.atoms if a["sab"] == "CHV"
+    )
+    late2_cuis.update(
+        common_terms.add_common_concepts(ucon, atom, spelled, chv_max + 1, common_terms.LATER)
+    )
+    common_terms.add_manifestations(pair, key2cui, common_terms.LATER_MANIFESTATIONS)
 
     # Eunomia persons each added row bears on (README): a condition counts with the SNOMED concepts of its CUI and
     # their descendants in the sample's SNOMED is-a; a drug by its RxNorm ingredient (Eunomia's CONCEPT_ANCESTOR)
