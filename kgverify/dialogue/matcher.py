@@ -70,10 +70,10 @@ def is_general(text: str) -> bool:
 FILLERS = frozenset(
     {"my", "his", "her", "their", "our", "your", "the", "a", "an", "'s", "\u2019s", "been",
      "is", "was", "are", "were", "has", "have", "keeps", "kept", "really", "very", "so",
-     "quite", "pretty", "all"}
+     "quite", "pretty", "all", "both", "two", "three", "several"}
 )  # fmt: skip
-"""Words a patient puts inside a name ("sprained my ankle", "heart's been racing", "throat
-is really sore"): left out of a span's lay form, never at its edges."""
+"""Words a patient puts inside a name ("sprained my ankle", "heart's been racing", "cracked
+two ribs", "throat is really sore"): left out of a span's lay form, never at its edges."""
 
 PARTICIPLES = {
     "broke": "broken",
@@ -82,7 +82,10 @@ PARTICIPLES = {
     "tore": "torn",
     "tear": "torn",
     "tearing": "torn",
-    "crack": "cracked",
+    # a cracked bone is a broken one ("cracked my collarbone", "crack a rib")
+    "crack": "broken",
+    "cracked": "broken",
+    "cracking": "broken",
     "sprain": "sprained",
     "twist": "twisted",
 }

@@ -213,3 +213,23 @@ def test_a_category_name_is_general_in_either_number() -> None:
     assert is_general("injury") and is_general("Injuries") and is_general("diseases")
     assert is_general("disorder") and is_general(" drug ")
     assert not is_general("brain injury") and not is_general("arthritis")
+
+
+def test_a_cracked_bone_is_a_broken_one_and_a_count_inside_a_name_is_left_out() -> None:
+    """Issue 37, fifth pass: "cracked my collarbone", "cracked two ribs" read as the broken
+    bone's name; a crack that is no bone's stays nothing."""
+    bones = MentionMatcher(
+        [
+            entry("UMLS:C0159658", "Fracture of clavicle", ["disorder"], ["Broken collarbone"]),
+            entry("UMLS:C0035522", "Fracture of rib", ["disorder"], ["Broken rib", "Cracked rib"]),
+        ]
+    )
+
+    def found(text: str) -> list[tuple[str, str]]:
+        return [(m.span.text, m.alias) for m in bones.find(bones.doc(text))]
+
+    assert found("I cracked my collarbone") == [("cracked my collarbone", "broken collarbone")]
+    assert found("I think I cracked two ribs") == [("cracked two ribs", "broken ribs")]
+    assert found("I'm afraid I'll crack a rib") == [("crack a rib", "broken rib")]
+    assert found("a cracked rib") == [("cracked rib", "cracked rib")]
+    assert found("the paint cracked on my wall") == []
