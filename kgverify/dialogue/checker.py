@@ -282,6 +282,8 @@ class DialogueChecker:
         letter or two ("penicillin": Penicillin V, Penicillin G); an ambiguous one is then
         judged through its candidates (``_resolve``) and dropped when none reaches the
         record."""
+        if is_general(link.query):
+            return False  # "an injury", "the disease": a category, never a claim
         floor = self.linker.params.threshold
         talkable = {k.value for k in TALKABLE}
         fit = [
@@ -293,8 +295,6 @@ class DialogueChecker:
             if (c.method in CONFIDENT or (c.score >= SPAN_SCORE and covers(link.query, c.alias)))
             and (c.method is not Method.EDIT or typo(link.query, c.alias))
         ]
-        if is_general(link.query):
-            return False  # "an injury", "the disease": a category, never a claim
         if link.status is LinkStatus.LINKED:
             return any(c.concept_id == link.concept_id for c in sure)
         if link.status is not LinkStatus.AMBIGUOUS:
@@ -575,12 +575,11 @@ class DialogueChecker:
             # visit's diagnosis, or of one that is over, is no fact of the visit.
             shown = next((f for f in sorted(same) if f in theirs.manifests), None)
             # An earlier condition this encounter's sheet lists as history is the same fact
-            # (one id), so it counts as the earlier diagnosis it is.
-            lives_with = sayable and fact.section in _LIVED_WITH and record.active(fact)
-            # Said of the past ("years ago I had a skin rash"): a symptom of a condition the
-            # patient had then, over or not.
-            had = sayable and fact.section in _LIVED_WITH and m.cues.historical
-            current = _of_visit(fact, where, record) or lives_with or had
+            # (one id), so it counts as the earlier diagnosis it is; said of the past ("years
+            # ago I had a skin rash"), a symptom meets a condition of then, over or not.
+            lived = sayable and fact.section in _LIVED_WITH
+            had = lived and (record.active(fact) or m.cues.historical)
+            current = _of_visit(fact, where, record) or had
             if shown is not None and current:
                 path = _edges(theirs.manifests[shown])
                 out.append((10, _Hit(fact, where, "manifestation", path, sayable, shown)))

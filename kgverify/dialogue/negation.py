@@ -152,10 +152,10 @@ _PRONOUN_RELATIVES = frozenset({"she", "he"})
 # "not sure" hedges, it does not deny; "no idea", "not only", "no problem" neither.
 _NOT_DENIAL_AFTER = frozenset({"sure", "certain", "idea", "doubt", "only", "just", "matter"})
 
-_ENDING_VERBS = frozenset(
-    {"went", "go", "goes", "gone", "got", "get", "gets", "cleared", "clear", "healed", "heal",
-     "resolved", "stopped", "stop", "ended", "improved"}
-)  # fmt: skip
+_ENDING_VERBS = frozenset({"healed", "heal", "resolved", "stopped", "stop", "ended", "improved"})
+_ENDING_PARTICLES = {"went": "away", "go": "away", "goes": "away", "gone": "away",
+                     "got": "better", "get": "better", "gets": "better", "cleared": "up",
+                     "clear": "up"}  # fmt: skip
 """After a denial, an ending denied ("that never went away", "it hasn't cleared up", "it
 never healed"): the condition goes on, and the denial says nothing of what follows."""
 _ENDING_FILLERS = frozenset({"really", "fully", "completely", "totally", "quite", "ever"})
@@ -263,13 +263,9 @@ def _denies_an_ending(doc: Doc, i: int) -> bool:
     k = i + 1
     while _lower(doc, k) in _ENDING_FILLERS | _AUX:
         k += 1
-    verb, after = _lower(doc, k), _lower(doc, k + 1)
-    if verb in {"went", "go", "goes", "gone"}:
-        return after == "away"
-    if verb in {"got", "get", "gets"}:
-        return after == "better"
-    if verb in {"cleared", "clear"}:
-        return after == "up"
+    verb = _lower(doc, k)
+    if verb in _ENDING_PARTICLES:
+        return _lower(doc, k + 1) == _ENDING_PARTICLES[verb]
     return verb in _ENDING_VERBS
 
 
