@@ -104,7 +104,9 @@ class ContextFact(_Frozen):
     """A record fact shown in an item's question."""
 
     fact_id: str = Field(description="graph Fact id (source:item id)")
-    role: str = Field(description="finding, test, medication, condition, history, prior_drug")
+    role: str = Field(
+        description="finding, test, procedure, medication, condition, history, prior_drug"
+    )
     text: str = Field(description="the vocabulary's preferred name of the fact's concept")
     concept_id: str | None = None
     start: str | None = Field(default=None, description="the fact's date, as recorded")

@@ -51,7 +51,12 @@ SETTINGS_WORDS = {
 }
 # The predicate a context fact of each role would need, to make a candidate a right answer
 # too (diagnosis: a drug given or a finding seen that points at the candidate instead).
-CLUE_PREDICATE = {"medication": "treats", "finding": "indicates", "test": "indicates"}
+CLUE_PREDICATE = {
+    "medication": "treats",
+    "finding": "indicates",
+    "test": "indicates",
+    "procedure": "indicates",
+}
 
 
 def filter_reason(assertion: RecordAssertion) -> str:
@@ -100,8 +105,10 @@ def _visit(
                 out.append(_context_fact(record, fact, "finding"))
             elif conditions and not (omit and fact.names_concept(omit)):
                 out.append(_context_fact(record, fact, "condition"))
-        elif fact.kind in ("measurement", "procedure"):
+        elif fact.kind == "measurement":
             out.append(_context_fact(record, fact, "test"))
+        elif fact.kind == "procedure":
+            out.append(_context_fact(record, fact, "procedure"))
         elif fact.kind == "drug" and drugs:
             out.append(_context_fact(record, fact, "medication"))
     return out

@@ -17,6 +17,7 @@ ROLE_LINES: dict[str, str] = {
     "condition": "Conditions at this visit",
     "finding": "Findings",
     "test": "Tests done",
+    "procedure": "Procedures done",
     "medication": "Medications started",
     "history": "Earlier conditions",
 }

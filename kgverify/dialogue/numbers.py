@@ -70,6 +70,13 @@ _WORDS = {
     "ten": 10,
     "eleven": 11,
     "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
     "a": 1,
     "an": 1,
     "a couple of": 2,
@@ -80,6 +87,15 @@ _WORDS = {
     "several": 3,
     "some": 3,
     "many": 5,
+}
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70}
+_ONES = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+# "twenty", "twenty-four", "twenty four" (read whole: "four" alone was "twenty-four"'s end)
+_WORDS |= _TENS | {
+    f"{tens}{joint}{one}": value + n
+    for tens, value in _TENS.items()
+    for n, one in enumerate(_ONES, 1)
+    for joint in ("-", " ")
 }
 VAGUE = frozenset(
     {"a couple of", "a couple", "couple of", "a few", "few", "several", "some", "many"}

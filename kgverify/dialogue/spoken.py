@@ -127,6 +127,10 @@ def token_at(doc: Doc, char: int) -> int:
     return span.start if span is not None else len(doc) - 1
 
 
+COORDINATORS = frozenset({"and", "but", "or"})
+"""Words that join a clause's parts: a time said before one of them dates nothing after."""
+
+
 def owner(doc: Doc, mentions: list[SpokenMention], q: Quantity) -> SpokenMention | None:
     """The mention a said number belongs to. A dose, or a number without a unit, goes to a
     drug as syntax says (``_drug_for``); a number without a unit that no drug takes, and
@@ -144,6 +148,18 @@ def owner(doc: Doc, mentions: list[SpokenMention], q: Quantity) -> SpokenMention
         if clause_start(doc, m.match.span.start) == clause
         and (q.dimension is not None or not takes_dose(m))
     ]
+    if q.dimension == "duration":
+        # A time is said after what it dates ("an ulcer since eight years ago and ulcerative
+        # colitis": the ulcer's); one said first dates what follows it, not across "and"
+        # ("four years ago, and there's my arthritis": not the arthritis').
+        before = [m for m in fits if m.match.span.end <= at]
+        if before:
+            return max(before, key=lambda m: m.match.span.end)
+        fits = [
+            m
+            for m in fits
+            if not any(t.lower_ in COORDINATORS for t in doc[last + 1 : m.match.span.start])
+        ]
     return min(fits, key=lambda m: gap(m, q)) if fits else None
 
 

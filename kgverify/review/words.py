@@ -25,6 +25,7 @@ PREDICATE_WORDS = {
 ROLE_WORDS = {
     "finding": "Finding",
     "test": "Test",
+    "procedure": "Procedure",
     "medication": "Medication",
     "condition": "Condition",
     "history": "History",

@@ -251,6 +251,17 @@ def test_context_numbers_and_codes_of_realistic_patient_turns(checked: Checked) 
     assert vague.verdict == "grounded" and [n.vague for n in vague.numbers] == [True]
     assert vague.numbers[0].agrees is None
     assert said("I had anemia 2 years ago.")["anemia"].verdict == "contradicted"
+    # A compound number word is read whole ("twenty-four", not its "four"); a time goes to
+    # what it follows, and one said first dates nothing across "and".
+    long_ago = said("I had anemia twenty-four years ago.")["anemia"]
+    assert [n.text for n in long_ago.numbers] == ["twenty-four years"]
+    dated = said("I've had anemia since about two years ago and atrial fibrillation.")
+    assert dated["atrial fibrillation"].numbers == []
+    assert [n.text for n in dated["anemia"].numbers] == ["two years"]
+    apart = said("I hurt my back two years ago, and there's my anemia.")["anemia"]
+    assert apart.numbers == [] and apart.verdict == "grounded"  # "2 years ago" contradicts
+    first = said("Two years ago I had anemia.")["anemia"]
+    assert [n.text for n in first.numbers] == ["Two years"]
     # Current means the encounter's drugs: aspirin of decades ago is not denied by "I don't".
     old = said("I don't take aspirin.")["aspirin"]
     assert old.verdict == "grounded" and old.negated and "not active" in old.reason

@@ -56,6 +56,7 @@ def test_sample_job_loads_all_three_and_summarises(fresh_graph: Graph) -> None:
     assert qa["written"] == sum(sum(s.values()) for s in qa["items"].values())
     assert qa["assertions"]["unsupported"] == qa["filtered"]["verdict unsupported"]
     assert facts["sheets"] == 39 and facts["facts"]["diagnosis"] > 0
+    assert facts["facts"]["procedure"] > 0  # grounded since the sample loads procedures
     # The shipped dialogues, checked against those sheets: every patient found, and both
     # faithful and unfaithful turns among them.
     dialogues = out["dialogues"]
@@ -66,8 +67,9 @@ def test_sample_job_loads_all_three_and_summarises(fresh_graph: Graph) -> None:
     vocabs = {row["vocab"]: row for row in out["summary"]["concepts"]}
     # 2025AA: 492 concepts, and, added for derivation, 48 ATC classes and 6 Eunomia ingredients;
     # issue 37's fourth pass: 97 common conditions and symptoms and 56 drugs no patient has;
-    # its fifth: 8 more conditions and symptoms and 7 drugs
-    assert vocabs["UMLS"]["active"] == 546 + 97 + 56 + 15
+    # its fifth: 8 more conditions and symptoms and 7 drugs; its sixth: 69 procedures (52
+    # that Eunomia records, 11 common ones, 6 groups)
+    assert vocabs["UMLS"]["active"] == 546 + 97 + 56 + 15 + 69
     assert vocabs["SNOMEDCT"]["retired"] == 1
     # After all three, UMLS mappings point at owned (non-stub) SNOMED and RxNorm concepts.
     joined = fresh_graph._driver.execute_query(

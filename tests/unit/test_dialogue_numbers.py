@@ -23,6 +23,18 @@ def test_doses_values_and_durations_are_read_with_their_units() -> None:
     ]
 
 
+def test_compound_number_words_are_read_whole() -> None:
+    assert [(q.text, q.value) for q in said("a stroke twenty-four years ago")] == [
+        ("twenty-four years", 24.0)
+    ]
+    assert [q.value for q in said("thirty years, twenty one days, fifteen weeks")] == [
+        30.0,
+        21.0,
+        15.0,
+    ]
+    assert said("twenty of them") == []  # a number word still needs a unit
+
+
 def test_a_frequency_is_no_duration_and_a_number_word_needs_a_unit() -> None:
     assert said("twice a day") == []
     assert said("one of them") == []

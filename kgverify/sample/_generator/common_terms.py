@@ -371,20 +371,20 @@ def add_common_concepts(
 ) -> list[str]:
     """One synthetic-CUI concept per entry (``every()`` by default; ``ucon`` numbers the
     CUI), its CHV atoms with CHV codes from ``first_code``; refuses a term an earlier atom
-    already spells (``_claim``, which adds each new term to ``earlier_strings``). The new
+    already spells (``claim``, which adds each new term to ``earlier_strings``). The new
     CUIs in order."""
     added = []
     for n, (key, tui, terms) in enumerate(every() if entries is None else entries):
         code = f"{first_code + n:010d}"
         u = ucon(KEY_PREFIX + key, "", "SYN", [tui])
         for at, term in enumerate(terms):
-            _claim(term, key, earlier_strings)
+            claim(term, key, earlier_strings)
             atom(u, "CHV", "PT" if at == 0 else "SY", code, term, scui=code)
         added.append(u.cui)
     return added
 
 
-def _claim(term: str, key: str, known: set[str]) -> None:
+def claim(term: str, key: str, known: set[str]) -> None:
     """Adds ``term`` to ``known``; refuses one already there (any case): a name two concepts
     shared would make a record's concept ambiguous with one nothing reaches."""
     if term.lower() in known:
@@ -415,7 +415,7 @@ def add_extra_terms(
             code, tty = f"{first_code + new_codes:010d}", "PT"
             new_codes += 1
         for term in terms:
-            _claim(term, key, earlier_strings)
+            claim(term, key, earlier_strings)
             atom(u, "CHV", tty, code, term, scui=code)
             tty = "SY"
             added += 1
@@ -452,9 +452,9 @@ def readme_section(w: Callable[[str], None], k2c: dict[str, str], pref: dict[str
         "(SAB `MTH` `has_manifestation`, below): nothing here supports a treatment or outcome "
         "relation, and derivation never offers them (no sample patient has them). The list is "
         "a sweep of what primary-care patients commonly name, written from general clinical "
-        "knowledge, not copied from a release. Procedures, vaccines and tests are left out: "
-        "Eunomia records them with codes the sample does not load, so a new concept for "
-        '"stitches" or "flu shot" would call a recorded one unsupported. So are words that are '
+        "knowledge, not copied from a release. Procedures and tests are not among them (they "
+        "have their own section below, with the codes Eunomia records them by), nor are "
+        'vaccines ("flu shot": no sample fact is one). Nor are words that are '
         'mostly plain English ("fit", "confused", "cold", "MS", "ED", "the pill", bare "pain").'
     )
     w("")

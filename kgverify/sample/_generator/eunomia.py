@@ -23,6 +23,7 @@ class Eunomia:
     cond_freq: dict[str, int]
     ingredients: set[str]
     drug_freq: dict[str, int]
+    procedures: dict[str, str]
 
 
 def read_eunomia() -> Eunomia:
@@ -78,6 +79,15 @@ def read_eunomia() -> Eunomia:
         for c, n in q("""select c.concept_code, count(*) from drug_exposure o join concept c
         on c.concept_id=o.drug_concept_id group by 1""")
     }
+    # SNOMED procedures the records code: procedure_occurrence, and measurement rows coded
+    # as SNOMED procedures (a throat culture, spirometry)
+    eun_procedures = {
+        c: n
+        for c, n in q("""select distinct c.concept_code, c.concept_name from concept c
+        where c.vocabulary_id = 'SNOMED' and c.concept_id in (
+            select procedure_concept_id from procedure_occurrence
+            union select measurement_concept_id from measurement)""")
+    }
     con.close()
     return Eunomia(
         cond=eun_cond,
@@ -89,4 +99,5 @@ def read_eunomia() -> Eunomia:
         cond_freq=eun_cond_freq,
         ingredients=eun_ingredients,
         drug_freq=eun_drug_freq,
+        procedures=eun_procedures,
     )

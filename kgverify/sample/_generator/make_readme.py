@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from kgverify.sample._generator import common_terms, lay_terms
+from kgverify.sample._generator import common_terms, lay_terms, procedures
 from kgverify.sample._generator import drug_data as dd
 from kgverify.sample._generator import label_knowledge as lk
 from kgverify.sample._generator import snomed_data as sd
@@ -702,6 +702,7 @@ def write_readme(out: Path, manifest: dict[str, Any]) -> None:
     derivation_section(w, m, cui_name, rxn, k2c)
     lay_terms.readme_section(w, k2c, pref)
     common_terms.readme_section(w, k2c, pref)
+    procedures.readme_section(w, k2c)
     lk.readme_section(w, m["eun_derive"]["label_contraindicated"], cui_name, rxn, k2c)
 
     w("## Eunomia coverage")

@@ -10,6 +10,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from kgverify.sample._generator import procedures as pr
 from kgverify.sample._generator import snomed_data as sd
 from kgverify.sample._generator.common import (
     Row,
@@ -249,7 +250,8 @@ def build_snomed(out: Path, eun: Eunomia) -> SnomedBuild:
             return case_sens
         return case_ins
 
-    for c in sct_concepts.values():
+    def add_descriptions(c: SnomedConcept) -> None:
+        """The concept's FSN, preferred term and synonyms, numbered in that order."""
         terms = [(fsn_t, c.fsn, preferred), (syn_t, c.pt, preferred)] + [
             (syn_t, s, acceptable) for s in c.syns
         ]
@@ -269,6 +271,9 @@ def build_snomed(out: Path, eun: Eunomia) -> SnomedBuild:
             )
             all_descs.append(desc)
             desc_by_concept[c.id].append(desc)
+
+    for c in sct_concepts.values():
+        add_descriptions(c)
 
     # relationships
     rel_seq = Seq("{}", 990000000)
@@ -296,8 +301,6 @@ def build_snomed(out: Path, eun: Eunomia) -> SnomedBuild:
             add_rel(c.id, t, d, g)
     for src, t, dst, g, tm in sd.INACTIVE_RELS_BASE:
         add_rel(src, sd.ATTR[t], dst, g, active=False, time=tm)
-    write_snomed_release(os.path.join(out, "snomed"), "20250101", sct_concepts, all_descs, sct_rels)
-
     # 20250601 diff
     sct2 = copy.deepcopy(sct_concepts)
     rels2 = copy.deepcopy(sct_rels)
@@ -335,5 +338,33 @@ def build_snomed(out: Path, eun: Eunomia) -> SnomedBuild:
     diff_sct_log.append(
         f"relationship {nr['id']} ({s} -{sd.ATTR[t]} {sct_concepts[sd.ATTR[t]].pt}-> {d}, group {g}) added (effectiveTime 20250601)"
     )
+    # Procedures (issue 37, sixth pass): in both releases, their description and
+    # relationship ids after every earlier one (the 20250601 diff's included)
+    for p in pr.PROCEDURES:
+        assert p.sctid not in sct_concepts, ("procedure already a sample concept", p.sctid)
+        assert verhoeff_ok(p.sctid) and p.sctid[-3:-1] == "00", ("bad SCTID", p.sctid)
+        if p.eunomia:
+            assert eun.procedures.get(p.sctid) == p.name, ("not Eunomia's name", p.sctid)
+        else:
+            assert p.sctid not in eun.procedures, ("Eunomia codes it", p.sctid)
+        c = SnomedConcept(
+            id=p.sctid,
+            tag="procedure",
+            pt=p.name,
+            fsn=f"{p.name} (procedure)",
+            parents=[p.parent],
+            attrs=[],
+            syns=list(p.synonyms),
+            active=True,
+            time=approx_time(p.sctid),
+        )
+        assert p.parent in sct_concepts, (p.sctid, p.parent)  # parents come first
+        sct_concepts[c.id] = c
+        sct2[c.id] = copy.deepcopy(c)
+        add_descriptions(c)
+        rels2.append(copy.deepcopy(add_rel(c.id, sd.ATTR["isa"], p.parent, 0)))
+    missing = set(eun.procedures) - set(sct_concepts) - set(pr.LEFT_OUT)
+    assert not missing, ("Eunomia procedures neither loaded nor left out", sorted(missing))
+    write_snomed_release(os.path.join(out, "snomed"), "20250101", sct_concepts, all_descs, sct_rels)
     write_snomed_release(os.path.join(out, "snomed"), "20250601", sct2, all_descs, rels2)
     return SnomedBuild(sct_concepts, desc_by_concept, sct_rels, diff_sct_log)

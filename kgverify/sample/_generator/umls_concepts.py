@@ -7,6 +7,7 @@ from __future__ import annotations
 import collections
 
 from kgverify.sample._generator import drug_data as dd
+from kgverify.sample._generator import procedures as pr
 from kgverify.sample._generator import snomed_data as sd
 from kgverify.sample._generator import umls_data as ud
 from kgverify.sample._generator.common import Row
@@ -31,6 +32,8 @@ def add_concepts(st: UmlsState, snomed: SnomedBuild, rx: RxBuild) -> None:
 
     # --- SNOMED-based concepts
     exclude_from_umls = {"106237007", "246061005", "410662002", "762705008"} | set(sd.ATTR.values())
+    # the procedures get their concepts in the last wave (umls_waves.add_procedures)
+    exclude_from_umls |= set(pr.by_id())
     sct_in_umls: dict[str, Row] = {}
     for line in ud.CUI_TABLE.strip().splitlines():
         f = [x.strip() for x in line.split("|")]

@@ -12,16 +12,18 @@ import duckdb
 from kgverify.sample._generator import common_terms, lay_terms
 from kgverify.sample._generator import drug_data as dd
 from kgverify.sample._generator import label_knowledge as lk
+from kgverify.sample._generator import procedures as pr
 from kgverify.sample._generator import umls_data as ud
 from kgverify.sample._generator.common import EUNOMIA_DB
 from kgverify.sample._generator.eunomia import Eunomia
 from kgverify.sample._generator.rxnorm_write import RxBuild
-from kgverify.sample._generator.snomed_write import SnomedBuild
+from kgverify.sample._generator.snomed_write import SnomedBuild, fsn_t, preferred
 from kgverify.sample._generator.umls_state import (
     SRL_OF,
     UmlsState,
     disease_atom,
     medrt_atom,
+    pick_atom,
 )
 
 AB_PAIRS = {
@@ -275,6 +277,8 @@ def add_derivation(st: UmlsState, eun: Eunomia, snomed: SnomedBuild, rx: RxBuild
         common_terms.add_common_concepts(ucon, atom, spelled, chv_max + 1, common_terms.LATER)
     )
     common_terms.add_manifestations(pair, key2cui, common_terms.LATER_MANIFESTATIONS)
+    # issue 37, sixth pass: the procedures, after every other concept, atom and row
+    late2_cuis.update(add_procedures(st, snomed, chv_max + len(common_terms.LATER) + 1, spelled))
 
     # Eunomia persons each added row bears on (README): a condition counts with the SNOMED concepts of its CUI and
     # their descendants in the sample's SNOMED is-a; a drug by its RxNorm ingredient (Eunomia's CONCEPT_ANCESTOR)
@@ -331,3 +335,45 @@ def add_derivation(st: UmlsState, eun: Eunomia, snomed: SnomedBuild, rx: RxBuild
     st.late2_cuis = late2_cuis
     st.late3_aui0 = late3_aui0
     st.eun_derive = eun_derive
+
+
+def add_procedures(
+    st: UmlsState, snomed: SnomedBuild, first_code: int, spelled: set[str]
+) -> list[str]:
+    """One synthetic-CUI concept per procedure (``procedures.PROCEDURES``, in order): its
+    SNOMEDCT_US atoms (the RF2 descriptions), its consumer terms (SAB CHV, first PT, one CHV
+    code per concept with terms, from ``first_code``), and its SNOMEDCT_US is-a rows (SRUI
+    the RF2 relationship id). Refuses a consumer term an earlier atom spells. The new CUIs."""
+    added: list[str] = []
+    codes = 0
+    for p in pr.PROCEDURES:
+        u = st.ucon(p.sctid, "", "SYN", [p.tui])
+        for d in snomed.desc_by_concept[p.sctid]:
+            tty = "FN" if d["type"] == fsn_t else ("PT" if d["accept"] == preferred else "SY")
+            st.atom(u, "SNOMEDCT_US", tty, p.sctid, d["term"], saui=d["id"], scui=p.sctid)
+            spelled.add(d["term"].lower())
+        if p.lay:
+            code = f"{first_code + codes:010d}"
+            codes += 1
+            for at, term in enumerate(p.lay):
+                common_terms.claim(term, p.sctid, spelled)
+                st.atom(u, "CHV", "PT" if at == 0 else "SY", code, term, scui=code)
+        added.append(u.cui)
+    isa = {r["src"]: r for r in snomed.rels if r["active"] and r["type"] == "116680003"}
+    for p in pr.PROCEDURES:
+        child, parent = st.key2cui[p.sctid], st.key2cui.get(p.parent)
+        if parent is None:  # the root's parent, |SNOMED CT Concept|, is no UMLS concept here
+            continue
+        st.pair(
+            child,
+            "isa",
+            parent,
+            "inverse_isa",
+            "SNOMEDCT_US",
+            pick_atom(st.concepts[child], "SNOMEDCT_US"),
+            pick_atom(st.concepts[parent], "SNOMEDCT_US"),
+            rel="CHD",
+            inv_rel="PAR",
+            srui=isa[p.sctid]["id"],
+        )
+    return added
