@@ -503,6 +503,16 @@ class DialogueChecker:
         same = {s for r in mine for s in r.same}
         ingredients = {i: (r, e) for r in mine for i, e in r.ingredients.items()}
         drug = bool(kinds & {k.value for k in DRUG_KINDS})
+        # A combination ("Percocet": oxycodone and acetaminophen) is a drug that holds each
+        # of its RxNorm ingredients (a salt's precise ingredient aside), not one holding
+        # some of them: "not the Percocet" denies no recorded acetaminophen tablet.
+        combination = {
+            i
+            for i, (_, edges) in ingredients.items()
+            if i.startswith("RXNORM:")
+            and i not in same
+            and not (edges and edges[-1]["type"] == "HAS_PRECISE_INGREDIENT")
+        }
         alias = _alias(m.link)
         out: list[tuple[int, _Hit]] = []
         candidates = [(f, where, True) for f, where in record.sayable]
@@ -538,8 +548,9 @@ class DialogueChecker:
                 out.append((4, _Hit(fact, where, "morphology", path, sayable, shape)))
                 continue
             if drug:
+                covered = len(combination) < 2 or combination <= theirs.ingredients.keys()
                 shared = min(
-                    (i for i in theirs.ingredients if i in ingredients),
+                    (i for i in theirs.ingredients if i in ingredients and covered),
                     key=lambda i: (len(ingredients[i][1]) + len(theirs.ingredients[i]), i),
                     default=None,
                 )
@@ -635,6 +646,8 @@ class DialogueChecker:
         for n, (m, v) in enumerate(zip(mentions, verdicts, strict=True)):
             if v.verdict is not V.UNSUPPORTED or not v.claimed or not m.kinds & drug_kinds:
                 continue
+            if m.cues.ceased:
+                continue  # "I haven't touched Advil in years": not taken with it now
             if m.link.concept_id is None:
                 continue
             for other, said_of in zip(mentions, verdicts, strict=True):

@@ -147,6 +147,12 @@ _NORMATIVE = frozenset({"should", "ought", "must", "shall", "rather"})
 # an ear infection since I was a girl"): a past affirmation, not a denial.
 _SINCE = "since"
 _SINCE_REACH = 3
+# After a past denial and its mention, "in years", "for a long time" deny it now, not that
+# it ever was ("I haven't had Celebrex in years").
+_LAPSE_WORDS = frozenset({"years", "ages", "decades", "months", "while", "time"})
+_LAPSE_BEFORE = frozenset(
+    {"a", "the", "last", "past", "many", "several", "few", "couple", "of", "long", "good", "so"}
+)
 _PRONOUN_RELATIVES = frozenset({"she", "he"})
 
 # "not sure" hedges, it does not deny; "no idea", "not only", "no problem" neither.
@@ -374,6 +380,20 @@ def _since_after(doc: Doc, span: Span) -> bool:
     return any(doc[i].lower_ == _SINCE for i in range(span.end, end))
 
 
+def _lapsed_after(doc: Doc, span: Span) -> str | None:
+    """ "in years", "for a long time" just after the mention, in its clause: the words."""
+    end = min(span.end + _SINCE_REACH, clause_end(doc, span.end - 1))
+    for i in range(span.end, end):
+        if doc[i].lower_ not in ("in", "for"):
+            continue
+        k = i + 1
+        while k < len(doc) and k <= i + 3 and (doc[k].lower_ in _LAPSE_BEFORE or doc[k].like_num):
+            k += 1
+        if k < len(doc) and doc[k].lower_ in _LAPSE_WORDS:
+            return doc[i : k + 1].text.lower()
+    return None
+
+
 def cues(doc: Doc, span: Span) -> Cues:
     """The ConText cues that reach ``span``."""
     ceased = hedged = hypothetical = historical = ever = normative = False
@@ -418,7 +438,13 @@ def cues(doc: Doc, span: Span) -> Cues:
             turned += 1  # "I don't not take it"
             words.append("not not")
     negated = (denials > 0) != (turned % 2 == 1)
-    if negated and ever and _since_after(doc, span):
+    lapse = _lapsed_after(doc, span) if negated and ever else None
+    if lapse is not None:
+        # "I haven't had Celebrex in years" denies it now, not that it ever was: a
+        # present denial (a drug recorded decades ago agrees, a current one does not).
+        ever = False
+        words.append(lapse)
+    elif negated and ever and _since_after(doc, span):
         # "I haven't had an ear infection since I was a girl": it was so, before.
         negated, historical = False, True
         words.append(_SINCE)

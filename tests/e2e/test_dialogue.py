@@ -552,6 +552,44 @@ def test_fifth_pass_context_as_a_clinician_reads_it(checked: Checked) -> None:
     assert said(*visit, "I never took Advil.")["advil"].verdict == "contradicted"
 
 
+def test_sixth_pass_procedures_lapses_and_combinations(checked: Checked) -> None:
+    """Issue 37, sixth pass, each with a counter-case: procedures ground like any fact (of
+    this visit a leak, of an earlier one grounded, one the record lacks unsupported); "not
+    in years" denies a drug now, not that it ever was; a combination brand is a drug
+    holding all its ingredients, not one holding some."""
+    checker = open_dialogue_checker(checked.settings, checked.graph)
+    sheets = SheetFile(checked.facts)
+
+    def said(person: str, day: str, text: str) -> dict[str, MentionVerdict]:
+        patient = pseudonym(checked.settings.salt(), "omop:patient", person)
+        sheet = sheets.get(patient)
+        assert sheet is not None
+        episode = checked.settings.date_shift().text(patient, day)
+        turn = check_turn(text, sheet, episode, checker=checker)
+        return {m.text.lower(): m for m in turn.mentions}
+
+    # 3561: acetaminophen current; an acetaminophen/oxycodone tablet decades before; an ankle
+    # x-ray at this visit, a chest x-ray and a heart ablation at earlier ones.
+    visit = ("3561", "day:2010-06-11")
+    both = said(*visit, "I take Tylenol. Not the Percocet, that was for the wrist.")
+    assert both["tylenol"].verdict == "grounded"
+    assert both["percocet"].verdict == "grounded", both["percocet"].reason
+    assert said(*visit, "I don't take Tylenol.")["tylenol"].verdict == "contradicted"
+    assert said(*visit, "Did the ankle x-ray show a break?")["ankle x-ray"].verdict == "leak"
+    chest = said(*visit, "I had a chest x-ray as a boy.")["chest x-ray"]
+    assert chest.verdict == "grounded" and chest.evidence[0].section == "procedure"
+    assert said(*visit, "They did an ablation on my heart.")["ablation"].verdict == "grounded"
+    scope = said(*visit, "I had a colonoscopy last spring.")["colonoscopy"]
+    assert scope.verdict == "unsupported" and scope.claimed
+    # 3060: celecoxib once, decades before this visit; naproxen current.
+    visit = ("3060", "day:1998-06-06")
+    lapsed = said(*visit, "I haven't had Celebrex in years.")["celebrex"]
+    assert lapsed.verdict == "grounded" and lapsed.negated and "not active" in lapsed.reason
+    current = said(*visit, "I haven't taken naproxen in years.")["naproxen"]
+    assert current.verdict == "contradicted"  # a current drug said to be long over
+    assert said(*visit, "I've never had Celebrex.")["celebrex"].verdict == "contradicted"
+
+
 def sheets_visit_2917(checked: Checked) -> tuple[FactSheet, str]:
     sheet = SheetFile(checked.facts).get(pseudonym(checked.settings.salt(), "omop:patient", "2917"))
     assert sheet is not None
