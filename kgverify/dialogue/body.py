@@ -122,13 +122,17 @@ INJURED = PARTS | {"thigh", "forearm", "scalp", "lip", "shin", "calf", "palm", "
 _INJURED_PLURALS = _PLURALS | {"thighs": "thigh", "forearms": "forearm", "lips": "lip",
                                "shins": "shin", "calves": "calf", "thumbs": "thumb"}  # fmt: skip
 _ADJECTIVE = {"face": "facial"}
+_LAY_PART = {"arm": "forearm", "leg": "thigh"}
+"""The part a cut of a whole limb most often names ("I cut my arm": a forearm laceration),
+tried after the part as said."""
 _INJURY_GAP = frozenset({"on", "in", "a", "an"}) | _OWNER
 
 
 def injury_forms(tokens: Span) -> list[str]:
     """The names an injury said as a verb and a part goes under, most specific first: "cut
     my thigh", "cut on my foot" -> "laceration of thigh", "thigh laceration"; "cut my face"
-    also "facial laceration"; "burned my hand", "scalded my arm" -> "burn of hand", "burn";
+    also "facial laceration", "cut my arm" also "laceration of forearm"; "burned my hand",
+    "scalded my arm" -> "burn of hand", "burn";
     [] when the span is no such injury (an injury verb first, a part last, at most two of
     "my", "the", "on", "a" between)."""
     words = [t.lower_ for t in tokens]
@@ -143,4 +147,6 @@ def injury_forms(tokens: Span) -> list[str]:
     forms = [f"laceration of {part}", f"{part} laceration"]
     if part in _ADJECTIVE:
         forms.append(f"{_ADJECTIVE[part]} laceration")
+    if part in _LAY_PART:
+        forms.append(f"laceration of {_LAY_PART[part]}")
     return forms

@@ -801,6 +801,9 @@ def _compare(q: Quantity, fact: SheetFact | None, at: str | None) -> tuple[str |
     if fact is None or q.vague or q.between:
         return None, None  # "a few years ago", "two years later": no number of days
     if q.dimension == "duration":
+        if fact.section == "procedure" and not q.ago:
+            # "a cast for six weeks": a treatment's course, which no procedure fact records
+            return None, None
         until = at if q.ago or fact.end is None else fact.end
         days = elapsed_days(fact.start, until)
         if days is None:

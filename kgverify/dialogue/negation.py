@@ -248,6 +248,28 @@ def _phrase_at(doc: Doc, i: int, phrases: Iterable[tuple[str, ...]]) -> str | No
     return None
 
 
+_QUESTION_AUX = frozenset(
+    {"do", "does", "did", "is", "are", "was", "were", "have", "has", "had", "will", "wo",
+     "would", "can", "ca", "could", "should", "shall"}
+)  # fmt: skip
+"""Auxiliaries that open a negative question ("Doesn't ...?", "Won't ...?", "Can't ...?")."""
+
+
+def _negative_question(doc: Doc, cue: int) -> bool:
+    """Whether the "n't"/"not" at ``cue`` follows an auxiliary that opens a question
+    ("Doesn't that bother my ulcer?", "Isn't warfarin a blood thinner?"): it asks, it
+    denies nothing."""
+    aux = cue - 1
+    if (
+        aux < 0
+        or doc[aux].lower_ not in _QUESTION_AUX
+        or (aux > 0 and doc[aux - 1].lower_ not in _SENTENCE_END)
+    ):
+        return False
+    end = next((k for k in range(cue, len(doc)) if doc[k].lower_ in _SENTENCE_END), None)
+    return end is not None and doc[end].lower_ == "?"
+
+
 def _denies(doc: Doc, cue: int, target: int) -> bool:
     """Whether the denial at ``cue`` is about the words at ``target``, not about a verb or
     a preposition's object in between."""
@@ -418,6 +440,8 @@ def cues(doc: Doc, span: Span) -> Cues:
                 continue
             if _clause_denier(doc, i):
                 continue  # counted below, over the whole clause
+            if word in {"n't", "not"} and _negative_question(doc, i):
+                continue  # "Doesn't that bother my ulcer?": a question
             if _denies_an_ending(doc, i):
                 continue  # "sinusitis that never went away, and arthritis": it goes on
             if _denies(doc, i, span.start):

@@ -134,8 +134,8 @@ COORDINATORS = frozenset({"and", "but", "or"})
 def owner(doc: Doc, mentions: list[SpokenMention], q: Quantity) -> SpokenMention | None:
     """The mention a said number belongs to. A dose, or a number without a unit, goes to a
     drug as syntax says (``_drug_for``); a number without a unit that no drug takes, and
-    every other number (a duration, a temperature, a weight), to the nearest mention of its
-    clause."""
+    every other number (a temperature, a weight), to the nearest mention of its clause; a
+    duration to the nearest one before it, else to one after it not across "and"."""
     at, last = token_at(doc, q.start), token_at(doc, q.end - 1)
     if is_dose(q) or q.dimension is None:
         drug = drug_for(doc, mentions, q, at, last)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -509,11 +509,9 @@ def test_a_symptom_of_a_condition_the_patient_lives_with(checked: Checked) -> No
     assert invented.verdict == "unsupported" and invented.claimed
 
 
-def test_fifth_pass_context_as_a_clinician_reads_it(checked: Checked) -> None:
-    """Issue 37, fifth pass, each with a counter-case: a class word said to be over is the
-    class's drug that is over; a symptom said of the past meets a condition of then; "for
-    two years" on a drug is the time since it began; a reason clause ("because of the
-    bleeding I had years back") lends no time to the drug before it."""
+def _at_visit(checked: Checked) -> Callable[[str, str, str], dict[str, MentionVerdict]]:
+    """``check_turn`` at a sample patient's visit, named by OMOP person id and source day;
+    the mentions by their lower-cased text."""
     checker = open_dialogue_checker(checked.settings, checked.graph)
     sheets = SheetFile(checked.facts)
 
@@ -524,6 +522,16 @@ def test_fifth_pass_context_as_a_clinician_reads_it(checked: Checked) -> None:
         episode = checked.settings.date_shift().text(patient, day)
         turn = check_turn(text, sheet, episode, checker=checker)
         return {m.text.lower(): m for m in turn.mentions}
+
+    return said
+
+
+def test_fifth_pass_context_as_a_clinician_reads_it(checked: Checked) -> None:
+    """Issue 37, fifth pass, each with a counter-case: a class word said to be over is the
+    class's drug that is over; a symptom said of the past meets a condition of then; "for
+    two years" on a drug is the time since it began; a reason clause ("because of the
+    bleeding I had years back") lends no time to the drug before it."""
+    said = _at_visit(checked)
 
     # 2333 has clopidogrel at this visit and had warfarin in 1990.
     visit = ("2333", "day:2007-04-03")
@@ -557,16 +565,7 @@ def test_sixth_pass_procedures_lapses_and_combinations(checked: Checked) -> None
     this visit a leak, of an earlier one grounded, one the record lacks unsupported); "not
     in years" denies a drug now, not that it ever was; a combination brand is a drug
     holding all its ingredients, not one holding some."""
-    checker = open_dialogue_checker(checked.settings, checked.graph)
-    sheets = SheetFile(checked.facts)
-
-    def said(person: str, day: str, text: str) -> dict[str, MentionVerdict]:
-        patient = pseudonym(checked.settings.salt(), "omop:patient", person)
-        sheet = sheets.get(patient)
-        assert sheet is not None
-        episode = checked.settings.date_shift().text(patient, day)
-        turn = check_turn(text, sheet, episode, checker=checker)
-        return {m.text.lower(): m for m in turn.mentions}
+    said = _at_visit(checked)
 
     # 3561: acetaminophen current; an acetaminophen/oxycodone tablet decades before; an ankle
     # x-ray at this visit, a chest x-ray and a heart ablation at earlier ones.
@@ -588,6 +587,28 @@ def test_sixth_pass_procedures_lapses_and_combinations(checked: Checked) -> None
     current = said(*visit, "I haven't taken naproxen in years.")["naproxen"]
     assert current.verdict == "contradicted"  # a current drug said to be long over
     assert said(*visit, "I've never had Celebrex.")["celebrex"].verdict == "contradicted"
+    # A negative question asks; it denies nothing ("Doesn't that bother my ulcer?").
+    asked = said(*visit, "Doesn't naproxen bother my stomach?")["naproxen"]
+    assert asked.verdict == "grounded" and not asked.negated
+    assert said(*visit, "I don't take naproxen.")["naproxen"].verdict == "contradicted"
+    # 3561 in 1967: a bone immobilization decades before. A said course ("a cast for six
+    # weeks") is compared with no procedure fact; a time "ago" still is.
+    visit = ("3561", "day:1967-04-02")
+    cast = said(*visit, "Last time they put it in a cast for six weeks.")["cast"]
+    assert cast.verdict == "grounded" and [n.agrees for n in cast.numbers] == [None]
+    assert said(*visit, "I was in a cast two days ago.")["cast"].verdict == "contradicted"
+    # 500 in 1974: a forearm laceration at this visit and one in 1962. "cut my arm" names a
+    # forearm laceration; the bleeding of the visit's laceration is its manifestation.
+    visit = ("500", "day:1974-06-23")
+    cut = said(*visit, "I cut my arm on a broken bottle. It was bleeding a lot.")
+    assert cut["cut my arm"].verdict == "grounded", cut["cut my arm"].reason
+    assert cut["bleeding"].verdict == "grounded"
+    assert cut["bleeding"].evidence[0].via == "manifestation"
+    # 1145 in 1977: acute bronchitis at this visit; breathlessness is one of its complaints.
+    visit = ("1145", "day:1977-03-12")
+    breath = said(*visit, "I'm short of breath on the stairs.")["short of breath"]
+    assert breath.verdict == "grounded" and breath.evidence[0].via == "manifestation"
+    assert said(*visit, "My ankle is swollen.")["ankle is swollen"].verdict == "unsupported"
 
 
 def sheets_visit_2917(checked: Checked) -> tuple[FactSheet, str]:

@@ -280,6 +280,22 @@ THIRD_MANIFESTATIONS: dict[str, tuple[str, ...]] = {
 """A third sweep: usual complaints of visit diagnoses, found missing on the fourth and fifth
 sets (so those sets are no longer blind to them); keys of the build's key -> CUI map."""
 
+SIXTH_MANIFESTATIONS: dict[str, tuple[str, ...]] = {
+    # issue 37, sixth pass, after set 10 was scored: complaints patients there gave of these
+    # visit diagnoses that the sample did not tie to them (rows after every earlier one)
+    "10509002": ("267036007", "29857009", "386661006"),  # acute bronchitis: breathlessness,
+    # chest tightness or discomfort, fever
+    "284551006": ("50960005",),  # laceration of foot: bleeding
+    "283371005": ("50960005",),  # laceration of forearm
+    "284549007": ("50960005",),  # laceration of hand
+    "283385000": ("50960005",),  # laceration of thigh
+    "370247008": ("50960005",),  # facial laceration
+    "33737001": ("29857009",),  # fracture of rib: chest pain (it hurts to breathe)
+    "443165006": ("COMMON:back-pain",),  # pathological fracture due to osteoporosis
+}
+"""A fourth sweep, from the tenth evaluation set (no longer blind to it); keys of the build's
+key -> CUI map."""
+
 EXTRA_TERMS: dict[str, tuple[str, ...]] = {
     # sample concepts (SNOMED CT keys) -> more consumer terms for them
     "36971009": ("sinuses",),  # sinusitis
@@ -514,5 +530,15 @@ def readme_section(w: Callable[[str], None], k2c: dict[str, str], pref: dict[str
     w("| sample condition | manifests |")
     w("|---|---|")
     for condition, findings in LATER_MANIFESTATIONS.items():
+        w(f"| {pref[k2c[condition]]} | {', '.join(pref[k2c[f]] for f in findings)} |")
+    w("")
+    w(
+        "And a fourth sweep, from the tenth evaluation set, after every earlier row and the "
+        "procedures (issue 37, sixth pass):"
+    )
+    w("")
+    w("| sample condition | manifests |")
+    w("|---|---|")
+    for condition, findings in SIXTH_MANIFESTATIONS.items():
         w(f"| {pref[k2c[condition]]} | {', '.join(pref[k2c[f]] for f in findings)} |")
     w("")

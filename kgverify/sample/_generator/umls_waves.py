@@ -279,6 +279,7 @@ def add_derivation(st: UmlsState, eun: Eunomia, snomed: SnomedBuild, rx: RxBuild
     common_terms.add_manifestations(pair, key2cui, common_terms.LATER_MANIFESTATIONS)
     # issue 37, sixth pass: the procedures, after every other concept, atom and row
     late2_cuis.update(add_procedures(st, snomed, chv_max + len(common_terms.LATER) + 1, spelled))
+    common_terms.add_manifestations(pair, key2cui, common_terms.SIXTH_MANIFESTATIONS)
 
     # Eunomia persons each added row bears on (README): a condition counts with the SNOMED concepts of its CUI and
     # their descendants in the sample's SNOMED is-a; a drug by its RxNorm ingredient (Eunomia's CONCEPT_ANCESTOR)
