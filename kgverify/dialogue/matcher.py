@@ -55,9 +55,11 @@ _PARTICLES = frozenset({"up", "out", "down", "off", "over"})
 _COORDINATION = frozenset({"and", "or", ",", ";", "nor"})
 
 GENERAL = frozenset(
-    {"disease", "disorder", "finding", "substance", "injury", "inflammation", "enzyme", "drug"}
-)
-"""Category names that are concepts but never a patient's claim ("a disease")."""
+    {"disease", "disorder", "finding", "substance", "injury", "inflammation", "enzyme", "drug",
+     "surgery", "operation", "procedure"}
+)  # fmt: skip
+"""Category names that are concepts but never a patient's claim ("a disease", "surgery": the
+group of every operation, which no record codes; "knee surgery" names no one of them)."""
 
 
 def is_general(text: str) -> bool:

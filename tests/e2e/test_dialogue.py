@@ -609,6 +609,12 @@ def test_sixth_pass_procedures_lapses_and_combinations(checked: Checked) -> None
     breath = said(*visit, "I'm short of breath on the stairs.")["short of breath"]
     assert breath.verdict == "grounded" and breath.evidence[0].via == "manifestation"
     assert said(*visit, "My ankle is swollen.")["ankle is swollen"].verdict == "unsupported"
+    phlegm = said(*visit, "I've got chest congestion.")["chest congestion"]
+    assert phlegm.verdict == "grounded" and phlegm.evidence[0].via == "manifestation"
+    # "surgery" names the group of every operation, never one a record codes: no mention
+    # ("knee surgery" with a knee manipulation recorded had been an unsupported claim).
+    assert "surgery" not in said(*visit, "They did surgery on my knee once.")
+    assert said(*visit, "I had my appendix out.")["appendix out"].verdict == "unsupported"
 
 
 def sheets_visit_2917(checked: Checked) -> tuple[FactSheet, str]:

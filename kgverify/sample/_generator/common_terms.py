@@ -319,6 +319,14 @@ FIFTH_TERMS: dict[str, tuple[str, ...]] = {
 """Consumer terms of the fifth pass, on concepts that have a CHV code, numbered after every
 other atom (``UmlsState.late5_aui0``)."""
 
+SIXTH_TERMS: dict[str, tuple[str, ...]] = {
+    # issue 37, sixth pass, after set 12 was scored: "chest congestion" is the phlegm in the
+    # chest that bronchitis manifests, not a stuffy nose
+    "COMMON:sputum": ("chest congestion",),
+}
+"""Consumer terms of the sixth pass, on concepts with a CHV code, numbered after every other
+atom (``UmlsState.late6_aui0``)."""
+
 KEY_PREFIX = "COMMON:"
 """Keys of these concepts in the build's key -> CUI map (``UmlsState.key2cui``)."""
 
@@ -513,7 +521,7 @@ def readme_section(w: Callable[[str], None], k2c: dict[str, str], pref: dict[str
     w("")
     w("| concept | CUI | more consumer terms (CHV) |")
     w("|---|---|---|")
-    for key, terms in (EXTRA_TERMS | FIFTH_TERMS).items():
+    for key, terms in (EXTRA_TERMS | FIFTH_TERMS | SIXTH_TERMS).items():
         w(f"| {pref[k2c[key]]} | {k2c[key]} | {', '.join(terms)} |")
     w("")
     w(

@@ -138,6 +138,7 @@ class UmlsState:
     # common_terms.add_extra_terms: terms for earlier concepts, numbered after every other atom
     late4_aui0: int = 0
     late5_aui0: int = 0  # common_terms.FIFTH_TERMS, after every other atom
+    late6_aui0: int = 0  # common_terms.SIXTH_TERMS, after the procedures' atoms
     atc_atom: dict[tuple[str, str], Row] = field(default_factory=dict)
     eun_derive: dict[str, list[int]] = field(default_factory=dict)
 

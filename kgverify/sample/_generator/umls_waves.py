@@ -280,6 +280,10 @@ def add_derivation(st: UmlsState, eun: Eunomia, snomed: SnomedBuild, rx: RxBuild
     # issue 37, sixth pass: the procedures, after every other concept, atom and row
     late2_cuis.update(add_procedures(st, snomed, chv_max + len(common_terms.LATER) + 1, spelled))
     common_terms.add_manifestations(pair, key2cui, common_terms.SIXTH_MANIFESTATIONS)
+    st.late6_aui0 = aui_seq.n  # terms for earlier concepts: LUIs/SUIs after every other
+    common_terms.add_extra_terms(
+        umls_concepts, key2cui, atom, spelled, None, table=common_terms.SIXTH_TERMS
+    )
 
     # Eunomia persons each added row bears on (README): a condition counts with the SNOMED concepts of its CUI and
     # their descendants in the sample's SNOMED is-a; a drug by its RxNorm ingredient (Eunomia's CONCEPT_ANCESTOR)
