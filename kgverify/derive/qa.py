@@ -107,7 +107,8 @@ def _visit(
                 out.append(_context_fact(record, fact, "condition"))
         elif fact.kind == "measurement":
             out.append(_context_fact(record, fact, "test"))
-        elif fact.kind == "procedure":
+        elif fact.kind == "procedure" and not fact.activity:
+            # a review of systems or a medication reconciliation says nothing of the case
             out.append(_context_fact(record, fact, "procedure"))
         elif fact.kind == "drug" and drugs:
             out.append(_context_fact(record, fact, "medication"))

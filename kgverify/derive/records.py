@@ -51,6 +51,8 @@ class RecordFact:
     stub: bool
     group: frozenset[str]
     allergy: bool
+    # a health care activity (UMLS T058: a review of systems), no clue to a diagnosis
+    activity: bool = False
 
     @property
     def grounded(self) -> bool:
@@ -400,6 +402,7 @@ class FactConcept:
     stub: bool
     group: frozenset[str]
     allergy: bool
+    activity: bool
 
     @classmethod
     def of(cls, row: dict[str, Any]) -> FactConcept:
@@ -411,10 +414,11 @@ class FactConcept:
             stub=bool(row["stub"]),
             group=frozenset(row["group"]),
             allergy=bool(row["allergy"]),
+            activity=bool(row["activity"]),
         )
 
 
-_NO_CONCEPT = FactConcept(None, (), frozenset(), True, False, frozenset(), False)
+_NO_CONCEPT = FactConcept(None, (), frozenset(), True, False, frozenset(), False, False)
 
 
 def _fact(raw: dict[str, Any], concept: FactConcept | None) -> RecordFact:
@@ -443,6 +447,7 @@ def _fact(raw: dict[str, Any], concept: FactConcept | None) -> RecordFact:
         stub=c.stub,
         group=c.group,
         allergy=c.allergy,
+        activity=c.activity,
     )
 
 

@@ -89,7 +89,12 @@ def supported(verifier: Verifier, triples: list[tuple[str, str, str]]) -> dict[A
     return {t: any(p.stance == "support" for p in found[t]) for t in triples}
 
 
-CLUES = {"medication": "treats", "finding": "indicates", "test": "indicates"}
+CLUES = {
+    "medication": "treats",
+    "finding": "indicates",
+    "test": "indicates",
+    "procedure": "indicates",
+}
 
 
 def _basis(graph: Graph, item: QAItem) -> list[dict[str, Any]]:
@@ -106,6 +111,28 @@ def test_items_of_every_task_from_the_sample(derived: Derived) -> None:
     assert set(by_task) == set(Task), derived.report["skipped"]
     assert sum(by_task.values()) == derived.report["written"]
     assert derived.report["distractors_rejected"]["the patient has it"] > 0
+
+
+def test_stems_show_procedures_but_no_health_care_activity(derived: Derived) -> None:
+    """A visit's procedures are clues on a line of their own; a review of systems or a
+    medication reconciliation (UMLS T058, across MAPS_TO) says nothing of the case."""
+    activities = {
+        r["id"]
+        for r in rows(
+            derived.graph,
+            "MATCH (c:Concept)-[:MAPS_TO*0..1]-(u:Concept) WHERE 'T058' IN coalesce(u.tuis, []) "
+            "RETURN DISTINCT c.id AS id",
+        )
+    }
+    assert "SNOMEDCT:415300000" in activities  # review of systems: the sample records it
+    shown = [c for i in derived.items for c in i.context if c.role == "procedure"]
+    assert shown, "no item shows a procedure"
+    assert not [c.text for c in shown if c.concept_id in activities]
+    assert all(
+        "Procedures done: " in i.question
+        for i in derived.items
+        if any(c.role == "procedure" for c in i.context)
+    )
 
 
 def test_every_answer_is_supported_and_every_distractor_wrong(
