@@ -35,6 +35,11 @@ us_refset, preferred, acceptable = (
 uuid_ns = uuid.UUID("6f1c3a52-8b7e-5d2a-9c41-2e0f5a7b9d10")
 
 
+def desc_tty(d: Row) -> str:
+    """The UMLS term type of an active concept's RF2 description: FN, PT or SY."""
+    return "FN" if d["type"] == fsn_t else ("PT" if d["accept"] == preferred else "SY")
+
+
 @dataclass
 class SnomedBuild:
     """What the later vocabularies read from the SNOMED CT build."""

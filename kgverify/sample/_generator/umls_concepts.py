@@ -12,7 +12,7 @@ from kgverify.sample._generator import snomed_data as sd
 from kgverify.sample._generator import umls_data as ud
 from kgverify.sample._generator.common import Row
 from kgverify.sample._generator.rxnorm_write import RxBuild
-from kgverify.sample._generator.snomed_write import SnomedBuild, fsn_t, preferred
+from kgverify.sample._generator.snomed_write import SnomedBuild, desc_tty, fsn_t
 from kgverify.sample._generator.umls_state import UmlsState
 
 
@@ -75,7 +75,7 @@ def add_concepts(st: UmlsState, snomed: SnomedBuild, rx: RxBuild) -> None:
                 tty = "OF" if d["type"] == fsn_t else "OP"
                 sup = "O"
             else:
-                tty = "FN" if d["type"] == fsn_t else ("PT" if d["accept"] == preferred else "SY")
+                tty = desc_tty(d)
                 sup = "E" if (key, d["term"]) in ud.EDITOR_SUPPRESSED else "N"
             atom(u, "SNOMEDCT_US", tty, key, d["term"], saui=d["id"], scui=key, suppress=sup)
         if not c.active:

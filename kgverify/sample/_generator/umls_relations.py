@@ -16,6 +16,49 @@ from kgverify.sample._generator.umls_state import (
     pick_atom,
 )
 
+SCT_RELA = {
+    "363698007": ("has_finding_site", "finding_site_of"),
+    "246075003": ("has_causative_agent", "causative_agent_of"),
+    "42752001": ("due_to", "cause_of"),
+    "116676008": ("has_associated_morphology", "associated_morphology_of"),
+    "127489000": ("has_active_ingredient", "active_ingredient_of"),
+    "47429007": ("associated_with", "associated_with"),
+}
+"""RF2 attribute types -> (RELA, inverse RELA) of their MRREL rows."""
+
+
+def snomed_rels_to_umls(st: UmlsState, rels: list[Row], skip: set[str]) -> None:
+    """The MRREL rows (SAB SNOMEDCT_US, SRUI the RF2 id, RG the role group) of the active
+    RF2 relationships ``rels`` between UMLS concepts, their sources in ``skip`` left out."""
+    for r in rels:
+        if not r["active"] or r["src"] in skip:
+            continue
+        c1, c2 = st.key2cui.get(r["src"]), st.key2cui.get(r["dst"])
+        if not c1 or not c2 or c1 == c2:
+            continue
+        a1, a2 = (
+            pick_atom(st.concepts[c1], "SNOMEDCT_US"),
+            pick_atom(st.concepts[c2], "SNOMEDCT_US"),
+        )
+        rg = str(r["group"]) if r["group"] else ""
+        if r["type"] == sd.ATTR["isa"]:
+            # child isa parent: row CUI1=parent, REL=CHD, CUI2=child, RELA=isa ; row CUI1=child, REL=PAR, CUI2=parent, RELA=inverse_isa
+            st.pair(
+                c1,
+                "isa",
+                c2,
+                "inverse_isa",
+                "SNOMEDCT_US",
+                a1,
+                a2,
+                rel="CHD",
+                inv_rel="PAR",
+                srui=r["id"],
+            )
+        else:
+            f, i = SCT_RELA[r["type"]]
+            st.pair(c1, f, c2, i, "SNOMEDCT_US", a1, a2, srui=r["id"], rg=rg)
+
 
 def add_relations(st: UmlsState, snomed: SnomedBuild, rx: RxBuild) -> None:
     """Adds the MRREL rows of the earlier sample to ST.rels, in RUI order."""
@@ -31,46 +74,7 @@ def add_relations(st: UmlsState, snomed: SnomedBuild, rx: RxBuild) -> None:
     rxrel_rui = rx.rel_rui
 
     # --- MRREL
-    sct_rela = {
-        "363698007": ("has_finding_site", "finding_site_of"),
-        "246075003": ("has_causative_agent", "causative_agent_of"),
-        "42752001": ("due_to", "cause_of"),
-        "116676008": ("has_associated_morphology", "associated_morphology_of"),
-        "127489000": ("has_active_ingredient", "active_ingredient_of"),
-        "47429007": ("associated_with", "associated_with"),
-    }
-
-    def sct_rels_to_umls(rels: list[Row]) -> None:
-        for r in rels:
-            if not r["active"] or r["src"] in exclude_from_umls:
-                continue
-            c1, c2 = key2cui.get(r["src"]), key2cui.get(r["dst"])
-            if not c1 or not c2 or c1 == c2:
-                continue
-            a1, a2 = (
-                pick_atom(umls_concepts[c1], "SNOMEDCT_US"),
-                pick_atom(umls_concepts[c2], "SNOMEDCT_US"),
-            )
-            rg = str(r["group"]) if r["group"] else ""
-            if r["type"] == sd.ATTR["isa"]:
-                # child isa parent: row CUI1=parent, REL=CHD, CUI2=child, RELA=isa ; row CUI1=child, REL=PAR, CUI2=parent, RELA=inverse_isa
-                pair(
-                    c1,
-                    "isa",
-                    c2,
-                    "inverse_isa",
-                    "SNOMEDCT_US",
-                    a1,
-                    a2,
-                    rel="CHD",
-                    inv_rel="PAR",
-                    srui=r["id"],
-                )
-            else:
-                f, i = sct_rela[r["type"]]
-                pair(c1, f, c2, i, "SNOMEDCT_US", a1, a2, srui=r["id"], rg=rg)
-
-    sct_rels_to_umls(sct_rels)
+    snomed_rels_to_umls(st, sct_rels, exclude_from_umls)
 
     # RXNORM relations among UMLS-included RxNorm concepts
     for t in rxrels:

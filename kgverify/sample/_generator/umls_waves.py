@@ -17,13 +17,13 @@ from kgverify.sample._generator import umls_data as ud
 from kgverify.sample._generator.common import EUNOMIA_DB
 from kgverify.sample._generator.eunomia import Eunomia
 from kgverify.sample._generator.rxnorm_write import RxBuild
-from kgverify.sample._generator.snomed_write import SnomedBuild, fsn_t, preferred
+from kgverify.sample._generator.snomed_write import SnomedBuild, desc_tty
+from kgverify.sample._generator.umls_relations import snomed_rels_to_umls
 from kgverify.sample._generator.umls_state import (
     SRL_OF,
     UmlsState,
     disease_atom,
     medrt_atom,
-    pick_atom,
 )
 
 AB_PAIRS = {
@@ -347,15 +347,14 @@ def add_procedures(
 ) -> list[str]:
     """One synthetic-CUI concept per procedure (``procedures.PROCEDURES``, in order): its
     SNOMEDCT_US atoms (the RF2 descriptions), its consumer terms (SAB CHV, first PT, one CHV
-    code per concept with terms, from ``first_code``), and its SNOMEDCT_US is-a rows (SRUI
-    the RF2 relationship id). Refuses a consumer term an earlier atom spells. The new CUIs."""
+    code per concept with terms, from ``first_code``), and the MRREL rows of its RF2
+    relationships (``umls_relations.snomed_rels_to_umls``). Refuses a consumer term an earlier atom spells. The new CUIs."""
     added: list[str] = []
     codes = 0
     for p in pr.PROCEDURES:
         u = st.ucon(p.sctid, "", "SYN", [p.tui])
         for d in snomed.desc_by_concept[p.sctid]:
-            tty = "FN" if d["type"] == fsn_t else ("PT" if d["accept"] == preferred else "SY")
-            st.atom(u, "SNOMEDCT_US", tty, p.sctid, d["term"], saui=d["id"], scui=p.sctid)
+            st.atom(u, "SNOMEDCT_US", desc_tty(d), p.sctid, d["term"], saui=d["id"], scui=p.sctid)
             spelled.add(d["term"].lower())
         if p.lay:
             code = f"{first_code + codes:010d}"
@@ -364,21 +363,6 @@ def add_procedures(
                 common_terms.claim(term, p.sctid, spelled)
                 st.atom(u, "CHV", "PT" if at == 0 else "SY", code, term, scui=code)
         added.append(u.cui)
-    isa = {r["src"]: r for r in snomed.rels if r["active"] and r["type"] == "116680003"}
-    for p in pr.PROCEDURES:
-        child, parent = st.key2cui[p.sctid], st.key2cui.get(p.parent)
-        if parent is None:  # the root's parent, |SNOMED CT Concept|, is no UMLS concept here
-            continue
-        st.pair(
-            child,
-            "isa",
-            parent,
-            "inverse_isa",
-            "SNOMEDCT_US",
-            pick_atom(st.concepts[child], "SNOMEDCT_US"),
-            pick_atom(st.concepts[parent], "SNOMEDCT_US"),
-            rel="CHD",
-            inv_rel="PAR",
-            srui=isa[p.sctid]["id"],
-        )
+    ids = {p.sctid for p in pr.PROCEDURES}
+    snomed_rels_to_umls(st, [r for r in snomed.rels if r["src"] in ids], set())
     return added
