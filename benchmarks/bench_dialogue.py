@@ -305,6 +305,17 @@ def main() -> None:
             if (e and e["verdict"]) != (m and m.verdict.value):
                 said = f"{m.verdict.value}: {m.reason}" if m else "not found"
                 print(f"  {where}: judged {e and e['verdict']}, {said}")
+        # The guard's two error lists, apart: what it raised that the judge did not call a
+        # problem, and the judged problems it let through.
+        print("\nguard, raised but not a judged problem:")
+        for where, e, m in scored:
+            if m and found_problem(m) and not (e and judged_problem(e)):
+                print(f"  {where}: judged {e and e['verdict']}, {m.verdict.value}: {m.reason}")
+        print("guard, judged problems not raised:")
+        for where, e, m in scored:
+            if e and judged_problem(e) and not (m and found_problem(m)):
+                said = f"{m.verdict.value}: {m.reason}" if m else "not found"
+                print(f"  {where}: judged {e['verdict']}, {said}")
 
 
 if __name__ == "__main__":

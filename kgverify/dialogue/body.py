@@ -150,3 +150,19 @@ def injury_forms(tokens: Span) -> list[str]:
     if part in _LAY_PART:
         forms.append(f"laceration of {_LAY_PART[part]}")
     return forms
+
+
+TROUBLES = ("trouble", "problems", "problem", "issues", "issue")
+"""Head words a patient uses alike for a part's disorder ("sinus problems", "sinus trouble",
+"heart issues"): consumer vocabularies spell each name with one or two of them."""
+
+
+def trouble_forms(tokens: Span) -> list[str]:
+    """The other spellings of "<part> trouble" ("sinus problems" -> "sinus trouble",
+    "sinus problem", ...), in ``TROUBLES`` order; [] unless the span is one or two words
+    before such a head word."""
+    words = [t.lower_ for t in tokens]
+    if not 2 <= len(words) <= 3 or words[-1] not in TROUBLES:
+        return []
+    stem = " ".join(words[:-1])
+    return [f"{stem} {head}" for head in TROUBLES if head != words[-1]]

@@ -55,7 +55,14 @@ from kgverify.dialogue.numbers import (
     said,
     strengths,
 )
-from kgverify.dialogue.record import Reach, ReachCache, RecordView, code_key, view
+from kgverify.dialogue.record import (
+    TOLD_SECTIONS,
+    Reach,
+    ReachCache,
+    RecordView,
+    code_key,
+    view,
+)
 from kgverify.dialogue.spelling import covers, spelled, typo
 from kgverify.dialogue.spoken import (
     DRUG_KINDS,
@@ -379,6 +386,13 @@ class DialogueChecker:
             # that is over (warfarin years ago), not the current clopidogrel.
             past = [h for h in said_ok if h.via == "class" and not record.active(h.fact)]
             said_ok = past + [h for h in said_ok if h not in past]
+        if m.cues.negated and not (m.cues.ever or m.cues.ceased or m.cues.hypothetical):
+            # A present denial ("I don't have any sinus problems") is about what holds now:
+            # judged against a fact active at the encounter (a chronic sinusitis never
+            # ended) before one that is over (a sinusitis of 1961 the history lists first).
+            # Not an ending: "I used to have sinusitis" is the sinusitis that is over.
+            active = [h for h in said_ok if h.via != "manifestation" and record.active(h.fact)]
+            said_ok = active + [h for h in said_ok if h not in active]
         hit = (said_ok or hits)[0] if hits else None
         if hit is None:
             if m.link.status is not LinkStatus.LINKED:
@@ -585,10 +599,12 @@ class DialogueChecker:
             # what the patient lives with. One of an older condition recorded beside a
             # visit's diagnosis, or of one that is over, is no fact of the visit.
             shown = next((f for f in sorted(same) if f in theirs.manifests), None)
-            # An earlier condition this encounter's sheet lists as history is the same fact
-            # (one id), so it counts as the earlier diagnosis it is; said of the past ("years
-            # ago I had a skin rash"), a symptom meets a condition of then, over or not.
-            lived = sayable and fact.section in _LIVED_WITH
+            # An earlier condition some encounter up to this one lists as history is the same
+            # fact (one id), so it counts as the earlier diagnosis it is, even where this
+            # encounter's sheet no longer shows it (the sheet lists the most recent only);
+            # said of the past ("years ago I had a skin rash"), a symptom meets a condition
+            # of then, over or not.
+            lived = sayable and (fact.section in TOLD_SECTIONS or fact.fact_id in record.told)
             had = lived and (record.active(fact) or m.cues.historical)
             current = _of_visit(fact, where, record) or had
             if shown is not None and current:
@@ -615,8 +631,15 @@ class DialogueChecker:
         best = [h.fact for h in hits if h.sayable == hits[0].sayable] if hits else []
         if hits and hits[0].via == "manifestation":
             best = []  # a symptom's number is not the condition's
+        # A dose said of now ("Pen VK, 250 milligrams") is the current product's: a strength
+        # the patient took decades ago does not make it agree. Said of the past, or of a
+        # drug not current at the encounter, any of them.
+        now = not (m.cues.historical or m.cues.ceased or m.cues.negated)
+        current = [f for f in best if f.section == "current_drug" and record.active(f)]
         for q in m.numbers:
-            compared = [_compare(q, fact, record.start) for fact in best] or [(None, None)]
+            dose = q.dimension != "duration"
+            facts = current if now and dose and current else best
+            compared = [_compare(q, fact, record.start) for fact in facts] or [(None, None)]
             recorded, agree = next(
                 (c for c in compared if c[1] is True),
                 next((c for c in compared if c[1] is False), compared[0]),
@@ -709,11 +732,6 @@ fact's code ("I48.91" for atrial fibrillation recorded in SNOMED CT)."""
 
 _STANDS_FOR = frozenset({"is-a", "morphology"})
 """Ways a condition word reaches a recorded condition it stands for."""
-
-
-_LIVED_WITH = frozenset({"diagnosis", "history"})
-"""Sections of a condition the patient lives with while it is active: diagnosed at a visit,
-or listed as history at a later one."""
 
 
 def _of_visit(fact: SheetFact, where: str, record: RecordView) -> bool:

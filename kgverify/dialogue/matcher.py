@@ -25,7 +25,7 @@ from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.language import Language
 from spacy.tokens import Doc, Span, Token
 
-from kgverify.dialogue.body import PARTS, body_forms, injury_forms
+from kgverify.dialogue.body import PARTS, body_forms, injury_forms, trouble_forms
 from kgverify.graph.driver import Graph
 from kgverify.graph.model import Kind
 from kgverify.link.kb import KbEntry, export_entries
@@ -72,10 +72,11 @@ def is_general(text: str) -> bool:
 FILLERS = frozenset(
     {"my", "his", "her", "their", "our", "your", "the", "a", "an", "'s", "\u2019s", "been",
      "is", "was", "are", "were", "has", "have", "keeps", "kept", "really", "very", "so",
-     "quite", "pretty", "all", "both", "two", "three", "several"}
+     "quite", "pretty", "all", "both", "two", "three", "several", "some", "any"}
 )  # fmt: skip
 """Words a patient puts inside a name ("sprained my ankle", "heart's been racing", "cracked
-two ribs", "throat is really sore"): left out of a span's lay form, never at its edges."""
+two ribs", "broke some ribs", "never broken any bones", "throat is really sore"): left out
+of a span's lay form, never at its edges."""
 
 PARTICIPLES = {
     "broke": "broken",
@@ -207,7 +208,8 @@ class MentionMatcher:
             alias = span.text
             if not concepts and not stopped and end - i > 1 and (lay := lay_text(span)):
                 concepts, alias = self.keys.get(normalized_key(lay)), lay
-            for form in [] if concepts or stopped else body_forms(span) + injury_forms(span):
+            forms = body_forms(span) + injury_forms(span) + trouble_forms(span)
+            for form in [] if concepts or stopped else forms:
                 concepts, alias = self.keys.get(normalized_key(form)), form
                 if concepts:
                     break

@@ -42,8 +42,9 @@ from dataclasses import dataclass
 from spacy.tokens import Doc, Span
 
 DENIAL = frozenset(
-    {"no", "not", "n't", "never", "without", "denies", "deny", "denied", "none", "nor", "neither"}
-)
+    {"no", "not", "n't", "never", "without", "denies", "deny", "denied", "none", "nor", "neither",
+     "nobody"}
+)  # fmt: skip
 """A cue that denies what follows in its clause."""
 
 _PAST_AUX = frozenset({"did", "have", "has", "had", "was", "were", "'ve"})
@@ -65,7 +66,7 @@ ENDED = frozenset(
 says it is easing, not over."""
 ENDED_PAIRS = frozenset(
     {("went", "away"), ("gone", "away"), ("is", "over"), ("'s", "over"), ("was", "over"),
-     ("all", "better"), ("cleared", "up")}
+     ("all", "better"), ("cleared", "up"), ("healed", "up")}
 )  # fmt: skip
 # What may stand between a mention and its ending ("the rash has all cleared up now").
 _ENDED_GAP = frozenset(
@@ -73,6 +74,12 @@ _ENDED_GAP = frozenset(
      "finally", "totally", "just", "since", "pretty", "much", "mostly", "it", "they", "that",
      "those", "these", "both", "then", "got", "get", "gotten", "kind", "of", "but", "and",
      ",", "though", "so", "luckily", "thankfully"}
+)  # fmt: skip
+# When the mention was, between it and its ending ("an ulcer in the fifties but it healed up
+# long ago", "a rash back in 1990 that's all cleared up").
+_WHEN = frozenset(
+    {"in", "the", "back", "ago", "years", "long", "while", "a", "twenties", "thirties",
+     "forties", "fifties", "sixties", "seventies", "eighties", "nineties"}
 )  # fmt: skip
 # After a one-word ending only these may follow ("the pain stopped." but not "I take
 # aspirin, stopped ibuprofen", nor "my digoxin has gone up").
@@ -191,7 +198,12 @@ class Cues:
 
 
 def _lower(doc: Doc, i: int) -> str:
-    return doc[i].lower_ if 0 <= i < len(doc) else ""
+    """Token ``i`` lower-cased ("" outside the doc); a denial typed without its apostrophe
+    ("dont", "didnt", "havent": spaCy splits off "nt", its norm "not") reads as "n't"."""
+    if not 0 <= i < len(doc):
+        return ""
+    token = doc[i]
+    return "n't" if token.lower_ == "nt" and token.norm_ == "not" else token.lower_
 
 
 def _ends_sentence(doc: Doc, i: int) -> bool:
@@ -202,14 +214,14 @@ def _ends_sentence(doc: Doc, i: int) -> bool:
 
 def _breaks(doc: Doc, i: int) -> bool:
     """A comma or "and" that starts a new clause: a subject or a hedge follows."""
-    return doc[i].lower_ in {",", "and"} and _lower(doc, i + 1) in _OPENERS
+    return _lower(doc, i) in {",", "and"} and _lower(doc, i + 1) in _OPENERS
 
 
 def clause_start(doc: Doc, at: int) -> int:
     """The first token of the clause holding token ``at``."""
     i = at - 1
     while i >= 0:
-        word = doc[i].lower_
+        word = _lower(doc, i)
         if _ends_sentence(doc, i) or word in _CONTRAST:
             return i + 1
         if _breaks(doc, i):
@@ -222,7 +234,7 @@ def clause_end(doc: Doc, at: int) -> int:
     """One past the last token of the clause holding token ``at``."""
     i = at + 1
     while i < len(doc):
-        word = doc[i].lower_
+        word = _lower(doc, i)
         if _ends_sentence(doc, i):
             return i + (doc[i].text not in _SENTENCE_END)  # "C." ends it and belongs to it
         if word in _CONTRAST or word in _SUBORDINATE or _breaks(doc, i):
@@ -262,24 +274,24 @@ def _negative_question(doc: Doc, cue: int) -> bool:
     aux = cue - 1
     if (
         aux < 0
-        or doc[aux].lower_ not in _QUESTION_AUX
-        or (aux > 0 and doc[aux - 1].lower_ not in _SENTENCE_END)
+        or _lower(doc, aux) not in _QUESTION_AUX
+        or (aux > 0 and _lower(doc, aux - 1) not in _SENTENCE_END)
     ):
         return False
-    end = next((k for k in range(cue, len(doc)) if doc[k].lower_ in _SENTENCE_END), None)
-    return end is not None and doc[end].lower_ == "?"
+    end = next((k for k in range(cue, len(doc)) if _lower(doc, k) in _SENTENCE_END), None)
+    return end is not None and _lower(doc, end) == "?"
 
 
 def _denies(doc: Doc, cue: int, target: int) -> bool:
     """Whether the denial at ``cue`` is about the words at ``target``, not about a verb or
     a preposition's object in between."""
     head = cue + 1
-    while head < target and doc[head].lower_ in _AUX | {"n't", "not"}:
+    while head < target and _lower(doc, head) in _AUX | {"n't", "not"}:
         head += 1
-    if head < target and doc[head].lower_ in _RELATION_VERBS:
+    if head < target and _lower(doc, head) in _RELATION_VERBS:
         return False
     for k in range(cue + 1, target):
-        if doc[k].lower_ in _LINKS and _lower(doc, k - 1) not in _LICENSING:
+        if _lower(doc, k) in _LINKS and _lower(doc, k - 1) not in _LICENSING:
             return False
     return True
 
@@ -309,7 +321,7 @@ def _clause_denier(doc: Doc, i: int) -> bool:
     """A denial of a clause: "it's not that ...", "not like ...", "I don't think ...",
     "I can't say ..."."""
     after = _lower(doc, i + 1)
-    return after in _CLAUSE_DENIERS or (doc[i].lower_ == "not" and after in _CLAUSE_AFTER_NOT)
+    return after in _CLAUSE_DENIERS or (_lower(doc, i) == "not" and after in _CLAUSE_AFTER_NOT)
 
 
 def _ended_after(doc: Doc, span: Span) -> str | None:
@@ -319,17 +331,18 @@ def _ended_after(doc: Doc, span: Span) -> str | None:
     stop = sentence_bounds(doc, span)[1]
     i = span.end
     while i < stop:
-        word = doc[i].lower_
+        word = _lower(doc, i)
         if word in _STOPPED and _lower(doc, i + 1) in _PRONOUNS:
-            if any(doc[k].lower_ in DENIAL for k in range(clause_start(doc, i), i)):
+            if any(_lower(doc, k) in DENIAL for k in range(clause_start(doc, i), i)):
                 return None
             return f"{word} {_lower(doc, i + 1)}"
         pair = _phrase_at(doc, i, ENDED_PAIRS)
         if pair is not None or (word in ENDED and _lower(doc, i + 1) in _ENDED_NEXT):
-            if any(doc[k].lower_ in DENIAL for k in range(clause_start(doc, i), i)):
+            if any(_lower(doc, k) in DENIAL for k in range(clause_start(doc, i), i)):
                 return None
             return pair or word
-        if word not in _ENDED_GAP | _STOPPING | _FORMS and word not in DENIAL:
+        dated = word in _WHEN or doc[i].like_num  # "an ulcer in the fifties, but it healed"
+        if word not in _ENDED_GAP | _STOPPING | _FORMS and word not in DENIAL and not dated:
             return None
         i += 1
     return None
@@ -366,12 +379,22 @@ def _relative_in(doc: Doc, first: int, last: int) -> str | None:
     """The last relative named in tokens ``first`` to ``last`` (backwards), unless the
     patient speaks of themself after it."""
     for i in range(last, first - 1, -1):
-        word = doc[i].lower_
+        word = _lower(doc, i)
         if word in FAMILY and _lower(doc, i + 1) not in _NOT_RELATIVE_AFTER:
             return word
         if word in _FIRST_PERSON:
             return None
+        if word in _REPORTING and _lower(doc, i + 1) in _THIS_ONE:
+            return None  # "My son says it's probably whiplash": of the patient's complaint
     return None
+
+
+_REPORTING = frozenset(
+    {"says", "said", "thinks", "thought", "reckons", "figures", "guesses", "believes", "swears"}
+)
+_THIS_ONE = frozenset({"it", "it's", "this", "that", "that's"})
+"""What a relative is reported to say of ("my son says it's whiplash"): the patient's
+complaint, not the relative's own illness."""
 
 
 def _family(doc: Doc, span: Span) -> str | None:
@@ -382,9 +405,9 @@ def _family(doc: Doc, span: Span) -> str | None:
     relative = _relative_in(doc, first, span.start - 1)
     if relative is not None:
         return relative
-    if any(doc[i].lower_ in _FIRST_PERSON for i in range(first, span.start)):
+    if any(_lower(doc, i) in _FIRST_PERSON for i in range(first, span.start)):
         return None
-    if first > 0 and doc[first].lower_ in _PRONOUN_RELATIVES:
+    if first > 0 and _lower(doc, first) in _PRONOUN_RELATIVES:
         before = sentence_bounds(doc, doc[first - 1 : first])[0]
         relative = _relative_in(doc, before, first - 1)
         if relative is not None:
@@ -396,24 +419,73 @@ def _family(doc: Doc, span: Span) -> str | None:
     return None
 
 
-def _since_after(doc: Doc, span: Span) -> bool:
-    """Whether "since" comes within a few tokens after the mention, in its clause."""
+def _since_after(doc: Doc, span: Span) -> bool | None:
+    """Whether "since" comes within a few tokens after the mention, in its clause, opening
+    a time ("since I was a girl": True); None for "since" said alone or as "since then"
+    ("I never had a colonoscopy since"): the time since some earlier one, which says
+    nothing of before."""
     end = min(span.end + _SINCE_REACH, clause_end(doc, span.end - 1))
-    return any(doc[i].lower_ == _SINCE for i in range(span.end, end))
+    at = next((i for i in range(span.end, end) if _lower(doc, i) == _SINCE), None)
+    if at is None:
+        return False
+    after = _lower(doc, at + 1)
+    if at + 1 >= len(doc) or after in {"then", "that", ","} or _ends_sentence(doc, at + 1):
+        return None
+    return True
 
 
 def _lapsed_after(doc: Doc, span: Span) -> str | None:
     """ "in years", "for a long time" just after the mention, in its clause: the words."""
     end = min(span.end + _SINCE_REACH, clause_end(doc, span.end - 1))
     for i in range(span.end, end):
-        if doc[i].lower_ not in ("in", "for"):
+        if _lower(doc, i) not in ("in", "for"):
             continue
         k = i + 1
-        while k < len(doc) and k <= i + 3 and (doc[k].lower_ in _LAPSE_BEFORE or doc[k].like_num):
+        while k < len(doc) and k <= i + 3 and (_lower(doc, k) in _LAPSE_BEFORE or doc[k].like_num):
             k += 1
-        if k < len(doc) and doc[k].lower_ in _LAPSE_WORDS:
+        if k < len(doc) and _lower(doc, k) in _LAPSE_WORDS:
             return doc[i : k + 1].text.lower()
     return None
+
+
+_ADVICE = frozenset(
+    {("should", "i"), ("shall", "i"), ("will", "i"), ("would", "i"), ("do", "i", "need"),
+     ("do", "i", "have", "to")}
+)  # fmt: skip
+_ADVICE_OPENERS = frozenset({"and", "or", "so", "but", "then", "also", "now", "doctor", ","})
+_HAS_IT = frozenset(
+    {"my", "keep", "keeps", "still", "again", "continue", "stop", "back", "more", "another",
+     "same", "refill"}
+)  # fmt: skip
+"""Words that say the patient has or had it ("Should I stop my Fosamax?", "Will I need the
+cast again?", "another spirometry test"): the question then claims it. Read up to the end
+of the mention's phrase (``_ADVICE_TAIL_ENDS``): "stitches, with my warfarin" claims the
+warfarin, not stitches."""
+_ADVICE_TAIL_ENDS = frozenset({",", "with", "for", "because", "since", "and", "or", "if"})
+
+
+def _advice_asked(doc: Doc, span: Span) -> str | None:
+    """The words of a question about what is to come or what to do, opening the mention's
+    sentence ("Will I need a pacemaker?", "Should I take calcium?", "Do I need an
+    inhaler?"): advice asked for, nothing claimed of the record. None when the sentence is
+    no such question, or says the patient has or had the thing (``_HAS_IT``)."""
+    first, last = sentence_bounds(doc, span)
+    if not doc[last - 1].text.endswith("?"):
+        return None
+    k = first
+    while k < span.start and _lower(doc, k) in _ADVICE_OPENERS:
+        k += 1
+    words = next(
+        (p for p in _ADVICE if tuple(_lower(doc, k + n) for n in range(len(p))) == p), None
+    )
+    if words is None or k + len(words) > span.start:
+        return None
+    after = span.end
+    while after < last and _lower(doc, after) not in _ADVICE_TAIL_ENDS:
+        after += 1
+    if any(_lower(doc, j) in _HAS_IT for j in [*range(k, span.start), *range(span.end, after)]):
+        return None
+    return " ".join(words)
 
 
 def cues(doc: Doc, span: Span) -> Cues:
@@ -424,7 +496,7 @@ def cues(doc: Doc, span: Span) -> Cues:
     turned = 0  # denials of its clause ("it's not that ..."): each turns it over
     start = clause_start(doc, span.start)
     for i in range(max(start, span.start - WINDOW), span.start):
-        word, after = doc[i].lower_, _lower(doc, i + 1)
+        word, after = _lower(doc, i), _lower(doc, i + 1)
         if (word, after) in CEASED_PAIRS:
             # Carried off like a denial: "I used to take Tegretol for my seizures".
             if _denies(doc, i + 1, span.start):
@@ -455,32 +527,35 @@ def cues(doc: Doc, span: Span) -> Cues:
             ceased = True
             words.append(word)
     for i in range(start, span.start):
-        if doc[i].lower_ in DENIAL and _clause_denier(doc, i):
+        if _lower(doc, i) in DENIAL and _clause_denier(doc, i):
             turned += 1
-            words.append(f"{doc[i].lower_} {_lower(doc, i + 1)}")
-        elif doc[i].lower_ in {"n't", "not"} and _lower(doc, i + 1) in {"n't", "not"}:
+            words.append(f"{_lower(doc, i)} {_lower(doc, i + 1)}")
+        elif _lower(doc, i) in {"n't", "not"} and _lower(doc, i + 1) in {"n't", "not"}:
             turned += 1  # "I don't not take it"
             words.append("not not")
     negated = (denials > 0) != (turned % 2 == 1)
     lapse = _lapsed_after(doc, span) if negated and ever else None
+    since = _since_after(doc, span) if negated and ever else False
+    if lapse is None and since is None:
+        lapse = _SINCE  # "never had a colonoscopy since": not since then
     if lapse is not None:
         # "I haven't had Celebrex in years" denies it now, not that it ever was: a
         # present denial (a drug recorded decades ago agrees, a current one does not).
         ever = False
         words.append(lapse)
-    elif negated and ever and _since_after(doc, span):
+    elif since:
         # "I haven't had an ear infection since I was a girl": it was so, before.
         negated, historical = False, True
         words.append(_SINCE)
     # "ever" under a denial is past ("I don't think I've ever had a UTI", "not ever").
-    ever |= negated and any(doc[k].lower_ == "ever" for k in range(start, span.start))
+    ever |= negated and any(_lower(doc, k) == "ever" for k in range(start, span.start))
     # After the mention, within its clause: "aspirin? not anymore". Not for the object of
     # a preposition ("I don't need the digoxin for my AFib anymore", "since my stroke I'm
     # not on Plavix any more", "prednisone for my arthritis but stopped it"): the drug or
     # the verb before it is what stopped.
     governed = _governed(doc, span)
     for i in range(span.end, clause_end(doc, span.end - 1)):
-        word, after = doc[i].lower_, _lower(doc, i + 1)
+        word, after = _lower(doc, i), _lower(doc, i + 1)
         if governed:
             break
         if word in {"anymore"} or (word, after) in {("any", "more"), ("no", "more")}:
@@ -497,7 +572,7 @@ def cues(doc: Doc, span: Span) -> Cues:
     for i in dict.fromkeys(scope):
         if span.start <= i < span.end:
             continue
-        word, after = doc[i].lower_, _lower(doc, i + 1)
+        word, after = _lower(doc, i), _lower(doc, i + 1)
         if word in HEDGES or (word, after) in HEDGE_PAIRS:
             hedged = True
             words.append(word if word in HEDGES else f"{word} {after}")
@@ -505,18 +580,22 @@ def cues(doc: Doc, span: Span) -> Cues:
         if word in HISTORICAL or phrase is not None:
             historical = True
             words.append(phrase or word)
-    if historical and any(doc[k].lower_ == "still" for k in range(start, span.start)):
+    if historical and any(_lower(doc, k) == "still" for k in range(start, span.start)):
         # "the whiplash I got two years ago still gives me a stiff neck": now, not then
         historical = False
         words.append("still")
     for i in range(opening, span.start):
-        word, after = doc[i].lower_, _lower(doc, i + 1)
+        word, after = _lower(doc, i), _lower(doc, i + 1)
         if word in _CONTRAST:  # "if it rains I stay in, but I take aspirin"
             hypothetical = False
         elif word in HYPOTHETICAL or (word, after) in HYPOTHETICAL_PAIRS:
             hypothetical = True
             words.append(word if word in HYPOTHETICAL else f"{word} {after}")
     hypothetical |= normative
+    asked = _advice_asked(doc, span)
+    if asked is not None and not hypothetical:
+        hypothetical = True
+        words.append(asked)
     relative = _family(doc, span)
     if relative is not None:
         words.append(relative)

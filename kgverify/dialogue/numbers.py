@@ -126,6 +126,13 @@ _AMOUNT_BEFORE = re.compile(
     r"packs?|mg|milligrams?|mcg|micrograms?|ml|units?|grams?)\b)\s*$",
     re.IGNORECASE,
 )
+# "a week" is a length of time only after one of these ("for a week", "in a day", "spent a
+# week in hospital"); after a thing ("an aspirin a day", "a pack a week") it is how often.
+_LENGTH_BEFORE = re.compile(
+    r"\b(?:for|in|within|about|around|over|under|than|nearly|almost|just|only|least|most|"
+    r"lasted|lasts|last|spent|spend|took|takes|take|whole|entire|full|half|it|them|that)\s*$",
+    re.IGNORECASE,
+)
 _AGO = re.compile(r"\s*(ago|back|before)\b", re.IGNORECASE)
 # "two years later", "a week after that": a time between two events, not from now.
 _BETWEEN = re.compile(r"\s*(later|after|afterwards?|earlier)\b", re.IGNORECASE)
@@ -203,6 +210,9 @@ def said(text: str, start: int = 0, end: int | None = None) -> list[Quantity]:
         ago = bool(_AGO.match(text, m.end()))
         vague = " ".join(raw.lower().split()) in VAGUE
         between = q.dimension == "duration" and bool(_BETWEEN.match(text, m.end()))
+        rate = raw.lower() in ("a", "an") and not (ago or between)
+        if rate and q.dimension == "duration" and not _LENGTH_BEFORE.search(text, 0, m.start()):
+            continue  # "an aspirin a day": how often, not how long
         out.append(
             Quantity(
                 q.text,

@@ -33,6 +33,10 @@ class RecordView:
     record_only: list[SheetFact]
     age_band: str | None = None  # at the encounter (the sheet's band for the whole record)
     current: frozenset[str] = frozenset()  # fact ids of the drugs and symptoms at the encounter
+    # Fact ids some encounter up to this one lists as history or as its diagnosis: conditions
+    # the patient was told of, whether or not this encounter's sheet still lists them (it
+    # shows the ``derive_history`` most recent only).
+    told: frozenset[str] = frozenset()
 
     @property
     def facts(self) -> Iterator[SheetFact]:
@@ -113,6 +117,7 @@ def view(sheet: FactSheet, encounter: str | None) -> RecordView | None:
             list(record_only.values()),
             last.age_band if last and last.age_band else sheet.age_band,
             _current(last),
+            _told(sheet.encounters),
         )
     at = next((n for n, e in enumerate(sheet.encounters) if e.episode == encounter), None)
     if at is None:
@@ -127,7 +132,24 @@ def view(sheet: FactSheet, encounter: str | None) -> RecordView | None:
                 said.setdefault(f.fact_id, (f, f"an earlier encounter ({earlier.episode})"))
     held = [f for f in here.record_only if f.fact_id not in said]
     age = here.age_band or sheet.age_band
-    return RecordView(sheet, encounter, here.start, list(said.values()), held, age, _current(here))
+    told = _told(sheet.encounters[: at + 1])
+    return RecordView(
+        sheet, encounter, here.start, list(said.values()), held, age, _current(here), told
+    )
+
+
+TOLD_SECTIONS = frozenset({"diagnosis", "history"})
+"""Sections that say the patient was told of a condition: diagnosed at a visit, or listed as
+history at a later one."""
+
+
+def _told(encounters: Iterable[EncounterSheet]) -> frozenset[str]:
+    return frozenset(
+        f.fact_id
+        for e in encounters
+        for f in e.patient_can_say + e.record_only
+        if f.section in TOLD_SECTIONS
+    )
 
 
 class SheetFile:

@@ -135,7 +135,7 @@ def owner(doc: Doc, mentions: list[SpokenMention], q: Quantity) -> SpokenMention
     """The mention a said number belongs to. A dose, or a number without a unit, goes to a
     drug as syntax says (``_drug_for``); a number without a unit that no drug takes, and
     every other number (a temperature, a weight), to the nearest mention of its clause; a
-    duration to the nearest one before it, else to one after it not across "and"."""
+    duration to the nearest one before it, else to one after it, never across "and"."""
     at, last = token_at(doc, q.start), token_at(doc, q.end - 1)
     if is_dose(q) or q.dimension is None:
         drug = drug_for(doc, mentions, q, at, last)
@@ -154,7 +154,12 @@ def owner(doc: Doc, mentions: list[SpokenMention], q: Quantity) -> SpokenMention
         # ("four years ago, and there's my arthritis": not the arthritis').
         before = [m for m in fits if m.match.span.end <= at]
         if before:
-            return max(before, key=lambda m: m.match.span.end)
+            near = max(before, key=lambda m: m.match.span.end)
+            # Nor across "and" when nothing is named after it: "a GI bleed in 1950 and spent
+            # a week in the hospital" dates the stay, not the bleed.
+            if any(t.lower_ in COORDINATORS for t in doc[near.match.span.end : at]):
+                return None
+            return near
         fits = [
             m
             for m in fits

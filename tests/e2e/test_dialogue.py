@@ -617,6 +617,72 @@ def test_sixth_pass_procedures_lapses_and_combinations(checked: Checked) -> None
     assert said(*visit, "I had my appendix out.")["appendix out"].verdict == "unsupported"
 
 
+def test_seventh_pass_history_windows_denials_and_doses(checked: Checked) -> None:
+    """Issue 37, seventh pass, each with a counter-case: a condition the patient was told
+    of stays theirs when the visit's sheet no longer lists it (its history shows the most
+    recent ten); "nobody told me I had" and "never ... since" deny; "any" and "some" inside
+    a lay name; a dose said of now is the current product's, not a decades-old one's; "a
+    day" after a thing is a rate; a time after "and" is another predicate's; a question
+    about what is to come is a supposition; ADD; a child's strep throat manifests a belly
+    ache."""
+    said = _at_visit(checked)
+
+    # 4505 in 1993: perennial allergic rhinitis since 1941, never ended, listed as history
+    # at later visits but not among this visit's ten; acute bronchitis over in 1992.
+    visit = ("4505", "day:1993-04-13")
+    sneezing = said(*visit, "I'm sneezing all day.")["sneezing"]
+    assert sneezing.verdict == "grounded", sneezing.reason
+    assert sneezing.evidence[0].via == "manifestation"
+    phlegm = said(*visit, "I'm coughing up phlegm.")["coughing up phlegm"]
+    assert phlegm.verdict == "unsupported" and phlegm.claimed  # its bronchitis is over
+    # 2087: no atrial fibrillation on record.
+    visit = ("2087", "day:2016-08-03")
+    told = said(*visit, "Nobody ever told me I had a-fib.")["a-fib"]
+    assert told.verdict == "unsupported" and told.negated and not told.claimed
+    claim = said(*visit, "I had a-fib.")["a-fib"]
+    assert claim.verdict == "unsupported" and claim.claimed
+    # 842: no colonoscopy on record; otitis media from 1912 to 1985.
+    visit = ("842", "day:2011-07-13")
+    since = said(*visit, "I never had a colonoscopy since.")["colonoscopy"]
+    assert since.negated and not since.claimed and not since.historical, since.reason
+    ears = said(*visit, "I haven't had an ear infection since I was a boy.")["ear infection"]
+    assert ears.verdict == "grounded" and not ears.negated  # it was so, before
+    # 2025 in 1984: an ankle fracture in 1979.
+    visit = ("2025", "day:1984-07-06")
+    bones = said(*visit, "I haven't broken any bones.")["broken any bones"]
+    assert bones.verdict == "contradicted", bones.reason
+    ribs = said(*visit, "I broke some ribs.")["broke some ribs"]
+    assert ribs.verdict == "unsupported" and ribs.claimed
+    # 4872 in 1971: penicillin V 500 mg current, 250 mg tablets in 1915.
+    visit = ("4872", "day:1971-08-08")
+    now = said(*visit, "Pen VK, 250 milligrams.")["pen vk"]
+    assert now.verdict == "contradicted" and now.numbers[0].agrees is False
+    assert said(*visit, "Pen VK, 500 milligrams.")["pen vk"].verdict == "grounded"
+    then = said(*visit, "Years ago I took Pen VK 250 milligrams.")["pen vk"]
+    assert then.verdict == "grounded" and then.numbers[0].agrees is True
+    # 842 in 1968: aspirin 81 mg current. "a day" after a thing is how often.
+    visit = ("842", "day:1968-11-15")
+    daily = said(*visit, "Just an aspirin a day, the 81.")["aspirin"]
+    assert daily.verdict == "grounded" and "day" not in [n.unit for n in daily.numbers]
+    assert said(*visit, "Aspirin, the 325.")["aspirin"].verdict == "contradicted"
+    # 3177 in 1976: a gastrointestinal hemorrhage since 1950, never ended.
+    visit = ("3177", "day:1976-10-20")
+    stay = said(*visit, "I had a GI bleed in 1950 and spent a week in the hospital.")
+    assert stay["gi bleed"].verdict == "grounded"
+    assert "week" not in [n.unit for n in stay["gi bleed"].numbers]
+    assert said(*visit, "I had a GI bleed two days ago.")["gi bleed"].verdict == "contradicted"
+    # A question about what is to come claims nothing; one that says it is had does.
+    asked = said(*visit, "Will I need a pacemaker after this?")["pacemaker"]
+    assert asked.verdict == "unsupported" and asked.hypothetical and not asked.claimed
+    had = said(*visit, "Will I need my pacemaker checked?")["pacemaker"]
+    assert had.verdict == "unsupported" and had.claimed
+    # 648 in 1940: child attention deficit disorder at this visit (record-only); 1861 in
+    # 1990: a child's streptococcal sore throat, whose belly ache is one of its complaints.
+    assert said("648", "day:1940-12-14", "She thinks I have ADD.")["add"].verdict == "leak"
+    belly = said("1861", "day:1990-07-01", "My stomach hurts when I eat.")["stomach hurts"]
+    assert belly.verdict == "grounded" and belly.evidence[0].via == "manifestation"
+
+
 def sheets_visit_2917(checked: Checked) -> tuple[FactSheet, str]:
     sheet = SheetFile(checked.facts).get(pseudonym(checked.settings.salt(), "omop:patient", "2917"))
     assert sheet is not None

@@ -84,6 +84,10 @@ def test_words_inside_a_name_and_a_past_tense_are_read_as_the_name() -> None:
     assert lay_found("I sprained my ankle.") == [("sprained my ankle", "sprained ankle")]
     assert lay_found("My heart's been racing") == [("heart's been racing", "heart racing")]
     assert lay_found("I broke my hip") == [("broke my hip", "broken hip")]
+    # "some" and "any" inside ("broke some ribs", "never broken any bones"), never at an edge
+    assert lay_found("I never broke any hip") == [("broke any hip", "broken hip")]
+    assert lay_found("I broke some hip bones") == [("broke some hip", "broken hip")]
+    assert lay_found("Any hip pain? I broke some.") == []
     # The plain form and -ing of an injury verb, for a fear or a plan; a break is no injury.
     assert lay_found("I'm afraid I'll break a hip.") == [("break a hip", "broken hip")]
     assert lay_found("Breaking my hip scares me") == [("Breaking my hip", "broken hip")]

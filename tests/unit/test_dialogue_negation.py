@@ -212,3 +212,56 @@ def test_still_brings_a_past_clause_to_the_present() -> None:
     assert not cue(text, "stiff neck").historical
     assert cue(text, "whiplash").historical
     assert cue("I had a stiff neck two years ago.", "stiff neck").historical
+
+
+def test_nobody_told_me_and_never_since_deny() -> None:
+    c = cue("Nobody ever told me I had a-fib.", "a-fib")
+    assert c.negated
+    c = cue("I never had a colonoscopy since.", "colonoscopy")
+    assert c.negated and not c.historical and not c.ever  # since then, not ever
+    c = cue("I haven't had an ear infection since, but I had a cold.", "ear infection")
+    assert c.negated and not c.historical
+    c = cue("I haven't had an ear infection since I was a girl.", "ear infection")
+    assert not c.negated and c.historical  # it was so, before
+
+
+def test_a_question_about_what_is_to_come_asks_advice() -> None:
+    """Issue 37, seventh pass: "Will I need ...?", "Should I ...?", "Do I need ...?" open a
+    question about what is to come: a supposition, nothing claimed. Not when the question
+    says the patient has or had it ("my", "again", "stop", "another"), nor a statement."""
+    for text, mention in [
+        ("Will I need a pacemaker after this?", "pacemaker"),
+        ("And should I take calcium?", "calcium"),
+        ("Do I need an inhaler?", "inhaler"),
+        ("Do I have to take Ritalin?", "Ritalin"),
+        ("Will I need stitches, with my warfarin?", "stitches"),
+        ("Will I need an x-ray of my knees every year?", "x-ray of my knees"),
+    ]:
+        assert cue(text, mention).hypothetical, text
+    for text, mention in [
+        ("Should I stop my Fosamax?", "Fosamax"),
+        ("Will I need the cast again?", "cast"),
+        ("Will I need stitches, with my warfarin?", "warfarin"),
+        ("I will need a cast.", "cast"),
+        ("Can I take Aleve with my ulcer?", "Aleve"),
+        ("Is it pneumonia?", "pneumonia"),
+    ]:
+        assert not cue(text, mention).hypothetical, text
+
+
+def test_denials_typed_without_an_apostrophe() -> None:
+    c = cue("i dont think i ever blacked out though", "blacked out")
+    assert c.negated and c.ever
+    assert cue("I didnt take aspirin", "aspirin").negated
+    assert not cue("I do take aspirin", "aspirin").negated
+
+
+def test_an_ending_after_a_time_and_a_relative_reporting_on_the_patient() -> None:
+    c = cue("I had an ulcer in the fifties but it healed up long ago.", "ulcer")
+    assert c.ceased
+    assert cue("My ulcer healed up years ago.", "ulcer").ceased
+    # only a time may stand between: "in the mornings" is none
+    assert not cue("I have a cough in the mornings that went away.", "cough").ceased
+    # "My son says it's whiplash": the son speaks of the patient's complaint.
+    assert not cue("My son says it's probably whiplash.", "whiplash").family
+    assert cue("My son had whiplash.", "whiplash").family

@@ -104,3 +104,15 @@ def test_an_amount_a_day_is_how_often_and_later_is_between_events() -> None:
     assert later.dimension == "duration" and later.between and not later.ago
     [ago] = said("I fractured my forearm two years ago")
     assert ago.ago and not ago.between
+
+
+def test_a_day_after_a_thing_is_how_often_after_for_how_long() -> None:
+    """Issue 37, seventh pass: "an aspirin a day" is a rate; "for a week", "spent a week",
+    "on it a year" and "a week ago" are lengths of time."""
+    assert [q.text for q in said("Just an aspirin a day, the 81.")] == ["81"]
+    assert said("a pack a week") == []
+    for text in ("black stools for a week", "I spent a week in the hospital", "on it a year"):
+        [q] = said(text)
+        assert q.dimension == "duration" and q.value == 1, text
+    [ago] = said("It started a week ago")
+    assert ago.ago

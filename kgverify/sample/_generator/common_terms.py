@@ -327,6 +327,24 @@ SIXTH_TERMS: dict[str, tuple[str, ...]] = {
 """Consumer terms of the sixth pass, on concepts with a CHV code, numbered after every other
 atom (``UmlsState.late6_aui0``)."""
 
+SEVENTH_MANIFESTATIONS: dict[str, tuple[str, ...]] = {
+    # issue 37, seventh pass, after sets 10 to 14 were scored: usual presentations those
+    # sets' patients gave that the sample did not tie to their condition (rows after every
+    # earlier one)
+    "43878008": ("21522001",),  # streptococcal sore throat: abdominal pain (in children)
+    "65966004": ("271771009",),  # fracture of forearm: joint swelling (the wrist)
+}
+"""A fifth sweep, from the tenth to fourteenth evaluation sets (no longer blind to them);
+keys of the build's key -> CUI map."""
+
+SEVENTH_TERMS: dict[str, tuple[str, ...]] = {
+    # issue 37, seventh pass: short forms patients and charts use for sample conditions
+    "192127007": ("ADD",),  # child attention deficit disorder
+    "396275006": ("DJD",),  # osteoarthritis (degenerative joint disease)
+}
+"""Consumer terms of the seventh pass, on concepts with a CHV code, numbered after every
+other atom (``UmlsState.late7_aui0``)."""
+
 KEY_PREFIX = "COMMON:"
 """Keys of these concepts in the build's key -> CUI map (``UmlsState.key2cui``)."""
 
@@ -521,7 +539,7 @@ def readme_section(w: Callable[[str], None], k2c: dict[str, str], pref: dict[str
     w("")
     w("| concept | CUI | more consumer terms (CHV) |")
     w("|---|---|---|")
-    for key, terms in (EXTRA_TERMS | FIFTH_TERMS | SIXTH_TERMS).items():
+    for key, terms in (EXTRA_TERMS | FIFTH_TERMS | SIXTH_TERMS | SEVENTH_TERMS).items():
         w(f"| {pref[k2c[key]]} | {k2c[key]} | {', '.join(terms)} |")
     w("")
     w(
@@ -548,5 +566,15 @@ def readme_section(w: Callable[[str], None], k2c: dict[str, str], pref: dict[str
     w("| sample condition | manifests |")
     w("|---|---|")
     for condition, findings in SIXTH_MANIFESTATIONS.items():
+        w(f"| {pref[k2c[condition]]} | {', '.join(pref[k2c[f]] for f in findings)} |")
+    w("")
+    w(
+        "And a fifth, from the tenth to fourteenth evaluation sets, after every earlier row "
+        "(issue 37, seventh pass):"
+    )
+    w("")
+    w("| sample condition | manifests |")
+    w("|---|---|")
+    for condition, findings in SEVENTH_MANIFESTATIONS.items():
         w(f"| {pref[k2c[condition]]} | {', '.join(pref[k2c[f]] for f in findings)} |")
     w("")

@@ -139,6 +139,7 @@ class UmlsState:
     late4_aui0: int = 0
     late5_aui0: int = 0  # common_terms.FIFTH_TERMS, after every other atom
     late6_aui0: int = 0  # common_terms.SIXTH_TERMS, after the procedures' atoms
+    late7_aui0: int = 0  # common_terms.SEVENTH_TERMS, after every other atom
     atc_atom: dict[tuple[str, str], Row] = field(default_factory=dict)
     eun_derive: dict[str, list[int]] = field(default_factory=dict)
 

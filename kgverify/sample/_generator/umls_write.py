@@ -62,7 +62,8 @@ class UmlsIds:
     def wave(self, a: Row) -> int:
         """0: the earlier sample, 1: added with the drug classes, 2: added for derivation, 3: the
         consumer terms and common concepts, 4: more terms for earlier concepts, 5: the fifth
-        pass's terms and the procedures, 6: the sixth pass's terms for earlier concepts."""
+        pass's terms and the procedures, 6: the sixth pass's terms for earlier concepts, 7: the
+        seventh pass's."""
         n = int(a["aui"][2:])  # AUIs are 'A9' + the sequence number
         return (
             0
@@ -78,6 +79,8 @@ class UmlsIds:
             else 5
             if n <= self.st.late6_aui0
             else 6
+            if n <= self.st.late7_aui0
+            else 7
         )
 
     def finalise(
@@ -85,7 +88,7 @@ class UmlsIds:
     ) -> None:
         # LUIs/SUIs in atom order, those of the atoms added with the drug classes after all others, and those added
         # for derivation after them
-        for w in (0, 1, 2, 3, 4, 5, 6):
+        for w in (0, 1, 2, 3, 4, 5, 6, 7):
             for u in ucon_map.values():
                 for a in u.atoms:
                     if self.wave(a) == w:
