@@ -110,6 +110,11 @@ def body_forms(tokens: Span) -> list[str]:
 
 
 INJURIES = {
+    # a blow to the head is a head injury ("hit my head", "bumped my head on the ground")
+    "hit": "injury",
+    "bumped": "injury",
+    "banged": "injury",
+    "knocked": "injury",
     "cut": "laceration",
     "gashed": "laceration",
     "sliced": "laceration",
@@ -132,9 +137,9 @@ def injury_forms(tokens: Span) -> list[str]:
     """The names an injury said as a verb and a part goes under, most specific first: "cut
     my thigh", "cut on my foot" -> "laceration of thigh", "thigh laceration"; "cut my face"
     also "facial laceration", "cut my arm" also "laceration of forearm"; "burned my hand",
-    "scalded my arm" -> "burn of hand", "burn";
-    [] when the span is no such injury (an injury verb first, a part last, at most two of
-    "my", "the", "on", "a" between)."""
+    "scalded my arm" -> "burn of hand", "burn"; "hit my head", "bumped my head" -> "head
+    injury" (a blow to another part names nothing); [] when the span is no such injury
+    (an injury verb first, a part last, at most two of "my", "the", "on", "a" between)."""
     words = [t.lower_ for t in tokens]
     if len(words) < 2 or words[0] not in INJURIES:
         return []
@@ -144,6 +149,8 @@ def injury_forms(tokens: Span) -> list[str]:
         return []
     if INJURIES[words[0]] == "burn":
         return [f"burn of {part}", f"{part} burn", "burn"]
+    if INJURIES[words[0]] == "injury":
+        return ["head injury"] if part == "head" else []
     forms = [f"laceration of {part}", f"{part} laceration"]
     if part in _ADJECTIVE:
         forms.append(f"{_ADJECTIVE[part]} laceration")

@@ -91,6 +91,8 @@ PARTICIPLES = {
     "cracking": "broken",
     "sprain": "sprained",
     "twist": "twisted",
+    # not an injury: "threw up blood" is the consumer term "throwing up blood"
+    "threw": "throwing",
 }
 """An injury verb a name says as a participle: past tense ("broke my hip": "broken hip"),
 and the plain form or -ing a patient uses for a fear or a plan ("afraid I'll break a hip",

@@ -102,7 +102,9 @@ HYPOTHETICAL_PAIRS = frozenset({("in", "case"), ("what", "if")})
 HISTORICAL = frozenset({"ago", "previously", "formerly", "childhood"})
 HISTORICAL_PHRASES = frozenset(
     {("the", "past"), ("history", "of"), ("as", "a", "child"), ("as", "a", "kid"),
-     ("when", "i", "was"), ("years", "back"), ("long", "time")}
+     ("when", "i", "was"), ("years", "back"), ("long", "time"), ("while", "back"),
+     ("last", "winter"), ("last", "spring"), ("last", "summer"), ("last", "fall"),
+     ("last", "year")}
 )  # fmt: skip
 
 FAMILY = frozenset(
@@ -179,7 +181,8 @@ _SUBORDINATE = frozenset({"because"})
 """A reason clause after the mention is its own: "I can't take Advil because of the bleeding
 I had years back" says nothing historical of Advil."""
 _SUBJECTS = frozenset({"i", "he", "she", "we", "they", "it", "my", "you"})
-_OPENERS = _SUBJECTS | HEDGES | {"so", "then", "also"}
+# "I've never had pneumonia, just bronchitis": "just", "only", "except" open what is had.
+_OPENERS = _SUBJECTS | HEDGES | {"so", "then", "also", "just", "only", "except"}
 
 WINDOW = 8
 """Tokens a denial or cessation cue before a mention reaches, at most."""
@@ -324,23 +327,22 @@ def _clause_denier(doc: Doc, i: int) -> bool:
     return after in _CLAUSE_DENIERS or (_lower(doc, i) == "not" and after in _CLAUSE_AFTER_NOT)
 
 
-def _ended_after(doc: Doc, span: Span) -> str | None:
+def _ended_after(doc: Doc, span: Span, *, denied: bool = False) -> str | None:
     """An ending said after the mention ("the rash has cleared up", "..., but it went
     away"), or the patient stopping it ("..., but I've already stopped it"), within its
-    sentence; not when denied ("it never went away")."""
+    sentence; not when denied ("it never went away"). With ``denied``, only a denied one
+    ("it's not that my epilepsy is gone")."""
     stop = sentence_bounds(doc, span)[1]
     i = span.end
     while i < stop:
         word = _lower(doc, i)
         if word in _STOPPED and _lower(doc, i + 1) in _PRONOUNS:
-            if any(_lower(doc, k) in DENIAL for k in range(clause_start(doc, i), i)):
-                return None
-            return f"{word} {_lower(doc, i + 1)}"
+            said = any(_lower(doc, k) in DENIAL for k in range(clause_start(doc, i), i))
+            return f"{word} {_lower(doc, i + 1)}" if said == denied else None
         pair = _phrase_at(doc, i, ENDED_PAIRS)
         if pair is not None or (word in ENDED and _lower(doc, i + 1) in _ENDED_NEXT):
-            if any(_lower(doc, k) in DENIAL for k in range(clause_start(doc, i), i)):
-                return None
-            return pair or word
+            said = any(_lower(doc, k) in DENIAL for k in range(clause_start(doc, i), i))
+            return (pair or word) if said == denied else None
         dated = word in _WHEN or doc[i].like_num  # "an ulcer in the fifties, but it healed"
         if word not in _ENDED_GAP | _STOPPING | _FORMS and word not in DENIAL and not dated:
             return None
@@ -380,7 +382,10 @@ def _relative_in(doc: Doc, first: int, last: int) -> str | None:
     patient speaks of themself after it."""
     for i in range(last, first - 1, -1):
         word = _lower(doc, i)
-        if word in FAMILY and _lower(doc, i + 1) not in _NOT_RELATIVE_AFTER:
+        # A relative's thing other than the mention ("at my uncle's farm and cut my leg"):
+        # a place, not whose the mention is; "my mother's bad hip" is the mother's.
+        owned = _lower(doc, i + 1) in {"'s", "\u2019s"} and last - (i + 1) > 1
+        if word in FAMILY and _lower(doc, i + 1) not in _NOT_RELATIVE_AFTER and not owned:
             return word
         if word in _FIRST_PERSON:
             return None
@@ -450,7 +455,9 @@ def _lapsed_after(doc: Doc, span: Span) -> str | None:
 
 _ADVICE = frozenset(
     {("should", "i"), ("shall", "i"), ("will", "i"), ("would", "i"), ("do", "i", "need"),
-     ("do", "i", "have", "to")}
+     ("do", "i", "have", "to"), ("will", "it"), ("would", "it"), ("will", "that"),
+     ("will", "this"), ("can", "i", "take"), ("could", "i", "take"), ("can", "i", "try"),
+     ("could", "i", "try"), ("can", "i", "use"), ("can", "i", "get"), ("could", "i", "get")}
 )  # fmt: skip
 _ADVICE_OPENERS = frozenset({"and", "or", "so", "but", "then", "also", "now", "doctor", ","})
 _HAS_IT = frozenset(
@@ -464,21 +471,39 @@ warfarin, not stitches."""
 _ADVICE_TAIL_ENDS = frozenset({",", "with", "for", "because", "since", "and", "or", "if"})
 
 
-def _advice_asked(doc: Doc, span: Span) -> str | None:
-    """The words of a question about what is to come or what to do, opening the mention's
-    sentence ("Will I need a pacemaker?", "Should I take calcium?", "Do I need an
-    inhaler?"): advice asked for, nothing claimed of the record. None when the sentence is
-    no such question, or says the patient has or had the thing (``_HAS_IT``)."""
-    first, last = sentence_bounds(doc, span)
-    if not doc[last - 1].text.endswith("?"):
-        return None
+def _advice_words(doc: Doc, first: int, stop: int) -> tuple[int, tuple[str, ...] | None]:
+    """Where the question opening at ``first`` starts after its openers, and its advice
+    words (``_ADVICE``) if it opens on them before ``stop``."""
     k = first
-    while k < span.start and _lower(doc, k) in _ADVICE_OPENERS:
+    while k < stop and _lower(doc, k) in _ADVICE_OPENERS:
         k += 1
     words = next(
         (p for p in _ADVICE if tuple(_lower(doc, k + n) for n in range(len(p))) == p), None
     )
-    if words is None or k + len(words) > span.start:
+    return k, (words if words is not None and k + len(words) <= stop else None)
+
+
+def _advice_asked(doc: Doc, span: Span) -> str | None:
+    """The words of a question about what is to come or what to do, opening the mention's
+    sentence ("Will I need a pacemaker?", "Should I take calcium?", "Do I need an
+    inhaler?", "Can I take Sudafed?"), or of the one before when this one only adds to it
+    ("Will I need stitches? And a tetanus shot?"): advice asked for, nothing claimed of the
+    record. None when the sentence is no such question, or says the patient has or had the
+    thing (``_HAS_IT``)."""
+    first, last = sentence_bounds(doc, span)
+    if not doc[last - 1].text.endswith("?"):
+        return None
+    k, words = _advice_words(doc, first, span.start)
+    # An elliptical question ("Or a cast?"): no verb of its own before the mention, after
+    # an advice question.
+    elliptical = all(
+        _lower(doc, j) in _ADVICE_OPENERS | _DETERMINERS for j in range(first, span.start)
+    )
+    if words is None and elliptical and _lower(doc, first) in {"and", "or"} and first > 0:
+        before = sentence_bounds(doc, doc[first - 1 : first])[0]
+        if _lower(doc, first - 1) == "?":
+            _, words = _advice_words(doc, before, first - 1)
+    if words is None:
         return None
     after = span.end
     while after < last and _lower(doc, after) not in _ADVICE_TAIL_ENDS:
@@ -534,6 +559,10 @@ def cues(doc: Doc, span: Span) -> Cues:
             turned += 1  # "I don't not take it"
             words.append("not not")
     negated = (denials > 0) != (turned % 2 == 1)
+    if negated and turned and not denials and _ended_after(doc, span, denied=True):
+        # "It's not that my epilepsy is gone": the clause denies the ending; it goes on
+        negated = False
+        words.append("not gone")
     lapse = _lapsed_after(doc, span) if negated and ever else None
     since = _since_after(doc, span) if negated and ever else False
     if lapse is None and since is None:

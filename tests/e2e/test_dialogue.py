@@ -681,6 +681,25 @@ def test_seventh_pass_history_windows_denials_and_doses(checked: Checked) -> Non
     assert said("648", "day:1940-12-14", "She thinks I have ADD.")["add"].verdict == "leak"
     belly = said("1861", "day:1990-07-01", "My stomach hurts when I eat.")["stomach hurts"]
     assert belly.verdict == "grounded" and belly.evidence[0].via == "manifestation"
+    # Asking to take a drug takes nothing: no contraindication (3177 has a peptic ulcer).
+    visit = ("3177", "day:1976-10-20")
+    ask = said(*visit, "Can I take Advil with my ulcer?")["advil"]
+    assert ask.verdict == "unsupported" and ask.hypothetical and not ask.claimed
+    assert said(*visit, "I take Advil for my ulcer.")["advil"].verdict == "contradicted"
+    # 4675 in 1959: a concussion with loss of consciousness at this visit, record-only.
+    head = said("4675", "day:1959-06-23", "I hit my head on the patio.")["hit my head"]
+    assert head.verdict == "leak", head.reason
+    # 4253 in 2016: a gastric angiodysplasia at this visit; vomited blood is its complaint.
+    blood = said("4253", "day:2016-06-12", "Yesterday I threw up blood.")["threw up blood"]
+    assert blood.verdict == "grounded" and blood.evidence[0].via == "manifestation"
+    # 5031 in 1948: a seizure disorder since 1941, never ended. A denied ending goes on.
+    visit = ("5031", "day:1948-10-02")
+    calmer = said(*visit, "It's not that my epilepsy is gone, it's just calmer.")["epilepsy"]
+    assert calmer.verdict == "grounded" and not calmer.negated
+    assert said(*visit, "My epilepsy is gone.")["epilepsy"].verdict == "contradicted"
+    # 1593 in 1953: a thigh laceration at this visit; an uncle's farm is no uncle's injury.
+    text = "I was climbing through a fence at my uncle's farm and cut my leg on the wire."
+    assert said("1593", "day:1953-06-01", text)["cut my leg"].verdict == "leak"
 
 
 def sheets_visit_2917(checked: Checked) -> tuple[FactSheet, str]:

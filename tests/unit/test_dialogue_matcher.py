@@ -103,6 +103,7 @@ INJURY = MentionMatcher(
         entry("SNOMEDCT:283385000", "Laceration of thigh", ["disorder"]),
         entry("SNOMEDCT:370247008", "Facial laceration", ["disorder"]),
         entry("SNOMEDCT:125666000", "Burn", ["disorder"]),
+        entry("SNOMEDCT:127295002", "Traumatic brain injury", ["disorder"], ["head injury"]),
     ]
 )
 
@@ -120,6 +121,10 @@ def test_an_injury_said_as_a_verb_and_a_part_is_read_as_its_name() -> None:
     assert injury_found("I scalded both arms") == [("scalded both arms", "burn")]
     assert injury_found("I cut down on coffee and burned the toast") == []
     assert injury_found("I cut my hair") == []
+    # a blow to the head is a head injury; to another part, nothing named
+    assert injury_found("I bumped my head on the ground") == [("bumped my head", "head injury")]
+    assert injury_found("I hit my knee on the table") == []
+    assert injury_found("I hit the ball") == []
 
 
 def test_a_hyphenated_short_form_and_a_sentence_final_abbreviation() -> None:

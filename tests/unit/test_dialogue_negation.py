@@ -236,6 +236,9 @@ def test_a_question_about_what_is_to_come_asks_advice() -> None:
         ("Do I have to take Ritalin?", "Ritalin"),
         ("Will I need stitches, with my warfarin?", "stitches"),
         ("Will I need an x-ray of my knees every year?", "x-ray of my knees"),
+        ("Can I take Aleve with my ulcer?", "Aleve"),  # asks; takes nothing
+        ("Will I need stitches? And a tetanus shot?", "tetanus shot"),
+        ("Do I need an x-ray? Or a cast?", "cast"),
     ]:
         assert cue(text, mention).hypothetical, text
     for text, mention in [
@@ -243,7 +246,8 @@ def test_a_question_about_what_is_to_come_asks_advice() -> None:
         ("Will I need the cast again?", "cast"),
         ("Will I need stitches, with my warfarin?", "warfarin"),
         ("I will need a cast.", "cast"),
-        ("Can I take Aleve with my ulcer?", "Aleve"),
+        ("Could I have some Percocet instead?", "Percocet"),  # "have": a request or a claim
+        ("Is it broken? Or a cast?", "cast"),
         ("Is it pneumonia?", "pneumonia"),
     ]:
         assert not cue(text, mention).hypothetical, text
@@ -265,3 +269,13 @@ def test_an_ending_after_a_time_and_a_relative_reporting_on_the_patient() -> Non
     # "My son says it's whiplash": the son speaks of the patient's complaint.
     assert not cue("My son says it's probably whiplash.", "whiplash").family
     assert cue("My son had whiplash.", "whiplash").family
+
+
+def test_just_opens_what_is_had_and_seasons_past_are_historical() -> None:
+    c = cue("I've never had pneumonia, just bronchitis a few winters.", "bronchitis")
+    assert not c.negated
+    assert cue("I've never had pneumonia, just bronchitis a few winters.", "pneumonia").negated
+    assert cue("I had a real bad sore throat last winter.", "sore throat").historical
+    assert cue("I had a rash a while back.", "rash").historical
+    assert not cue("I have a sore throat this winter.", "sore throat").historical
+    assert cue("Will it make me gain weight?", "gain weight").hypothetical
