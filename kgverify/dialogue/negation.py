@@ -382,9 +382,9 @@ def _relative_in(doc: Doc, first: int, last: int) -> str | None:
     patient speaks of themself after it."""
     for i in range(last, first - 1, -1):
         word = _lower(doc, i)
-        # A relative's thing other than the mention ("at my uncle's farm and cut my leg"):
-        # a place, not whose the mention is; "my mother's bad hip" is the mother's.
-        owned = _lower(doc, i + 1) in {"'s", "\u2019s"} and last - (i + 1) > 1
+        # A relative's place ("at my uncle's farm and cut my leg"): where, not whose the
+        # mention is; "my dad's hands were twisted with rheumatism" is the dad's.
+        owned = _lower(doc, i + 1) in {"'s", "\u2019s"} and _placed(doc, i)
         if word in FAMILY and _lower(doc, i + 1) not in _NOT_RELATIVE_AFTER and not owned:
             return word
         if word in _FIRST_PERSON:
@@ -392,6 +392,19 @@ def _relative_in(doc: Doc, first: int, last: int) -> str | None:
         if word in _REPORTING and _lower(doc, i + 1) in _THIS_ONE:
             return None  # "My son says it's probably whiplash": of the patient's complaint
     return None
+
+
+_PLACE_BEFORE = frozenset(
+    {"at", "in", "on", "to", "from", "near", "by", "into", "outside", "behind", "over"}
+)
+
+
+def _placed(doc: Doc, i: int) -> bool:
+    """Whether the relative at ``i`` is named inside a place phrase ("at my uncle's")."""
+    k = i - 1
+    while _lower(doc, k) in _DETERMINERS:
+        k -= 1
+    return _lower(doc, k) in _PLACE_BEFORE
 
 
 _REPORTING = frozenset(

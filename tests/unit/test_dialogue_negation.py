@@ -279,3 +279,10 @@ def test_just_opens_what_is_had_and_seasons_past_are_historical() -> None:
     assert cue("I had a rash a while back.", "rash").historical
     assert not cue("I have a sore throat this winter.", "sore throat").historical
     assert cue("Will it make me gain weight?", "gain weight").hypothetical
+
+
+def test_a_relatives_place_is_not_whose_the_mention_is() -> None:
+    text = "I was climbing through a fence at my uncle's farm and cut my leg on the wire."
+    assert not cue(text, "cut my leg").family
+    assert cue("My dad's hands were all twisted up with rheumatism.", "rheumatism").family
+    assert cue("My mother's bad hip was replaced.", "hip").family
