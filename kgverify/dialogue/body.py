@@ -123,10 +123,11 @@ INJURIES = {
     "scalded": "burn",
 }
 """Verbs a patient says an injury with, and the kind of injury the vocabularies name."""
-INJURED = PARTS | {"thigh", "forearm", "scalp", "lip", "shin", "calf", "palm", "thumb"}
+_FACE = frozenset({"chin", "forehead", "cheek", "lip", "eyebrow", "nose"})
+"""Parts of the face: a cut of one is a facial laceration ("a cut on my chin")."""
+INJURED = PARTS | _FACE | {"thigh", "forearm", "scalp", "shin", "calf", "palm", "thumb"}
 _INJURED_PLURALS = _PLURALS | {"thighs": "thigh", "forearms": "forearm", "lips": "lip",
                                "shins": "shin", "calves": "calf", "thumbs": "thumb"}  # fmt: skip
-_ADJECTIVE = {"face": "facial"}
 _LAY_PART = {"arm": "forearm", "leg": "thigh"}
 """The part a cut of a whole limb most often names ("I cut my arm": a forearm laceration),
 tried after the part as said."""
@@ -152,8 +153,8 @@ def injury_forms(tokens: Span) -> list[str]:
     if INJURIES[words[0]] == "injury":
         return ["head injury"] if part == "head" else []
     forms = [f"laceration of {part}", f"{part} laceration"]
-    if part in _ADJECTIVE:
-        forms.append(f"{_ADJECTIVE[part]} laceration")
+    if part == "face" or part in _FACE:
+        forms.append("facial laceration")
     if part in _LAY_PART:
         forms.append(f"laceration of {_LAY_PART[part]}")
     return forms

@@ -36,6 +36,7 @@ new subject starts ("..., and I take aspirin")."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -46,6 +47,12 @@ DENIAL = frozenset(
      "nobody"}
 )  # fmt: skip
 """A cue that denies what follows in its clause."""
+
+AVOIDING = frozenset(
+    {("stay", "off"), ("stay", "away"), ("keep", "off"), ("keep", "away"), ("steer", "clear")}
+)
+"""Two-token cues that say the patient does not take it now ("I stay off Advil", "I stay away
+from aspirin"): a present denial."""
 
 _PAST_AUX = frozenset({"did", "have", "has", "had", "was", "were", "'ve"})
 """Before "n't"/"not", these make a denial past ("didn't", "haven't"): it reaches the whole
@@ -100,11 +107,26 @@ HYPOTHETICAL = frozenset({"if", "whether", "unless"})
 HYPOTHETICAL_PAIRS = frozenset({("in", "case"), ("what", "if")})
 
 HISTORICAL = frozenset({"ago", "previously", "formerly", "childhood"})
+_MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)  # fmt: skip  (not "may": "in may" is rarer than "it may")
 HISTORICAL_PHRASES = frozenset(
     {("the", "past"), ("history", "of"), ("as", "a", "child"), ("as", "a", "kid"),
+     ("as", "a", "girl"), ("as", "a", "boy"), ("as", "a", "baby"), ("as", "a", "teenager"),
      ("when", "i", "was"), ("years", "back"), ("long", "time"), ("while", "back"),
      ("last", "winter"), ("last", "spring"), ("last", "summer"), ("last", "fall"),
-     ("last", "year")}
+     ("last", "year"), ("in", "the", "spring"), ("in", "the", "summer"), ("in", "the", "fall"),
+     ("in", "the", "winter")} | {("in", month) for month in _MONTHS}
 )  # fmt: skip
 
 FAMILY = frozenset(
@@ -469,7 +491,8 @@ def _lapsed_after(doc: Doc, span: Span) -> str | None:
 _ADVICE = frozenset(
     {("should", "i"), ("shall", "i"), ("will", "i"), ("would", "i"), ("do", "i", "need"),
      ("do", "i", "have", "to"), ("will", "it"), ("would", "it"), ("will", "that"),
-     ("will", "this"), ("can", "i", "take"), ("could", "i", "take"), ("can", "i", "try"),
+     ("will", "this"), ("am", "i", "going", "to"), ("is", "it", "going", "to"),
+     ("can", "i", "take"), ("could", "i", "take"), ("can", "i", "try"),
      ("could", "i", "try"), ("can", "i", "use"), ("can", "i", "get"), ("could", "i", "get")}
 )  # fmt: skip
 _ADVICE_OPENERS = frozenset({"and", "or", "so", "but", "then", "also", "now", "doctor", ","})
@@ -482,6 +505,18 @@ cast again?", "another spirometry test"): the question then claims it. Read up t
 of the mention's phrase (``_ADVICE_TAIL_ENDS``): "stitches, with my warfarin" claims the
 warfarin, not stitches."""
 _ADVICE_TAIL_ENDS = frozenset({",", "with", "for", "because", "since", "and", "or", "if"})
+
+
+def _in_a_year(doc: Doc, i: int) -> str | None:
+    """ "in 1988", "in '88" at ``i``: a time of the past, said as a year."""
+    if _lower(doc, i) != "in":
+        return None
+    year = _lower(doc, i + 1)
+    if re.fullmatch(r"(?:18|19|20)\d\d", year):
+        return f"in {year}"
+    if year in {"'", "\u2019"} and re.fullmatch(r"\d\d", _lower(doc, i + 2)):
+        return f"in '{_lower(doc, i + 2)}"
+    return None
 
 
 def _advice_words(doc: Doc, first: int, stop: int) -> tuple[int, tuple[str, ...] | None]:
@@ -540,6 +575,9 @@ def cues(doc: Doc, span: Span) -> Cues:
             if _denies(doc, i + 1, span.start):
                 ceased = True
                 words.append(f"{word} {after}")
+        elif (word, after) in AVOIDING and _denies(doc, i + 1, span.start):
+            denials += 1  # "I stay off Advil": a present denial
+            words.append(f"{word} {after}")
         elif word in DENIAL and after not in _NOT_DENIAL_AFTER:
             if _lower(doc, i - 1) in {"no", "not", "n't"} or word == after:
                 continue  # "not not" is read once, at its first word
@@ -618,7 +656,7 @@ def cues(doc: Doc, span: Span) -> Cues:
         if word in HEDGES or (word, after) in HEDGE_PAIRS:
             hedged = True
             words.append(word if word in HEDGES else f"{word} {after}")
-        phrase = _phrase_at(doc, i, HISTORICAL_PHRASES)
+        phrase = _phrase_at(doc, i, HISTORICAL_PHRASES) or _in_a_year(doc, i)
         if word in HISTORICAL or phrase is not None:
             historical = True
             words.append(phrase or word)

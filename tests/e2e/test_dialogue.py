@@ -700,6 +700,13 @@ def test_seventh_pass_history_windows_denials_and_doses(checked: Checked) -> Non
     # 1593 in 1953: a thigh laceration at this visit; an uncle's farm is no uncle's injury.
     text = "I was climbing through a fence at my uncle's farm and cut my leg on the wire."
     assert said("1593", "day:1953-06-01", text)["cut my leg"].verdict == "leak"
+    # 3060 in 1952: a peptic ulcer at this visit, whose vomiting is one of its complaints;
+    # 2672 in 1990: a peptic ulcer since 1983, and no ibuprofen: staying off it is a denial.
+    sick = said("3060", "day:1952-03-22", "I threw up twice this week.")["threw up"]
+    assert sick.verdict == "grounded" and sick.evidence[0].via == "manifestation"
+    off = said("2672", "day:1990-02-18", "I have a stomach ulcer, so I stay off Advil.")
+    assert off["advil"].verdict == "unsupported" and off["advil"].negated
+    assert not off["advil"].claimed
 
 
 def sheets_visit_2917(checked: Checked) -> tuple[FactSheet, str]:

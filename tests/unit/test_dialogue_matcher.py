@@ -125,6 +125,7 @@ def test_an_injury_said_as_a_verb_and_a_part_is_read_as_its_name() -> None:
     assert injury_found("I bumped my head on the ground") == [("bumped my head", "head injury")]
     assert injury_found("I hit my knee on the table") == []
     assert injury_found("I hit the ball") == []
+    assert injury_found("a cut on my chin") == [("cut on my chin", "facial laceration")]
 
 
 def test_a_hyphenated_short_form_and_a_sentence_final_abbreviation() -> None:

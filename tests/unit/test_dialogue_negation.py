@@ -286,3 +286,20 @@ def test_a_relatives_place_is_not_whose_the_mention_is() -> None:
     assert not cue(text, "cut my leg").family
     assert cue("My dad's hands were all twisted up with rheumatism.", "rheumatism").family
     assert cue("My mother's bad hip was replaced.", "hip").family
+
+
+def test_staying_off_denies_and_dates_of_the_past() -> None:
+    assert cue("I have a stomach ulcer, so I stay off Advil.", "Advil").negated
+    assert cue("I stay away from aspirin because of my stomach.", "aspirin").negated
+    assert not cue("I stay on aspirin.", "aspirin").negated
+    for text, mention in [
+        ("I had a sore throat in November, is that related?", "sore throat"),
+        ("I had a bad cough in the spring.", "cough"),
+        ("The itchy rash I had in '88 went away.", "rash"),
+        ("In 1990 I had a stroke.", "stroke"),
+        ("I blacked out once as a girl.", "blacked out"),
+    ]:
+        assert cue(text, mention).historical, text
+    assert not cue("I take aspirin in the morning.", "aspirin").historical
+    assert not cue("It may be asthma.", "asthma").historical  # "may" is no month here
+    assert cue("Am I going to need a tetanus shot?", "tetanus shot").hypothetical

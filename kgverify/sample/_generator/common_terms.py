@@ -328,14 +328,16 @@ SIXTH_TERMS: dict[str, tuple[str, ...]] = {
 atom (``UmlsState.late6_aui0``)."""
 
 SEVENTH_MANIFESTATIONS: dict[str, tuple[str, ...]] = {
-    # issue 37, seventh pass, after sets 10 to 16 were scored: usual presentations those
+    # issue 37, seventh pass, after sets 10 to 18 were scored: usual presentations those
     # sets' patients gave that the sample did not tie to their condition (rows after every
     # earlier one)
     "43878008": ("21522001",),  # streptococcal sore throat: abdominal pain (in children)
     "65966004": ("271771009",),  # fracture of forearm: joint swelling (the wrist)
     "424802006": ("74474003",),  # angiodysplasia of stomach: gastrointestinal hemorrhage
+    "40275004": ("403191005",),  # contact dermatitis: blisters (vesicles)
+    "13200003": ("422400008",),  # peptic ulcer: vomiting
 }
-"""A fifth sweep, from the tenth to sixteenth evaluation sets (no longer blind to them);
+"""A fifth sweep, from the tenth to eighteenth evaluation sets (no longer blind to them);
 keys of the build's key -> CUI map."""
 
 SEVENTH_TERMS: dict[str, tuple[str, ...]] = {
@@ -343,6 +345,7 @@ SEVENTH_TERMS: dict[str, tuple[str, ...]] = {
     "192127007": ("ADD",),  # child attention deficit disorder
     "396275006": ("DJD",),  # osteoarthritis (degenerative joint disease)
     "70704007": ("twisted wrist",),  # sprain of wrist (as "twisted ankle" is the ankle's)
+    "13200003": ("PUD",),  # peptic ulcer disease
 }
 """Consumer terms of the seventh pass, on concepts with a CHV code, numbered after every
 other atom (``UmlsState.late7_aui0``)."""
@@ -571,7 +574,7 @@ def readme_section(w: Callable[[str], None], k2c: dict[str, str], pref: dict[str
         w(f"| {pref[k2c[condition]]} | {', '.join(pref[k2c[f]] for f in findings)} |")
     w("")
     w(
-        "And a fifth, from the tenth to sixteenth evaluation sets, after every earlier row "
+        "And a fifth, from the tenth to eighteenth evaluation sets, after every earlier row "
         "(issue 37, seventh pass):"
     )
     w("")
