@@ -156,10 +156,11 @@ _RELATION_VERBS = frozenset(
 )  # fmt: skip
 # A preposition after a word other than these takes the denial off to another thing ("I
 # don't take aspirin for my headaches"); after these it is part of the denied claim ("not
-# allergic to penicillin", "never diagnosed with diabetes").
+# allergic to penicillin", "never diagnosed with diabetes"); "account": "they stopped it on
+# account of the bleeding".
 _LINKS = frozenset(
     {"with", "to", "into", "for", "against", "about", "than", "because", "after", "before",
-     "since", "during"}
+     "since", "during", "account"}
 )  # fmt: skip
 _LICENSING = frozenset(
     {"diagnosed", "allergic", "suffer", "suffers", "suffered", "suffering", "treated",

@@ -122,6 +122,9 @@ def test_more_context_of_patient_speech() -> None:
     assert cue("And the nitroglycerin spray, but I stopped that one.", "nitroglycerin spray").ceased
     assert not cue("I take clopidogrel but I never stopped it.", "clopidogrel").ceased
     assert not cue("I take clopidogrel and I stopped aspirin.", "clopidogrel").ceased
+    text = "They stopped the Celebrex on account of the bleeding."
+    assert not cue(text, "bleeding").ceased  # the reason, not what stopped
+    assert cue("They stopped the bleeding.", "bleeding").ceased
     assert cue("I'm done with the appendicitis, that's all fixed.", "appendicitis").ceased
     assert cue("My great-granddaughter had scarlet fever.", "scarlet fever").family
 
