@@ -381,10 +381,17 @@ def _governed(doc: Doc, span: Span) -> bool:
     """Whether the mention is the object of a preposition of reason or time ("for my AFib",
     "since my stroke"), other than after a word that makes it the claim ("treated for",
     "diagnosed with")."""
-    k = span.start - 1
+    k = _head_before(doc, span.start)
+    return _lower(doc, k) in _GOVERNING and _lower(doc, k - 1) not in _LICENSING
+
+
+def _head_before(doc: Doc, i: int) -> int:
+    """The token before the noun phrase that token ``i`` opens: its determiners ("my",
+    "the") passed over, so "for my AFib" and "at my uncle's" give "for" and "at"."""
+    k = i - 1
     while _lower(doc, k) in _DETERMINERS:
         k -= 1
-    return _lower(doc, k) in _GOVERNING and _lower(doc, k - 1) not in _LICENSING
+    return k
 
 
 _FORMS = frozenset(
@@ -424,10 +431,7 @@ _PLACE_BEFORE = frozenset(
 
 def _placed(doc: Doc, i: int) -> bool:
     """Whether the relative at ``i`` is named inside a place phrase ("at my uncle's")."""
-    k = i - 1
-    while _lower(doc, k) in _DETERMINERS:
-        k -= 1
-    return _lower(doc, k) in _PLACE_BEFORE
+    return _lower(doc, _head_before(doc, i)) in _PLACE_BEFORE
 
 
 _REPORTING = frozenset(
