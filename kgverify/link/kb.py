@@ -80,6 +80,10 @@ STAGE_KEYS: dict[int, Callable[[str], str]] = {
 key of one is looked up among that stage's keys."""
 
 
+MMAP_BYTES = 1 << 30
+"""How much of the store a reader maps (SQLite's ``mmap_size``; it maps no more than the file)."""
+
+
 class KbStore:
     """The SQLite file of a linker index: concepts by row number, and name keys."""
 
@@ -90,6 +94,10 @@ class KbStore:
             self._db.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;" + _SCHEMA)
         else:
             self._db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+            # Read through a memory map: a batch's lookups touch pages all over the file, and
+            # through the default 2 MB page cache each was copied in again (issue 38). The map
+            # is the OS's file cache, shared by every reader of the index.
+            self._db.execute(f"PRAGMA mmap_size={MMAP_BYTES}")
 
     def add(self, entries: Iterable[KbEntry], batch: int = 5_000) -> int:
         """Store entries (row number = order of arrival); returns how many."""

@@ -86,10 +86,12 @@ def fold_accents(text: str) -> str:
     )
 
 
+@lru_cache(maxsize=1 << 17)
 def exact_key(text: str) -> str:
     """Accents folded, case-folded text, runs of whitespace made one space, surrounding
     punctuation cut. Every other key starts from this one, so the index's names and the
-    mentions are folded alike."""
+    mentions are folded alike. Cached: a mention's key is asked for by several stages, and
+    the re-ranker asks for each candidate concept's name key."""
     return _SPACE.sub(" ", fold_accents(text)).strip(_EDGES).casefold()
 
 

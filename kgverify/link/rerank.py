@@ -18,10 +18,9 @@ import math
 import random
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -79,9 +78,17 @@ def _numbers(words: frozenset[str]) -> frozenset[str]:
     return frozenset(w for w in words if w[0].isdigit() or len(w) == 1)
 
 
-@dataclass(frozen=True)
-class Candidate:
-    """One TF-IDF candidate of a query, with what the features need."""
+@lru_cache(maxsize=200_000)
+def _alias_words(alias: str) -> tuple[frozenset[str], frozenset[str]]:
+    """An alias's words and its numbers and letters, cached: the same aliases are candidates
+    of many queries."""
+    words = _words(alias)
+    return words, _numbers(words)
+
+
+class Candidate(NamedTuple):
+    """One TF-IDF candidate of a query, with what the features need (a tuple: a batch
+    builds tens of thousands)."""
 
     alias: str
     cosine: float
@@ -95,23 +102,27 @@ def features(query: str, candidates: Sequence[Candidate], k: int) -> npt.NDArray
     """The feature rows (``FEATURES``) of one query's candidates."""
     q_words = _words(query)
     q_numbers = _numbers(q_words)
+    q_count = len(q_words) or 1
+    q_length = len(query)
+    similarity = Levenshtein.normalized_similarity
     best = max((c.cosine for c in candidates), default=0.0)
     rows: list[list[float]] = []
     for c in candidates:
-        a_words = _words(c.alias)
+        a_words, a_numbers = _alias_words(c.alias)
         common = len(q_words & a_words)
         union = len(q_words | a_words) or 1
+        a_length = len(c.alias)
         rows.append(
             [
                 c.cosine,
                 best - c.cosine,
                 c.rank / k,
                 common / union,
-                common / (len(q_words) or 1),
+                common / q_count,
                 common / (len(a_words) or 1),
-                Levenshtein.normalized_similarity(query, c.alias),
-                min(len(query), len(c.alias)) / (max(len(query), len(c.alias)) or 1),
-                float(q_numbers != _numbers(a_words)),
+                similarity(query, c.alias),
+                min(q_length, a_length) / (max(q_length, a_length) or 1),
+                float(q_numbers != a_numbers),
                 float(exact_key(c.entry.name) == c.alias),
                 math.log1p(c.names),
                 math.log1p(len(c.entry.equivalents)),
@@ -143,7 +154,9 @@ class Reranker:
         """Calibrated probability that each candidate is right."""
         if self.model is None or not len(x):
             return np.zeros(len(x))
-        z = ((x - self._mean) / self._scale) @ self._coef + self.model["intercept"]
+        # A row-wise sum, not ``@``: on a batch's matrix the BLAS product starts threads that
+        # spin after the work and take the cores the neighbour search runs on (issue 38).
+        z = (((x - self._mean) / self._scale) * self._coef).sum(axis=1) + self.model["intercept"]
         t = self.model["platt_a"] * z + self.model["platt_b"]
         out: npt.NDArray[np.float64] = 1.0 / (1.0 + np.exp(-t))
         return out
@@ -388,23 +401,44 @@ def rescore(
     tables: MinedTables,
     k: int,
 ) -> None:
-    """The re-ranker's probability in place of each TF-IDF hit's cosine (the linker's
-    ``_rerank`` and the calibration's fit: one scoring for both)."""
-    tfidf = sorted((h for h in hits if h.method is Method.TFIDF), key=lambda h: (-h.score, h.row))
-    if not tfidf:
-        return
-    rewrites = set(tables.rewrites(normalized_key(query)))
-    candidates = [
-        Candidate(
-            h.alias,
-            h.score,
-            rank,
-            entries[h.row],
-            reranker.names(h.row),
-            normalized_alias(h.alias) in rewrites,
+    """The re-ranker's probability in place of each TF-IDF hit's cosine (the calibration's
+    fit: one query at a time, as the linker's ``rescore_all`` scores a batch)."""
+    rescore_all([(query, hits)], reranker, entries, tables, k)
+
+
+def rescore_all(
+    queries: Sequence[tuple[str, list[Hit]]],
+    reranker: Reranker,
+    entries: Mapping[int, KbEntry],
+    tables: MinedTables,
+    k: int,
+) -> None:
+    """``rescore`` for a batch of queries and their hits, with one model evaluation for the
+    whole batch: a call per query cost more in array set-up than in arithmetic."""
+    scored: list[Hit] = []
+    rows: list[npt.NDArray[np.float64]] = []
+    for query, hits in queries:
+        tfidf = sorted(
+            (h for h in hits if h.method is Method.TFIDF), key=lambda h: (-h.score, h.row)
         )
-        for rank, h in enumerate(tfidf)
-    ]
-    scores: npt.NDArray[np.float64] = reranker.score(features(exact_key(query), candidates, k))
-    for h, score in zip(tfidf, scores.tolist(), strict=True):
+        if not tfidf:
+            continue
+        rewrites = set(tables.rewrites(normalized_key(query)))
+        candidates = [
+            Candidate(
+                h.alias,
+                h.score,
+                rank,
+                entries[h.row],
+                reranker.names(h.row),
+                normalized_alias(h.alias) in rewrites,
+            )
+            for rank, h in enumerate(tfidf)
+        ]
+        rows.append(features(exact_key(query), candidates, k))
+        scored.extend(tfidf)
+    if not scored:
+        return
+    scores: npt.NDArray[np.float64] = reranker.score(np.concatenate(rows))
+    for h, score in zip(scored, scores.tolist(), strict=True):
         h.score = score

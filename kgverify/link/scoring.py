@@ -100,15 +100,16 @@ def cover_the_mention(text: str, hits: Iterable[Hit]) -> None:
     words = normalized_key(text).split()
     if len(words) < 2:
         return
+    letters = max(1, sum(map(len, words)))
     for hit in hits:
-        if hit.method is Method.TFIDF and partial(words, hit.alias):
+        if hit.method is Method.TFIDF and _short_of(words, letters, hit.alias):
             hit.score = partial_score(hit.score)
             hit.partial = True
 
 
 def partial(words: list[str], alias: str) -> bool:
     """``alias`` names only a part of a multi-word mention (its normalized ``words``)."""
-    return len(words) > 1 and coverage(words, alias) < MIN_COVERAGE
+    return len(words) > 1 and _short_of(words, max(1, sum(map(len, words))), alias)
 
 
 @lru_cache(maxsize=1 << 16)
@@ -119,13 +120,12 @@ def _named_words(alias: str) -> tuple[frozenset[str], tuple[str, ...], str]:
     return frozenset(named), tuple(named), "".join(named)
 
 
-def coverage(words: list[str], alias: str) -> float:
-    """Share of the letters of ``words`` (a mention's normalized words) that ``alias`` has."""
-    known, named, joined = _named_words(alias)
-    covered = sum(
-        len(word)
-        for word in words
-        if word in known
+def _covers(word: str, known: frozenset[str], named: tuple[str, ...], joined: str) -> bool:
+    """A mention word counts as covered by a name (its words ``known``, in order ``named``,
+    run together ``joined``): the name has it, has it inside a word run together, or has
+    it misspelled."""
+    return (
+        word in known
         or (len(word) >= 3 and word in joined)
         or (
             len(word) >= MIN_TYPO_LENGTH
@@ -135,7 +135,25 @@ def coverage(words: list[str], alias: str) -> float:
             is not None
         )
     )
-    return covered / max(1, sum(len(word) for word in words))
+
+
+def _short_of(words: list[str], letters: int, alias: str) -> bool:
+    """The share of the mention's ``letters`` (of its normalized ``words``) that ``alias``
+    covers is under ``MIN_COVERAGE``, decided as soon as the answer is known: most
+    neighbours cover enough with their first words, and testing every word (the fuzzy test
+    the costliest) was most of the linker's decision time (issue 38)."""
+    known, named, joined = _named_words(alias)
+    covered = 0
+    left = sum(map(len, words))
+    for word in words:
+        left -= len(word)
+        if _covers(word, known, named, joined):
+            covered += len(word)
+            if covered / letters >= MIN_COVERAGE:
+                return False
+        elif (covered + left) / letters < MIN_COVERAGE:
+            return True  # even every word left would not cover enough
+    return covered / letters < MIN_COVERAGE
 
 
 def one_typo(key: str, alias: str) -> bool:
@@ -257,7 +275,7 @@ def word_at(text: str, position: int) -> str:
 
 def cap_neighbours(text: str, hits: Collection[Hit], disabled: Collection[str] = ()) -> None:
     """Every cap on the TF-IDF neighbours of a mention: its opposites, neighbours that name
-    only a part of it (``coverage``) and neighbours whose numbers differ (``numbers``)."""
+    only a part of it (``cover_the_mention``) and neighbours whose numbers differ (``numbers``)."""
     key = exact_key(text)
     found_swaps = swaps(key)
     opposed = opposed_words(key)
