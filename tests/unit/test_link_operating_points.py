@@ -12,12 +12,23 @@ from collections.abc import Iterator
 import numpy as np
 import numpy.typing as npt
 import pytest
+from rapidfuzz.distance import Levenshtein
 
 from kgverify.link.calibration import TFIDF, Calibration, _interpolate
 from kgverify.link.index import LinkerIndex, build_index
 from kgverify.link.model import Method
+from kgverify.link.normalize import normalized_key
 from kgverify.link.rerank import FEATURES, MONOTONE, _fit_monotone
-from kgverify.link.scoring import PARTIAL_SCORE, Hit, cover_the_mention, partial_score
+from kgverify.link.scoring import (
+    MIN_COVERAGE,
+    MIN_TYPO_LENGTH,
+    PARTIAL_SCORE,
+    TYPO_SIMILARITY,
+    Hit,
+    cover_the_mention,
+    partial,
+    partial_score,
+)
 from tests.unit.test_link_rerank import SETTINGS, vocabulary
 
 
@@ -47,6 +58,59 @@ def test_the_guard_leaves_one_word_mentions_and_other_methods_alone() -> None:
     cover_the_mention("leukemia, malignant", edit)
     assert edit[0].score == 0.9
     assert partial_score(1.0) == PARTIAL_SCORE  # a perfect partial cosine reads 0.5 as before
+
+
+def _letters_covered(words: list[str], alias: str) -> float:
+    """The guard's rule, counted over every word (as before issue 38's early decision)."""
+    named = normalized_key(alias).split()
+    joined = "".join(named)
+    covered = sum(
+        len(w)
+        for w in words
+        if w in named
+        or (len(w) >= 3 and w in joined)
+        or (
+            len(w) >= MIN_TYPO_LENGTH
+            and any(Levenshtein.normalized_similarity(w, n) >= TYPO_SIMILARITY for n in named)
+        )
+    )
+    return covered / max(1, sum(len(w) for w in words))
+
+
+def test_the_guard_decides_early_as_the_full_count_does() -> None:
+    # Mentions and names of overlapping words, run-together words and misspellings, in
+    # every order: where the decision is taken must not change it.
+    rng = random.Random(38)
+    pool = [
+        "chronic",
+        "kidney",
+        "disease",
+        "diseases",
+        "kidny",
+        "renal",
+        "failure",
+        "of",
+        "type",
+        "2",
+        "diabetes",
+        "mellitus",
+        "betablocker",
+        "beta",
+        "blocker",
+        "acute",
+    ]
+    cases = 0
+    for _ in range(3000):
+        mention = " ".join(rng.sample(pool, rng.randint(2, 5)))
+        alias = " ".join(rng.sample(pool, rng.randint(1, 4)))
+        words = normalized_key(mention).split()
+        [hit] = _hits((alias, 0.8))
+        cover_the_mention(mention, [hit])
+        expected = len(words) > 1 and _letters_covered(words, alias) < MIN_COVERAGE
+        assert hit.partial is expected, (mention, alias)
+        assert partial(words, alias) is expected
+        cases += expected
+    assert 300 < cases < 2700  # both answers were tested, often
 
 
 # -- the re-ranker's likeness features ------------------------------------------------------

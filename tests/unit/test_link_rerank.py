@@ -16,7 +16,16 @@ from kgverify.link.kb import KbEntry
 from kgverify.link.linker import Linker, LinkParams, MentionQuery
 from kgverify.link.mined import MinedTables
 from kgverify.link.model import Method
-from kgverify.link.rerank import FEATURES, Candidate, Reranker, features, train
+from kgverify.link.normalize import exact_key, normalized_key
+from kgverify.link.rerank import (
+    FEATURES,
+    Candidate,
+    Reranker,
+    features,
+    rescore_all,
+    train,
+)
+from kgverify.link.scoring import Hit
 
 SETTINGS = IndexSettings(min_df=1, m=16, ef_construction=100, ef_search=100, threads=1)
 PARAMS = LinkParams(threshold=0.8, margin=0.05, k=30, rerank=True)
@@ -103,6 +112,49 @@ def test_the_linker_uses_the_calibrated_score_behind_a_switch(index: LinkerIndex
     assert cosines and rescored.keys() == cosines.keys()
     assert rescored != cosines  # the calibrated probability, not the cosine
     assert on.candidates[0].concept_id == entry.id
+
+
+def test_a_batch_is_rescored_as_each_query_alone(index: LinkerIndex) -> None:
+    # The linker scores a batch's candidates in one model evaluation: every hit must get the
+    # probability the model gives its own query's candidates evaluated alone.
+    queries = [f"{e.name.split()[0]}y {e.name.split()[1]} syndrome" for e in ENTRIES[20:60]]
+    found = index.neighbours(queries, 30)
+    rows = {row for hits in found for p, _ in hits for row in index.rows_of_alias(p)}
+    entries = index.store.concepts(rows)
+    reranker, mined = index.reranker, index.mined
+    batch = [
+        (
+            q,
+            [
+                Hit(r, s, Method.TFIDF, index.aliases[p])
+                for p, s in h
+                for r in index.rows_of_alias(p)
+            ],
+        )
+        for q, h in zip(queries, found, strict=True)
+    ]
+    expected: dict[tuple[int, int], float] = {}
+    for n, (query, hits) in enumerate(batch):
+        ranked = sorted(hits, key=lambda h: (-h.score, h.row))
+        rewrites = set(mined.rewrites(normalized_key(query)))
+        candidates = [
+            Candidate(
+                h.alias,
+                h.score,
+                rank,
+                entries[h.row],
+                reranker.names(h.row),
+                normalized_key(h.alias) in rewrites,
+            )
+            for rank, h in enumerate(ranked)
+        ]
+        alone = reranker.score(features(exact_key(query), candidates, 30))
+        expected.update(((n, h.row), float(p)) for h, p in zip(ranked, alone, strict=True))
+    rescore_all(batch, reranker, entries, mined, 30)
+    got = {(n, h.row): h.score for n, (_, hits) in enumerate(batch) for h in hits}
+    assert len(got) > 200 and got.keys() == expected.keys()
+    assert got == pytest.approx(expected, abs=1e-12)
+    assert len(set(got.values())) > 100  # varied probabilities, not one constant
 
 
 def test_a_tiny_kb_trains_nothing_and_keeps_the_cosine(tmp_path: Path) -> None:
