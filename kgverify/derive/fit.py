@@ -49,11 +49,17 @@ class CohortFit:
                 self.patients += 1
                 sex = row["sex"] or "unknown"
                 mine: set[tuple[str, str]] = set()  # (stage, concept), once per patient
+                stages: dict[str | None, str] = {}  # a patient's facts share few years
                 for cid, year in row["coded"]:
-                    stage = _stage_then(row["age_band"], row["first"], year)
-                    mine.update((stage, c) for c in reached.get(cid, frozenset((cid,))))
+                    stage = stages.get(year)
+                    if stage is None:
+                        stage = stages[year] = _stage_then(row["age_band"], row["first"], year)
+                    mine.update((stage, c) for c in reached.get(cid, (cid,)))
                 for stage, concept in mine:
-                    seen.setdefault(concept, Counter())[(sex, stage)] += 1
+                    counts = seen.get(concept)
+                    if counts is None:  # not setdefault: that made a Counter per pair
+                        counts = seen[concept] = Counter()
+                    counts[(sex, stage)] += 1
         return seen
 
     def fits(self, concept: str, sex: str | None, stage: str | None) -> bool:

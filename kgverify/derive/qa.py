@@ -123,14 +123,7 @@ def _seen_by(record: PatientRecord, upto: int, concept: str) -> bool:
 
 def _conditions(record: PatientRecord, upto: int) -> list[str]:
     """Concepts of the patient's grounded conditions in episodes 0..upto."""
-    return sorted(
-        {
-            str(f.concept)
-            for e in record.episodes[: upto + 1]
-            for f in e.facts
-            if f.kind == "condition" and f.grounded
-        }
-    )
+    return record.conditions_upto(upto)
 
 
 def _stem(context: list[ContextFact], *head: str) -> list[str]:
@@ -457,15 +450,19 @@ class DistractorScreen:
         self._treater_pools(candidates)
         out = [Screened() for _ in candidates]
         pools: list[list[str]] = []
+        spaces: dict[str, str] = {}  # concept -> its namespace, for this page's pools
         for c in candidates:
             keep = []
             namespace = _namespace(c.answer)
             for d in dict.fromkeys(c.pool):
+                space = spaces.get(d)
+                if space is None:
+                    space = spaces[d] = _namespace(d)
                 if d == c.answer:
                     self.rejected[GUARD_REASONS["same"]] += 1
                 # Options in one vocabulary only: mixed naming styles would give the
                 # answer away ("Heart Valve Diseases" beside SNOMED CT's wording).
-                elif _namespace(d) != namespace:
+                elif space != namespace:
                     self.rejected["another vocabulary than the answer's"] += 1
                 else:
                     keep.append(d)

@@ -151,6 +151,8 @@ class PatientRecord:
     def __post_init__(self) -> None:
         self._at = {episode.key: at for at, episode in enumerate(self.episodes)}
         self._first: dict[str, int] | None = None
+        self._problems: dict[int, list[RecordFact]] = {}
+        self._conditions: dict[int, tuple[str, ...]] = {}
 
     def episode_index(self, key: str) -> int | None:
         return self._at.get(key)
@@ -167,6 +169,23 @@ class PatientRecord:
                             self._first.setdefault(named, at)
         return self._first.get(concept)
 
+    def conditions_upto(self, upto: int) -> list[str]:
+        """Concepts of the grounded conditions in episodes 0..``upto``, sorted (a new list
+        each call), walked once per episode: a patient's candidates share their episodes."""
+        known = self._conditions.get(upto)
+        if known is None:
+            known = self._conditions[upto] = tuple(
+                sorted(
+                    {
+                        str(f.concept)
+                        for e in self.episodes[: upto + 1]
+                        for f in e.facts
+                        if f.kind == "condition" and f.grounded
+                    }
+                )
+            )
+        return list(known)
+
     def problem_list(self, before: int, limit: int, skip: str | None = None) -> list[RecordFact]:
         """The conditions a question shows: the distinct grounded non-allergy conditions of
         the episodes before ``before`` (``skip``: leave out this concept), those not
@@ -174,21 +193,31 @@ class PatientRecord:
         at most ``limit``. An active problem (a peptic ulcer with no end recorded, years old)
         bears on today's choice; last year's healed sinusitis does not, and ten recent acute
         episodes would otherwise push it out of view."""
+        problems = self._problems.get(before)
+        if problems is None:
+            problems = self._problems[before] = self._problems_before(before)
+        # Every occurrence of a concept names ``skip`` alike (its concept and MAPS_TO group
+        # decide), so leaving it out after the list was made is leaving it out while making it.
+        if skip:
+            return [fact for fact in problems if not fact.names_concept(skip)][:limit]
+        return problems[:limit]
+
+    def _problems_before(self, before: int) -> list[RecordFact]:
+        """``problem_list(before)`` with no limit and nothing skipped: made once per episode,
+        as most of a patient's candidates ask for the same ones."""
         now = self.episodes[before].start if before < len(self.episodes) else None
         active: dict[str, RecordFact] = {}
         ended: dict[str, RecordFact] = {}
         for episode in reversed(self.episodes[:before]):
             for fact in episode.facts:
                 key = str(fact.concept)
-                if not _past_condition(fact) or (skip and fact.names_concept(skip)):
-                    continue
-                if key in active or key in ended:
+                if not _past_condition(fact) or key in active or key in ended:
                     continue  # the most recent occurrence decides
                 if fact.end and now and fact.end[:10] < now[:10]:
                     ended[key] = fact
                 else:
                     active[key] = fact
-        return [*active.values(), *ended.values()][:limit]
+        return [*active.values(), *ended.values()]
 
     def histories(self, limit: int) -> Iterator[list[RecordFact]]:
         """``history(at, limit)`` for every episode in order, in one pass over the facts:
