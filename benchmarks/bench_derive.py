@@ -191,9 +191,9 @@ def digest_file(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
 
-def digest_folder(folder: Path) -> str:
+def digest_folder(folder: Path, pattern: str = "*") -> str:
     h = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+    for path in sorted(p for p in folder.rglob(pattern) if p.is_file()):
         h.update(str(path.relative_to(folder)).encode())
         h.update(path.read_bytes())
     return h.hexdigest()[:16]
@@ -369,6 +369,7 @@ def main() -> None:
         s: {"base": [], "new": []} for s in stages
     }
     digests: dict[str, dict[str, set[str]]] = {s: {"base": set(), "new": set()} for s in stages}
+    items_digests: dict[str, set[str]] = {"base": set(), "new": set()}
     server = LocalServer(settings)
     server.start()
     try:
@@ -397,6 +398,9 @@ def main() -> None:
                             d = digest_file(folder / "facts" / "sheets.jsonl")
                         else:
                             d = digest_folder(folder / "qa")
+                            # The items alone: a report's counts may change meaning.
+                            result["items_digest"] = digest_folder(folder / "qa", "*.jsonl")
+                            items_digests[name].add(result["items_digest"])
                         result["digest"] = d
                         digests[stage][name].add(d)
                         results[stage][name].append(result)
@@ -406,6 +410,8 @@ def main() -> None:
         server.stop()
     meta["load_end"] = round(os.getloadavg()[0], 2)
     meta["identical"] = {s: len(digests[s]["base"] | digests[s]["new"]) == 1 for s in stages}
+    if "qa" in stages:
+        meta["identical_items"] = len(items_digests["base"] | items_digests["new"]) == 1
     if args.json:  # first: a fault in the table must not lose the measurements
         args.json.write_text(json.dumps({"meta": meta, "results": results}, indent=2) + "\n")
     print(markdown(meta, results))

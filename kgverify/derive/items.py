@@ -11,7 +11,13 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from kgverify.config import Settings
-from kgverify.derive.candidate import Candidate, Screened, content_group_of, digest
+from kgverify.derive.candidate import (
+    Candidate,
+    Screened,
+    ServedContents,
+    content_group_of,
+    digest,
+)
 from kgverify.derive.model import HARD_LURES, DeriveReport, DistractorWhy, Option, QAItem
 from kgverify.derive.qa import choose
 from kgverify.derive.splits import ItemStore, split_of
@@ -139,7 +145,6 @@ class PageCounts(Protocol):
     filtered: Counter[str]
     found: Counter[str]
     skipped: Counter[str]
-    rejected: Counter[str]
 
 
 def derive_items(
@@ -151,9 +156,11 @@ def derive_items(
     *,
     run: RunContext,
     on_patient: Callable[[int], None] | None = None,
+    served: ServedContents | None = None,
 ) -> None:
     """Fill ``store`` with the drafted items of every page's screened candidates, in page
-    order (the store's duplicate checks are first come, first kept)."""
+    order (the store's duplicate checks are first come, first kept); ``served``: told of
+    each content group the store fills, so later pages leave its repeats unscreened."""
     seed, n_options = settings.derive_seed, settings.derive_options
     verdicts: Counter[str] = Counter(report.assertions)
     filtered: Counter[str] = Counter(report.filtered)
@@ -171,7 +178,6 @@ def derive_items(
         filtered.update(page.filtered)
         found.update(page.found)
         skipped.update(page.skipped)
-        rejected.update(page.rejected)
         for candidate, screened in zip(page.candidates, page.screened, strict=True):
             task = candidate.task.value
             if screened.conflict:
@@ -182,7 +188,12 @@ def derive_items(
             if variants >= settings.derive_variants:
                 skipped[f"{task}: duplicate: the same clinical content (stem and answer)"] += 1
                 continue
+            if screened.served:  # the page's worker saw this content served: it still is
+                raise RuntimeError(f"content {group} was served and is not: a store fault")
             fresh += 1
+            # Counted for the candidates that reach distractor choice only, so the counts
+            # do not depend on which repeats a worker left unscreened (``ServedContents``).
+            rejected.update(screened.rejected)
             distractors = choose(candidate, screened, seed, n_options, skip=variants)
             if distractors is None:
                 skipped[f"{task}: fewer than {n_options - 1} justified distractors"] += 1
@@ -198,6 +209,8 @@ def derive_items(
             if duplicate:
                 skipped[f"{task}: {duplicate}"] += 1
                 continue
+            if served is not None and store.variants_of(group) >= settings.derive_variants:
+                served.add(group)
             for d, _ in distractors:
                 outcome = screened.outcomes[d]
                 for j in outcome.justifications:

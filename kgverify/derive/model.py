@@ -363,7 +363,9 @@ class DeriveReport(BaseModel):
         default_factory=dict, description="item candidates dropped, per reason"
     )
     distractors_rejected: dict[str, int] = Field(
-        default_factory=dict, description="distractor candidates refused, per reason"
+        default_factory=dict,
+        description="distractor candidates refused, per reason, for the item candidates whose "
+        "content reached distractor choice (a repeat of a served content counts none)",
     )
     justifications: dict[str, int] = Field(
         default_factory=dict, description="justifications of the chosen distractors, per rule"

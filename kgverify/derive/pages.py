@@ -6,8 +6,10 @@ A page worker reads its patients' records and turns them into what the run keeps
 the item candidates with their screened distractors and the page's counts; for fact
 sheets, the sheets. Everything that depends on the order of the whole run (the item store's
 duplicate checks, answer positions, the output files and the graph's items) stays with the
-run in ``kgverify.derive.run``, so a page's result does not depend on which worker made it
-or on how the patients were split into pages.
+run in ``kgverify.derive.run``, so the run's result does not depend on which worker made a
+page or on how the patients were split into pages. (A worker in the run's process leaves
+out the screening of candidates the run would drop as repeats of a content it has served:
+``ServedContents``.)
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 
 from kgverify.config import Settings
-from kgverify.derive.candidate import Candidate, Screened
+from kgverify.derive.candidate import Candidate, Screened, ServedContents
 from kgverify.derive.facts import SheetBuilder
 from kgverify.derive.model import FactSheet, FactsReport, Task
 from kgverify.derive.qa import DistractorScreen, candidates_for, filter_reason
@@ -34,12 +36,14 @@ PAGE = 200
 
 @dataclass(frozen=True)
 class QAJob:
-    """What every QA page worker of one run is given: the same for all of them."""
+    """What every QA page worker of one run is given: the same for all of them (``served``
+    is the run's, in its own process; see ``ServedContents``)."""
 
     settings: Settings
     tasks: frozenset[Task]
     policy: FilterPolicy | None
     reviews: ReviewState
+    served: ServedContents = field(default_factory=ServedContents, compare=False)
 
 
 @dataclass
@@ -54,7 +58,6 @@ class QAPage:
     filtered: Counter[str] = field(default_factory=Counter)  # assertions not passed, why
     found: Counter[str] = field(default_factory=Counter)  # candidates per task
     skipped: Counter[str] = field(default_factory=Counter)  # candidates not made, why
-    rejected: Counter[str] = field(default_factory=Counter)  # distractors refused, why
 
 
 def _verifier(graph: Graph, settings: Settings) -> Verifier:
@@ -91,8 +94,10 @@ class QAPageWorker:
                 if candidate.task in self.job.tasks:
                     out.found[candidate.task.value] += 1
                     out.candidates.append(candidate)
-        self.screen.rejected = out.rejected
-        out.screened = self.screen.screen(out.candidates)
+        skipped = [self.job.served.skips(c) for c in out.candidates]
+        worked = [c for c, skip in zip(out.candidates, skipped, strict=True) if not skip]
+        screened = iter(self.screen.screen(worked))
+        out.screened = [Screened(served=True) if skip else next(screened) for skip in skipped]
         return out
 
     def close(self) -> None:

@@ -425,7 +425,6 @@ class DistractorScreen:
         self.settings = settings
         self.reviews = reviews or ReviewState([])
         self.justifier = Justifier(graph, verifier.hubs, settings.derive_near_depth)
-        self.rejected: Counter[str] = Counter()
         self._known: dict[tuple[str, str], list[str]] = {}
         self._reach: dict[str, frozenset[str]] = {}  # coded concept -> derive/concept_reach
         # (content group, the answer's kin) -> the seeded samples a candidate pools
@@ -451,7 +450,7 @@ class DistractorScreen:
         out = [Screened() for _ in candidates]
         pools: list[list[str]] = []
         spaces: dict[str, str] = {}  # concept -> its namespace, for this page's pools
-        for c in candidates:
+        for n, c in enumerate(candidates):
             keep = []
             namespace = _namespace(c.answer)
             for d in dict.fromkeys(c.pool):
@@ -459,11 +458,11 @@ class DistractorScreen:
                 if space is None:
                     space = spaces[d] = _namespace(d)
                 if d == c.answer:
-                    self.rejected[GUARD_REASONS["same"]] += 1
+                    out[n].rejected[GUARD_REASONS["same"]] += 1
                 # Options in one vocabulary only: mixed naming styles would give the
                 # answer away ("Heart Valve Diseases" beside SNOMED CT's wording).
                 elif space != namespace:
-                    self.rejected["another vocabulary than the answer's"] += 1
+                    out[n].rejected["another vocabulary than the answer's"] += 1
                 else:
                     keep.append(d)
             pools.append(keep)
@@ -501,9 +500,9 @@ class DistractorScreen:
                     "patient_has" if d in patient else "retired" if check["retired"] else None
                 )
                 if reason:
-                    self.rejected[GUARD_REASONS[reason]] += 1
+                    out[n].rejected[GUARD_REASONS[reason]] += 1
                 elif not self.fit.fits(d, sex, stage):
-                    self.rejected[UNFIT] += 1
+                    out[n].rejected[UNFIT] += 1
                 else:
                     guarded[(n, d)] = check["name"] or d
         vetoed = {
@@ -511,8 +510,8 @@ class DistractorScreen:
             for (n, d) in guarded
             if self.reviews.vetoed(candidates[n].task.value, candidates[n].topic, d)
         }
-        if vetoed:
-            self.rejected["vetoed by a reviewer"] += len(vetoed)
+        for n, _ in vetoed:
+            out[n].rejected["vetoed by a reviewer"] += 1
         by_candidate: dict[int, list[str]] = {}
         for n, d in guarded:
             if (n, d) not in vetoed:
@@ -539,7 +538,7 @@ class DistractorScreen:
                 if outcome.admissible:
                     pending.setdefault(n, []).append((d, outcome))
                 else:
-                    self.rejected[outcome.refused or "no justification"] += 1
+                    out[n].rejected[outcome.refused or "no justification"] += 1
         seed = self.settings.derive_seed
         for n, admitted in pending.items():
             admitted.sort(key=lambda x: choice_order(seed, candidates[n], x[0], x[1]))
@@ -555,7 +554,7 @@ class DistractorScreen:
                     # A patient-specific lure treats the condition (a rule may well support
                     # it): what rules it out is this patient's record, cited in its reason.
                     if (n, d) in supported and outcome.lure != "patient_specific":
-                        self.rejected[f"a rule supports it ({supported[(n, d)]})"] += 1
+                        out[n].rejected[f"a rule supports it ({supported[(n, d)]})"] += 1
                     else:
                         out[n].names[d] = guarded[(n, d)]
                         out[n].outcomes[d] = outcome

@@ -131,7 +131,16 @@ def run_qa(
     with pages(settings, graph, job) as worked, partial_dir(out, finish) as folder:
         store = ItemStore(folder / ".items.sqlite", settings.derive_variants)
         try:
-            derive_items(worked, reviews, store, settings, report, run=context, on_patient=progress)
+            derive_items(
+                worked,
+                reviews,
+                store,
+                settings,
+                report,
+                run=context,
+                on_patient=progress,
+                served=job.served,
+            )
             report.splits = store.split_groups()
             report.patients_in_several_splits = store.patients_in_several_splits()
             card = CardFacts(

@@ -12,6 +12,8 @@ import json
 import pickle
 import re
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -497,7 +499,7 @@ def test_planted_bad_distractors_are_refused_with_their_reason(
     screen.fit.fits = lambda concept, sex, stage: True  # type: ignore[method-assign]
     treated, diagnosed = screen.screen([treat, diag])
     assert treated.names == {} and diagnosed.names == {}
-    assert screen.rejected == Counter(
+    assert treated.rejected + diagnosed.rejected == Counter(
         {
             "it may treat a condition near the item's (treatment.indications_elsewhere)": 1,
             "the patient has it": 1,
@@ -844,6 +846,10 @@ def test_a_review_import_changes_the_next_derivation(derived: Derived, tmp_path:
 # -- pages of patients: what an engine works on ------------------------------------------------
 
 
+def _rejected(pages: list[QAPage]) -> Counter[str]:
+    return sum((s.rejected for page in pages for s in page.screened), Counter())
+
+
 def _screened_by_candidate(pages: list[QAPage]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for page in pages:
@@ -876,7 +882,7 @@ def test_pages_of_any_size_screen_the_same_and_survive_transport(derived: Derive
     finally:
         worker.close()
     assert sum(p.patients for p in small) == whole[0].patients == len(ids)
-    assert sum((p.rejected for p in small), Counter()) == whole[0].rejected
+    assert _rejected(small) == _rejected(whole) and _rejected(whole)
     assert sum((p.found for p in small), Counter()) == whole[0].found
     expected = _screened_by_candidate(whole)
     assert any(names for _, names, _ in expected.values())  # distractors were admitted
@@ -887,6 +893,47 @@ def test_pages_of_any_size_screen_the_same_and_survive_transport(derived: Derive
     assert outcomes and all(o.admissible and o.build is None for o in outcomes)
     refused = Outcome(refused="a kind of a condition the patient has")
     assert not pickle.loads(pickle.dumps(refused)).admissible  # noqa: S301
+
+
+def test_repeats_of_served_contents_are_left_unscreened_and_change_nothing(
+    derived: Derived, tmp_path: Path
+) -> None:
+    """A worker in the run's process skips screening candidates whose content the run has
+    served (``ServedContents``); a worker with its own copy of the job (as a Ray actor has)
+    screens them all. Both runs give the same items and the same report."""
+    skipped: list[int] = []
+
+    def opener(shared: bool) -> Any:
+        @contextmanager
+        def pages(settings: Settings, graph: Graph, job: QAJob) -> Iterator[Iterator[QAPage]]:
+            mine = job if shared else pickle.loads(pickle.dumps(job))  # noqa: S301
+            worker = QAPageWorker(graph, mine)
+
+            def worked() -> Iterator[QAPage]:
+                for ids in patient_pages(graph, 3):  # small pages: contents recur across them
+                    page = worker.page(ids)
+                    skipped.append(sum(s.served for s in page.screened))
+                    yield page
+
+            try:
+                yield worked()
+            finally:
+                worker.close()
+
+        return pages
+
+    settings, graph = derived.settings, derived.graph
+    local = derive_run.run_qa(graph, settings, tmp_path / "local", write=False, pages=opener(True))
+    local_skips, skipped[:] = sum(skipped), []
+    every = derive_run.run_qa(graph, settings, tmp_path / "every", write=False, pages=opener(False))
+    assert local_skips > 0 and sum(skipped) == 0  # repeats were skipped, then none
+    same = {"seconds", "out"}
+    assert local.model_dump(exclude=same) == every.model_dump(exclude=same)
+    assert local.distractors_rejected and local.funnel["content_groups"] > 0
+    items = [f.relative_to(tmp_path / "local") for f in (tmp_path / "local").rglob("*.jsonl")]
+    assert items
+    for name in items:
+        assert (tmp_path / "local" / name).read_bytes() == (tmp_path / "every" / name).read_bytes()
 
 
 def test_records_read_ahead_are_the_pages_in_order_and_an_error_stops_the_reader(
