@@ -97,13 +97,12 @@ def content_group_of(candidate: Candidate, screened: Screened) -> str:
 
 class ServedContents:
     """The content groups the run's item store holds as many items of as it keeps
-    (``derive_variants``), added as they fill. A worker in the run's own process skips the
-    screening of a candidate whose content is here, when screening could not change its
-    content group (a candidate whose task judges concepts, not drugs: only a drug's
-    patient-specific lures add the ruling conditions to the group, ``content_group_of``):
-    the run would drop it as a duplicate, unscreened or not. Most candidates are such
-    repeats (on full Eunomia, 15,369 candidates served 273 contents). A Ray actor holds the
-    empty copy its job was pickled with and screens everything: the same items and counts."""
+    (``derive_variants``), added as they fill. A worker in the run's own process leaves a
+    candidate whose content is here unscreened when screening could not change what the run
+    does with it (``DistractorScreen.settled``): the run drops it as a duplicate, screened
+    or not. Most candidates are such repeats (on full Eunomia, 15,369 candidates served 273
+    contents). A Ray actor holds the empty copy its job was pickled with and screens every
+    candidate: the same items and counts."""
 
     def __init__(self) -> None:
         self._groups: set[str] = set()
@@ -111,9 +110,8 @@ class ServedContents:
     def add(self, group: str) -> None:
         self._groups.add(group)
 
-    def skips(self, candidate: Candidate) -> bool:
-        """Screening ``candidate`` cannot change what the run does with it: a duplicate."""
-        return candidate.task.rules.way != "drugs" and candidate.content_group in self._groups
+    def __contains__(self, group: object) -> bool:
+        return group in self._groups
 
 
 def digest(value: object) -> str:

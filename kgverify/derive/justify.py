@@ -70,6 +70,7 @@ QUERIES = (
     "derive/treaters",
     "derive/lesion_kinds",
     "derive/causative_agents",
+    "derive/contraindication_ends",
 )
 # Edges cited per justification at most: a drug with 40 indications needs no 40 lines.
 MAX_CITED = 12
@@ -282,6 +283,7 @@ class Justifier:
         self._pointing_of: _Bounded[_PointerKey, _PointingContext] = _Bounded()
         # (drug, a patient's condition) -> the drug's contraindications that reach it
         self._contraindicated: _Bounded[tuple[str, str], tuple[CitedEdge, ...]] = _Bounded()
+        self._ci_ends: frozenset[str] | None = None  # every contraindication's end, read once
 
     # -- graph reads, batched and cached ------------------------------------------------------
 
@@ -470,6 +472,24 @@ class Justifier:
     def _is_top(self, concept: str) -> bool:
         up = self._ups.data.get(concept)
         return up is not None and all(up.depth.get(a, 99) == 0 for a in up.clean)
+
+    def may_rule_out(self, patients: list[list[str]]) -> list[bool]:
+        """For each list of a patient's conditions: whether a contraindication of some drug
+        or class could reach one of them (an active CONTRAINDICATED_FOR edge ends at the
+        condition or a non-hub ancestor of it, as ``contraindicated_by`` reads). Where none
+        can, no drug is wrong for this patient and no answer conflicts with the record,
+        whatever the drug: what a patient-specific lure or a conflict needs is absent. The
+        ends are read once per run; the up-sets of all the lists at once."""
+        if self._ci_ends is None:
+            rows = self.graph.read("derive/contraindication_ends")
+            self._ci_ends = frozenset(r["id"] for r in rows)
+        ends = self._ci_ends
+        self._load_ups({c for concepts in patients for c in concepts})
+        ups = self._ups.data  # a concept forgotten since (the cache was full): assume it may
+        return [
+            any((up := ups.get(c)) is None or bool(up.clean & ends) for c in concepts)
+            for concepts in patients
+        ]
 
     def contraindicated_by(self, drug: str, concepts: Iterable[str]) -> list[tuple[CitedEdge, str]]:
         """(contraindication edge, condition) for each of ``concepts`` (the patient's) that

@@ -94,7 +94,14 @@ class QAPageWorker:
                 if candidate.task in self.job.tasks:
                     out.found[candidate.task.value] += 1
                     out.candidates.append(candidate)
-        skipped = [self.job.served.skips(c) for c in out.candidates]
+        # Repeats of a content the run has served, left unscreened where screening could
+        # not change what the run does with them (``ServedContents``).
+        candidates = out.candidates
+        repeats = [n for n, c in enumerate(candidates) if c.content_group in self.job.served]
+        settled = self.screen.settled([candidates[n] for n in repeats])
+        skipped = [False] * len(candidates)
+        for n, skip in zip(repeats, settled, strict=True):
+            skipped[n] = skip
         worked = [c for c, skip in zip(out.candidates, skipped, strict=True) if not skip]
         screened = iter(self.screen.screen(worked))
         out.screened = [Screened(served=True) if skip else next(screened) for skip in skipped]

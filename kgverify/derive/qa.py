@@ -444,6 +444,28 @@ class DistractorScreen:
             self._known[key] = [r["id"] for r in rows]
         return self._known[key]
 
+    def settled(self, candidates: list[Candidate]) -> list[bool]:
+        """Per candidate: screening cannot change its content group or make its answer a
+        conflict, so a repeat of a served content needs none. A concept-judging task's
+        group is its stem and answer alone; a drug task's also names the conditions that
+        rule out its patient-specific lures, and a condition can make the answer
+        contraindicated: settled only when no drug's contraindication reaches any of the
+        patient's conditions (``Justifier.may_rule_out``)."""
+        drugs = [n for n, c in enumerate(candidates) if c.task.rules.way == "drugs"]
+        reached = self.justifier.may_rule_out(
+            [
+                [
+                    *candidates[n].conditions,
+                    *(f.concept_id for f in candidates[n].shown_conditions if f.concept_id),
+                ]
+                for n in drugs
+            ]
+        )
+        out = [True] * len(candidates)
+        for n, may in zip(drugs, reached, strict=True):
+            out[n] = not may
+        return out
+
     def screen(self, candidates: list[Candidate]) -> list[Screened]:
         self._pools(candidates)
         self._treater_pools(candidates)
