@@ -102,7 +102,7 @@ class QAPageWorker:
         skipped = [False] * len(candidates)
         for n, skip in zip(repeats, settled, strict=True):
             skipped[n] = skip
-        worked = [c for c, skip in zip(out.candidates, skipped, strict=True) if not skip]
+        worked = [c for c, skip in zip(candidates, skipped, strict=True) if not skip]
         screened = iter(self.screen.screen(worked))
         out.screened = [Screened(served=True) if skip else next(screened) for skip in skipped]
         return out

@@ -121,11 +121,6 @@ def _seen_by(record: PatientRecord, upto: int, concept: str) -> bool:
     return first is not None and first <= upto
 
 
-def _conditions(record: PatientRecord, upto: int) -> list[str]:
-    """Concepts of the patient's grounded conditions in episodes 0..upto."""
-    return record.conditions_upto(upto)
-
-
 def _stem(context: list[ContextFact], *head: str) -> list[str]:
     """The concepts a question shows, history left out."""
     shown = [f.concept_id for f in context if f.role != "history" and f.concept_id]
@@ -245,7 +240,7 @@ def _diagnosis(
         topic=answer,
         stem=_stem(context),
         clues=clues,
-        conditions=_conditions(record, at - 1) if at > 0 else [],
+        conditions=record.conditions_upto(at - 1) if at > 0 else [],
     )
 
 
@@ -277,7 +272,7 @@ def _treatment(
         topic=condition,
         stem=_stem(context, condition),
         clues=[(condition, "treats")],
-        conditions=_conditions(record, at),
+        conditions=record.conditions_upto(at),
         pool=list(a.distractors),
     )
 
@@ -325,7 +320,7 @@ def _prognosis(
         topic=cause,
         stem=_stem(context, cause),
         clues=[(c, "leads_to") for c in dict.fromkeys(causes)],
-        conditions=_conditions(record, at),
+        conditions=record.conditions_upto(at),
     )
 
 
