@@ -411,6 +411,12 @@ def _day(value: Any) -> str | None:
     return str(value)[:10] if value else None
 
 
+@lru_cache(maxsize=65_536)  # a patient's facts outside encounters share few days
+def _day_episode(day: str) -> str:
+    """The episode of a fact outside encounters whose start the query sent as a date's text."""
+    return episode_key(None, date.fromisoformat(day))
+
+
 def _native(value: Any) -> Any:
     """A Neo4j temporal value as Python's ``date`` / ``datetime``; a date the query sent
     as text (``derive/patient_records``) as a ``date``."""
@@ -452,7 +458,10 @@ _NO_CONCEPT = FactConcept(None, (), frozenset(), True, False, frozenset(), False
 
 def _fact(raw: dict[str, Any], concept: FactConcept | None) -> RecordFact:
     # An encounter's id is its episode: the start's date is parsed only outside encounters.
-    episode = raw["encounter"] or episode_key(None, _native(raw["start"]))
+    start = raw["start"]
+    episode = raw["encounter"] or (
+        _day_episode(start) if isinstance(start, str) else episode_key(None, _native(start))
+    )
     c = concept or _NO_CONCEPT
     return RecordFact(
         id=raw["id"],

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,9 @@ class ItemStore:
         path.unlink(missing_ok=True)
         self.path = path
         self.variants = variants
+        # Items per content group, kept beside the table (asked once per candidate, most of
+        # them repeats): bounded by the items kept, as the table is.
+        self._groups: Counter[str] = Counter()
         self.db = sqlite3.connect(path)
         try:
             self.db.execute(
@@ -52,8 +56,7 @@ class ItemStore:
             raise
 
     def variants_of(self, group: str) -> int:
-        row = self.db.execute("SELECT count(*) FROM items WHERE grp = ?", (group,)).fetchone()
-        return int(row[0])
+        return self._groups[group]
 
     def add(self, drafted: dict[str, Any], split: str, dedupe: str) -> str | None:
         """None when stored, else the duplicate's kind."""
@@ -83,6 +86,7 @@ class ItemStore:
                 drafted["split_group"],
             ),
         )
+        self._groups[drafted["content_group"]] += 1
         return None
 
     def assign_splits(self, fractions: dict[str, float], seed: int) -> None:

@@ -936,6 +936,47 @@ def test_repeats_of_served_contents_are_left_unscreened_and_change_nothing(
         assert (tmp_path / "local" / name).read_bytes() == (tmp_path / "every" / name).read_bytes()
 
 
+def test_a_treatment_repeat_is_settled_only_where_screening_finds_no_lure_for_the_patient(
+    derived: Derived, verifier: Verifier
+) -> None:
+    """``DistractorScreen.settled`` for treatment candidates whose patients have a
+    condition some contraindication reaches: settled ones, each screened alone, have no
+    patient-specific lure and no conflicting answer (what would change their content or
+    drop them otherwise); both outcomes occur on the sample."""
+    candidates = [
+        c
+        for record in _records(derived)
+        for c in candidates_for(record, derived.settings, Counter())
+        if c.task is Task.TREATMENT
+    ]
+    screen = DistractorScreen(derived.graph, verifier, derived.settings)
+    reached = screen.justifier.may_rule_out(
+        [
+            [*c.conditions, *(f.concept_id for f in c.shown_conditions if f.concept_id)]
+            for c in candidates
+        ]
+    )
+    asked = [c for c, may in zip(candidates, reached, strict=True) if may]
+    settled = screen.settled(asked)
+    kinds: Counter[str] = Counter()
+    for candidate, calm in zip(asked, settled, strict=True):
+        alone = DistractorScreen(derived.graph, verifier, derived.settings)
+        screened = alone.screen([candidate])[0]
+        lured = any(o.lure == "patient_specific" for o in screened.outcomes.values())
+        if calm:
+            assert not lured and screened.conflict is None, candidate.key
+        kinds[
+            "settled"
+            if calm
+            else "lured"
+            if lured
+            else "conflict"
+            if screened.conflict
+            else "neither"
+        ] += 1
+    assert kinds["settled"] and kinds["lured"], kinds
+
+
 def test_records_read_ahead_are_the_pages_in_order_and_an_error_stops_the_reader(
     derived: Derived,
 ) -> None:
