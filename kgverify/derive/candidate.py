@@ -41,7 +41,6 @@ class Candidate:
     clues: list[tuple[str, str]]
     conditions: list[str]  # the patient's recorded conditions up to the episode
     pool: list[str] = field(default_factory=list)
-    pooled: bool = False  # ``pool`` filled (``DistractorScreen.pool``)
     reviewed: list[str] = field(default_factory=list)  # reviews its basis passed by
     age: str | None = None  # the patient's age band at the episode ("40-49", "90+")
     date: str | None = None  # the episode's date

@@ -48,7 +48,7 @@ tests/unit/test_justify_version.py fails whenever the rules' inputs change.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Generic, TypeVar
@@ -405,17 +405,6 @@ class Justifier:
 
     def judge(self, requests: list[Request]) -> list[dict[str, Outcome]]:
         """For every request, each candidate's outcome."""
-        self._prepare(requests)
-        # Everything the rules read is loaded: from here a concept's tops and neighbourhood
-        # do not change, and the same topics and candidates recur across the page's items.
-        self._memo_tops, self._memo_hood = {}, {}
-        try:
-            return [self._judge_one(r) for r in requests]
-        finally:
-            self._memo_tops, self._memo_hood = None, None
-
-    def _prepare(self, requests: list[Request]) -> None:
-        """Read what the rules need to judge ``requests``: profiles, targets, up-sets."""
         drug_ids: set[str] = set()
         target_keys: set[tuple[str, str]] = set()
         concepts: set[str] = set()
@@ -455,6 +444,13 @@ class Justifier:
         # Body systems need the ancestors' own ancestors (which of them are tops).
         self._load_ups({a for c in systems_of for a in self._ups[c].clean})
         self._load_lesions({t for c in systems_of for t in self._tops(c)})
+        # Everything the rules read is loaded: from here a concept's tops and neighbourhood
+        # do not change, and the same topics and candidates recur across the page's items.
+        self._memo_tops, self._memo_hood = {}, {}
+        try:
+            return [self._judge_one(r) for r in requests]
+        finally:
+            self._memo_tops, self._memo_hood = None, None
 
     def systems(self, concept: str) -> frozenset[str]:
         """The body systems of a concept: its top non-hub is-a ancestors (no non-hub
@@ -544,46 +540,19 @@ class Justifier:
         a candidate's outcome depends on besides the request's (task, condition, answer) is
         this patient's shown conditions, and only for a drug that treats the condition: the
         rest is judged once per run (``_treated``)."""
+        key = (r.task, r.topic, r.answer)
+        context = self._treating_of.get_or_make(key, partial(self._treating, r))
         out = {}
-        for candidate, judged in self._treated_all(r):
+        for candidate in r.candidates:
+            judged = self._treated.get_or_make(
+                (key, candidate), partial(self._treatment, r, context, candidate)
+            )
             if isinstance(judged, _Treats):
                 judged = (
                     self._for_patient(r, judged.drug, judged.treats) if judged.treats else None
                 ) or judged.otherwise
             out[candidate] = judged
         return out
-
-    def _treated_all(self, r: Request) -> Iterator[tuple[str, Outcome | _Treats]]:
-        """Each candidate's outcome apart from the patient (kept per run: ``_treated``)."""
-        key = (r.task, r.topic, r.answer)
-        context = self._treating_of.get_or_make(key, partial(self._treating, r))
-        for candidate in r.candidates:
-            yield (
-                candidate,
-                self._treated.get_or_make(
-                    (key, candidate), partial(self._treatment, r, context, candidate)
-                ),
-            )
-
-    def lured(self, requests: list[Request]) -> list[bool]:
-        """Per drug request: whether one of its candidates is a patient-specific lure, as
-        :meth:`judge` would find (stopping at the first): a drug that treats the condition
-        and that a shown condition rules out for this patient."""
-        self._prepare(requests)
-        self._memo_tops, self._memo_hood = {}, {}  # as in judge
-        try:
-            return [self._lured_one(r) for r in requests]
-        finally:
-            self._memo_tops, self._memo_hood = None, None
-
-    def _lured_one(self, r: Request) -> bool:
-        shown = [f.concept_id for f in r.shown if f.concept_id]
-        return any(
-            isinstance(judged, _Treats)
-            and bool(judged.treats)
-            and bool(self.contraindicated_by(judged.drug.id, shown))
-            for _, judged in self._treated_all(r)
-        )
 
     def _treating(self, r: Request) -> _TreatingContext:
         """What every candidate of a (task, condition, answer) is judged against (kept per

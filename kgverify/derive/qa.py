@@ -424,9 +424,6 @@ class DistractorScreen:
         self._reach: dict[str, frozenset[str]] = {}  # coded concept -> derive/concept_reach
         # (content group, the answer's kin) -> the seeded samples a candidate pools
         self._samples: dict[tuple[str, tuple[str, ...]], list[str]] = {}
-        # (answer, pool kinds) -> its siblings; kin query -> (answer, pool kinds) -> its kin
-        self._siblings: dict[tuple[str, tuple[str, ...]], list[str]] = {}
-        self._kin: dict[str, dict[tuple[str, tuple[str, ...]], list[str]]] = {}
         self.fit = CohortFit(graph, settings.derive_fit_min_patients, scoped_run(graph, settings))
 
     def known_pool(self, task: Task, namespace: str) -> list[str]:
@@ -445,14 +442,10 @@ class DistractorScreen:
     def settled(self, candidates: list[Candidate]) -> list[bool]:
         """Per candidate: screening cannot change its content group or make its answer a
         conflict, so a repeat of a served content needs none. A concept-judging task's
-        group is its stem and answer alone. A drug task's also names the conditions that
-        rule out its patient-specific lures, and a recorded condition can make its answer
-        contraindicated: settled when neither can happen. Where no drug's contraindication
-        reaches the patient's conditions (``Justifier.may_rule_out``) that is known without
-        a pool; otherwise the candidate's pool is judged unguarded (a superset of what
-        screening judges) and it is settled when no candidate of it is a patient-specific
-        lure and the answer is no conflict (a peptic ulcer rules out naproxen, which
-        treats no Alzheimer's disease: that item is the same content as without the ulcer)."""
+        group is its stem and answer alone; a drug task's also names the conditions that
+        rule out its patient-specific lures, and a condition can make the answer
+        contraindicated: settled only when no drug's contraindication reaches any of the
+        patient's conditions (``Justifier.may_rule_out``)."""
         drugs = [n for n, c in enumerate(candidates) if c.task.rules.way == "drugs"]
         reached = self.justifier.may_rule_out(
             [
@@ -464,27 +457,13 @@ class DistractorScreen:
             ]
         )
         out = [True] * len(candidates)
-        maybe = [n for n, may in zip(drugs, reached, strict=True) if may]
-        if not maybe:
-            return out
-        asked = [candidates[n] for n in maybe]
-        self.pool(asked)
-        lured = self.justifier.lured([_request(c, c.pool) for c in asked])
-        for n, c, lure in zip(maybe, asked, lured, strict=True):
-            out[n] = not lure and self._answer_conflict(c) is None
+        for n, may in zip(drugs, reached, strict=True):
+            out[n] = not may
         return out
 
-    def pool(self, candidates: list[Candidate]) -> None:
-        """Fill the distractor pool of each candidate not yet pooled (``settled`` may have
-        pooled some: a pool depends on the candidate alone)."""
-        fresh = [c for c in candidates if not c.pooled]
-        self._pools(fresh)
-        self._treater_pools(fresh)
-        for c in fresh:
-            c.pooled = True
-
     def screen(self, candidates: list[Candidate]) -> list[Screened]:
-        self.pool(candidates)
+        self._pools(candidates)
+        self._treater_pools(candidates)
         out = [Screened() for _ in candidates]
         pools: list[list[str]] = []
         spaces: dict[str, str] = {}  # concept -> its namespace, for this page's pools
@@ -554,7 +533,18 @@ class DistractorScreen:
         for n, d in guarded:
             if (n, d) not in vetoed:
                 by_candidate.setdefault(n, []).append(d)
-        requests = [_request(c, by_candidate.get(n, [])) for n, c in enumerate(candidates)]
+        requests = [
+            Request(
+                task=c.task,
+                topic=c.topic,
+                answer=c.answer,
+                clues=c.clues,
+                conditions=c.conditions,
+                candidates=by_candidate.get(n, []),
+                shown=c.shown_conditions,
+            )
+            for n, c in enumerate(candidates)
+        ]
         pending: dict[int, list[tuple[str, Outcome]]] = {}
         judged = self.justifier.judge(requests)
         for n, c in enumerate(candidates):
@@ -660,35 +650,43 @@ class DistractorScreen:
         ``kin_pool``), and a sample of the well-described concepts of the answer's
         vocabulary, both seeded by the clinical content (so the same content gets the same
         candidates whoever the patient is)."""
-        # A pool depends on (answer, kinds) alone and the graph does not change during a
-        # run: each is read once (per run while the cache has room), one row per distinct
-        # key of the page.
-        if len(self._siblings) + sum(len(k) for k in self._kin.values()) >= POOLS_KEPT:
-            self._siblings.clear()
-            self._kin.clear()
-        kinds_of = {c.task: TASKS[c.task].pool_kinds for c in candidates}
-        wanted = list(dict.fromkeys((c.answer, kinds_of[c.task]) for c in candidates))
-        self._read_pools(
-            "derive/sibling_pool",
-            [k for k in wanted if k not in self._siblings],
-            self._siblings,
-            {"hubs": self.verifier.hubs, "limit": self.settings.derive_pool},
-        )
+        # One row per distinct (answer, kinds): many candidates of a page share an answer.
+        wanted: dict[tuple[str, tuple[str, ...]], list[int]] = {}
+        for n, c in enumerate(candidates):
+            wanted.setdefault((c.answer, TASKS[c.task].pool_kinds), []).append(n)
+        keys = list(wanted)
+        rows = [
+            {"rid": n, "concept": concept, "kinds": list(kinds)}
+            for n, (concept, kinds) in enumerate(keys)
+        ]
+        for chunk in batched(rows, 2_000):
+            for row in self.graph.read(
+                "derive/sibling_pool",
+                rows=chunk,
+                hubs=self.verifier.hubs,
+                limit=self.settings.derive_pool,
+            ):
+                for n in wanted[keys[row["rid"]]]:
+                    cand = candidates[n]
+                    cand.pool = list(dict.fromkeys([*cand.pool, *row["pool"]]))
+        # (answer, kinds) -> its kin: one task's pool, as the siblings (keyed by the answer
+        # alone, a prognosis candidate took a diagnosis candidate's kin when both shared a
+        # page: a pool depended on the page's other candidates)
+        kin: dict[tuple[str, tuple[str, ...]], list[str]] = {}
         for query in dict.fromkeys(TASKS[c.task].kin_pool for c in candidates):
-            params: dict[str, Any] = {"limit": 4 * self.settings.derive_pool}
-            if query == "derive/system_pool":
-                params["hubs"] = self.verifier.hubs
-            known = self._kin.setdefault(query, {})
-            asked = dict.fromkeys(
-                (c.answer, kinds_of[c.task])
-                for c in candidates
-                if TASKS[c.task].kin_pool == query and (c.answer, kinds_of[c.task]) not in known
-            )
-            self._read_pools(query, list(asked), known, params)
+            asked = [
+                {"rid": n, "concept": concept, "kinds": list(kinds)}
+                for n, (concept, kinds) in enumerate(keys)
+                if any(TASKS[candidates[i].task].kin_pool == query for i in wanted[keys[n]])
+            ]
+            for chunk in batched(asked, 2_000):
+                params: dict[str, Any] = {"rows": chunk, "limit": 4 * self.settings.derive_pool}
+                if query == "derive/system_pool":
+                    params["hubs"] = self.verifier.hubs
+                for row in self.graph.read(query, **params):
+                    kin[keys[row["rid"]]] = row["pool"]
         for cand in candidates:
-            key_of = (cand.answer, kinds_of[cand.task])
-            cand.pool = list(dict.fromkeys([*cand.pool, *self._siblings[key_of]]))
-            kinfolk = tuple(self._kin[TASKS[cand.task].kin_pool][key_of])
+            kinfolk = tuple(kin.get((cand.answer, TASKS[cand.task].pool_kinds), ()))
             key = (cand.content_group, kinfolk)
             samples = self._samples.get(key)
             if samples is None:
@@ -697,22 +695,6 @@ class DistractorScreen:
                     self._samples.clear()
                 self._samples[key] = samples
             cand.pool = list(dict.fromkeys([*cand.pool, *samples]))
-
-    def _read_pools(
-        self,
-        query: str,
-        keys: list[tuple[str, tuple[str, ...]]],
-        into: dict[tuple[str, tuple[str, ...]], list[str]],
-        params: dict[str, Any],
-    ) -> None:
-        """Read the pools of ``keys`` ((concept, kinds) rows) with ``query`` into ``into``;
-        a concept the graph lacks pools nothing."""
-        rows = [{"rid": n, "concept": c, "kinds": list(kinds)} for n, (c, kinds) in enumerate(keys)]
-        for chunk in batched(rows, 2_000):
-            for row in self.graph.read(query, rows=chunk, **params):
-                into[keys[row["rid"]]] = row["pool"]
-        for key in keys:
-            into.setdefault(key, [])
 
     def _sampled(self, cand: Candidate, kinfolk: tuple[str, ...]) -> list[str]:
         """A candidate's seeded samples, of the answer's kin and of the well-described
@@ -727,26 +709,10 @@ class DistractorScreen:
         return [*sorted(picked), *sorted(sample)]
 
 
-def _request(candidate: Candidate, distractors: list[str]) -> Request:
-    """The justification question of a candidate about ``distractors``."""
-    c = candidate
-    return Request(
-        task=c.task,
-        topic=c.topic,
-        answer=c.answer,
-        clues=c.clues,
-        conditions=c.conditions,
-        candidates=distractors,
-        shown=c.shown_conditions,
-    )
-
-
 def _namespace(concept_id: str) -> str:
     return concept_id.split(":", 1)[0]
 
 
-POOLS_KEPT = 100_000
-"""Sibling and kin pools kept at most (then forgotten): one per distinct answer and kinds."""
 SAMPLES_KEPT = 100_000
 """Pooled samples kept at most (then forgotten): one per content group in a run."""
 UNFIT = "not seen in the cohort's patients of this sex and life stage"

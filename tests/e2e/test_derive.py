@@ -939,10 +939,10 @@ def test_repeats_of_served_contents_are_left_unscreened_and_change_nothing(
 def test_a_treatment_repeat_is_settled_only_where_screening_finds_no_lure_for_the_patient(
     derived: Derived, verifier: Verifier
 ) -> None:
-    """``DistractorScreen.settled`` for treatment candidates whose patients have a
-    condition some contraindication reaches: settled ones, each screened alone, have no
-    patient-specific lure and no conflicting answer (what would change their content or
-    drop them otherwise); both outcomes occur on the sample."""
+    """``DistractorScreen.settled`` on the sample's treatment candidates: each settled one,
+    screened alone, has no patient-specific lure and no conflicting answer (what would
+    change its content or drop it for another reason than a repeat); settled and lured
+    candidates both occur."""
     candidates = [
         c
         for record in _records(derived)
@@ -950,31 +950,43 @@ def test_a_treatment_repeat_is_settled_only_where_screening_finds_no_lure_for_th
         if c.task is Task.TREATMENT
     ]
     screen = DistractorScreen(derived.graph, verifier, derived.settings)
-    reached = screen.justifier.may_rule_out(
-        [
-            [*c.conditions, *(f.concept_id for f in c.shown_conditions if f.concept_id)]
-            for c in candidates
-        ]
-    )
-    asked = [c for c, may in zip(candidates, reached, strict=True) if may]
-    settled = screen.settled(asked)
     kinds: Counter[str] = Counter()
-    for candidate, calm in zip(asked, settled, strict=True):
+    for candidate, calm in zip(candidates, screen.settled(candidates), strict=True):
         alone = DistractorScreen(derived.graph, verifier, derived.settings)
         screened = alone.screen([candidate])[0]
         lured = any(o.lure == "patient_specific" for o in screened.outcomes.values())
         if calm:
             assert not lured and screened.conflict is None, candidate.key
-        kinds[
-            "settled"
-            if calm
-            else "lured"
-            if lured
-            else "conflict"
-            if screened.conflict
-            else "neither"
-        ] += 1
+        kinds["settled" if calm else "lured" if lured else "other"] += 1
     assert kinds["settled"] and kinds["lured"], kinds
+
+
+def test_a_candidates_pool_is_the_same_whatever_else_shares_its_page(
+    derived: Derived, verifier: Verifier
+) -> None:
+    """A diagnosis and a prognosis candidate of one answer pool their own kin (the body
+    system's disorders, and for prognosis its findings too) whether pooled together or
+    apart: the pool depends on the candidate alone, so items do not depend on paging."""
+    from dataclasses import replace
+
+    made = [
+        c
+        for record in _records(derived)
+        for c in candidates_for(record, derived.settings, Counter())
+        if c.task in (Task.DIAGNOSIS, Task.PROGNOSIS)
+    ]
+    prognoses = [c for c in made if c.task is Task.PROGNOSIS]
+    assert prognoses
+    screen = DistractorScreen(derived.graph, verifier, derived.settings)
+    for later in prognoses:
+        first = next(c for c in made if c.task is Task.DIAGNOSIS)
+        pair = [replace(first, answer=later.answer, pool=[]), replace(later, pool=[])]
+        apart = [replace(c, pool=[]) for c in pair]
+        screen._pools(pair)
+        for c in apart:
+            screen._pools([c])
+        # Keyed by the answer alone, the pair's kin was the last read (it failed so).
+        assert [c.pool for c in pair] == [c.pool for c in apart], later.answer
 
 
 def test_records_read_ahead_are_the_pages_in_order_and_an_error_stops_the_reader(
