@@ -418,10 +418,8 @@ def _day_episode(day: str) -> str:
 
 
 def _native(value: Any) -> Any:
-    """A Neo4j temporal value as Python's ``date`` / ``datetime``; a date the query sent
-    as text (``derive/patient_records``) as a ``date``."""
-    if isinstance(value, str):
-        return date.fromisoformat(value)
+    """A Neo4j temporal value as Python's ``date`` / ``datetime`` (a date the query sends
+    as text goes through ``_day_episode``)."""
     return value.to_native() if hasattr(value, "to_native") else value
 
 

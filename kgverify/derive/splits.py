@@ -49,7 +49,6 @@ class ItemStore:
                 "dedupe TEXT UNIQUE, content TEXT UNIQUE, grp TEXT, patient TEXT, "
                 "payload TEXT, unit TEXT)"
             )
-            self.db.execute("CREATE INDEX items_grp ON items (grp)")
             self.db.execute("CREATE INDEX items_unit ON items (task, unit)")
         except sqlite3.Error:
             self.db.close()  # a full disk: the caller never gets a store to close
