@@ -45,7 +45,8 @@ from kgverify.dialogue.model import (
     Role,
     TurnVerdict,
 )
-from kgverify.dialogue.negation import Cues, cues
+from kgverify.dialogue.naming import names
+from kgverify.dialogue.negation import Cues, cues, sentence_bounds
 from kgverify.dialogue.numbers import (
     Quantity,
     agrees,
@@ -207,7 +208,27 @@ class DialogueChecker:
         ]
         codes = spoken_codes(doc, text, record, turn, mentions, mapped)
         self._attach_numbers(doc, text, mentions, [(c.start, c.end) for c in codes])
-        verdicts = [self._judge(m, record, reaches, turn) for m in mentions]
+        # What the patient names in each sentence (each mention's first fact): a symptom
+        # said in the sentence of its condition is of that condition, over or not ("I had a
+        # rash from some soap, the contact dermatitis, but that's all cleared up now").
+        named: dict[int, set[str]] = {}
+        for m in mentions:
+            if m.cues.family or m.cues.negated or m.cues.hypothetical:
+                continue
+            hits = self._resolve(m, record, reaches)[0]
+            if hits and hits[0].via != "manifestation":
+                at = sentence_bounds(doc, m.match.span)[0]
+                named.setdefault(at, set()).add(hits[0].fact.fact_id)
+        verdicts = [
+            self._judge(
+                m,
+                record,
+                reaches,
+                turn,
+                frozenset(named.get(sentence_bounds(doc, m.match.span)[0], ())),
+            )
+            for m in mentions
+        ]
         verdicts = self._contraindicated(mentions, verdicts)
         verdicts += codes
         verdicts.sort(key=lambda v: v.start)
@@ -340,7 +361,12 @@ class DialogueChecker:
     # -- verdicts -------------------------------------------------------------------------
 
     def _judge(
-        self, m: SpokenMention, record: RecordView, reaches: dict[str, Reach], turn: int
+        self,
+        m: SpokenMention,
+        record: RecordView,
+        reaches: dict[str, Reach],
+        turn: int,
+        named: frozenset[str] = frozenset(),
     ) -> MentionVerdict:
         span = m.match.span
         base = {
@@ -359,7 +385,7 @@ class DialogueChecker:
             "concept_name": _name(m.link),
             "candidates": m.link.candidates,
         }
-        hits, ambiguity, chosen = self._resolve(m, record, reaches)
+        hits, ambiguity, chosen = self._resolve(m, record, reaches, named)
         if chosen is not None:  # an ambiguous mention judged through its one candidate
             base["concept_id"], base["concept_name"] = chosen[1][0], chosen[0]
             base["kind"] = ",".join(sorted(chosen[2])) or base["kind"]
@@ -479,7 +505,11 @@ class DialogueChecker:
         )
 
     def _resolve(
-        self, m: SpokenMention, record: RecordView, reaches: dict[str, Reach]
+        self,
+        m: SpokenMention,
+        record: RecordView,
+        reaches: dict[str, Reach],
+        named: frozenset[str] = frozenset(),
     ) -> tuple[list[_Hit], str, tuple[str, list[str], set[str]] | None]:
         """The facts a mention reaches, a note for its reason, and the candidate it was
         judged through. A linked mention reaches what its concept reaches; an ambiguous one
@@ -487,11 +517,11 @@ class DialogueChecker:
         a current drug, not Penicillin G), the ambiguity said in the reason; when candidates
         reach different facts, nothing."""
         if m.link.status is LinkStatus.LINKED or not m.groups:
-            return self._hits(m, m.ids, m.kinds, record, reaches), "", None
+            return self._hits(m, m.ids, m.kinds, record, reaches, named), "", None
         reached = [
             (group, hits)
             for group in m.groups
-            if (hits := self._hits(m, group[1], group[2], record, reaches))
+            if (hits := self._hits(m, group[1], group[2], record, reaches, named))
         ]
         if not reached:
             return [], "", None
@@ -510,9 +540,11 @@ class DialogueChecker:
         kinds: set[str],
         record: RecordView,
         reaches: dict[str, Reach],
+        named: frozenset[str] = frozenset(),
     ) -> list[_Hit]:
         """Facts the concepts ``ids`` reach, sayable first, then the closest way first; a
-        symptom a recorded condition manifests comes after every other way."""
+        symptom a recorded condition manifests comes after every other way (``named``: the
+        facts the mention's sentence names, whose symptoms count whether over or not)."""
         mine = [reaches[i] for i in ids if i in reaches]
         same = {s for r in mine for s in r.same}
         ingredients = {i: (r, e) for r in mine for i, e in r.ingredients.items()}
@@ -528,6 +560,8 @@ class DialogueChecker:
             and not (edges and edges[-1]["type"] == "HAS_PRECISE_INGREDIENT")
         }
         alias = _alias(m.link)
+        condition = bool(kinds & {k.value for k in CONDITION_KINDS})
+        said_names = [n for n in (m.match.span.text, _name(m.link), alias) if n]
         out: list[tuple[int, _Hit]] = []
         candidates = [(f, where, True) for f, where in record.sayable]
         candidates += [(f, "this encounter", False) for f in record.record_only]
@@ -561,6 +595,24 @@ class DialogueChecker:
                 path = _edges(theirs.morphologies[shape])
                 out.append((4, _Hit(fact, where, "morphology", path, sayable, shape)))
                 continue
+            # A sibling the record's own name says ("emphysema" for a recorded emphysematous
+            # bronchitis, both under chronic obstructive lung disease): the patient's word for
+            # the diagnosis given (``kgverify.dialogue.naming``).
+            if condition and any(names(said, fact.text) for said in said_names):
+                sibling = min(
+                    (
+                        (p, u["edges"], theirs.up[p]["edges"])
+                        for r in mine
+                        for p, u in r.up.items()
+                        if u["depth"] == 1 and theirs.up.get(p, {}).get("depth") == 1
+                    ),
+                    key=lambda t: t[0],
+                    default=None,
+                )
+                if sibling is not None:
+                    path = _edges(sibling[1]) + _edges(sibling[2])
+                    out.append((4, _Hit(fact, where, "named sibling", path, sayable, sibling[0])))
+                    continue
             if drug:
                 covered = len(combination) < 2 or combination <= theirs.ingredients.keys()
                 shared = min(
@@ -606,7 +658,7 @@ class DialogueChecker:
             # of then, over or not.
             lived = sayable and (fact.section in TOLD_SECTIONS or fact.fact_id in record.told)
             had = lived and (record.active(fact) or m.cues.historical)
-            current = _of_visit(fact, where, record) or had
+            current = _of_visit(fact, where, record) or had or fact.fact_id in named
             if shown is not None and current:
                 path = _edges(theirs.manifests[shown])
                 out.append((10, _Hit(fact, where, "manifestation", path, sayable, shown)))

@@ -84,8 +84,9 @@ class Evidence(_Frozen):
     fact_text: str | None = None
     fact_concept: str | None = None
     via: str = Field(
-        description="same concept, lay synonym, is-a, morphology, ingredient, brand, class, "
-        "manifestation, code, number, negation, contraindicated, family, candidate, none"
+        description="same concept, lay synonym, is-a, morphology, named sibling, ingredient, "
+        "brand, class, manifestation, code, number, negation, contraindicated, family, "
+        "candidate, none"
     )
     path: list[str] = Field(
         default_factory=list, description="graph edges as 'start -TYPE-> end' (concept ids)"

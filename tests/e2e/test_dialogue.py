@@ -709,6 +709,44 @@ def test_seventh_pass_history_windows_denials_and_doses(checked: Checked) -> Non
     assert not off["advil"].claimed
 
 
+def test_eighth_pass_named_siblings_and_symptoms_said_with_their_condition(
+    checked: Checked,
+) -> None:
+    """Issue 37, eighth pass, each with a counter-case: a sibling of a recorded condition
+    that the record's own name says ("emphysema" for an emphysematous bronchitis, "hay
+    fever" for a perennial allergic rhinitis with seasonal variation) is that condition; a
+    symptom said beside its condition is of that condition, over or not; contact dermatitis
+    manifests blisters, not a second degree burn."""
+    said = _at_visit(checked)
+
+    # 842: emphysematous bronchitis since 1947, never ended; none before.
+    lungs = said("842", "day:1968-11-15", "I've got emphysema, twenty years now.")["emphysema"]
+    assert lungs.verdict == "grounded", lungs.reason
+    assert lungs.evidence[0].via == "named sibling" and lungs.evidence[0].path
+    early = said("842", "day:1946-09-14", "I've got emphysema.")["emphysema"]
+    assert early.verdict == "unsupported" and early.claimed
+    # 4505: perennial allergic rhinitis with seasonal variation since 1941; 2088 has none.
+    fever = said("4505", "day:1990-01-02", "My hay fever is worse than ever.")["hay fever"]
+    assert fever.verdict == "grounded" and fever.evidence[0].via == "named sibling"
+    other = said("2088", "day:2002-10-24", "My hay fever is worse than ever.")["hay fever"]
+    assert other.verdict == "unsupported" and other.claimed
+    # 3184 in 2004: an otitis media in January, over; its earache said in its sentence, or
+    # in a sentence of its own.
+    visit = ("3184", "day:2004-04-28")
+    text = "I had an ear infection in January and Tylenol helped the earache."
+    ache = said(*visit, text)["earache"]
+    assert ache.verdict == "grounded" and ache.evidence[0].via == "manifestation", ache.reason
+    text = "I had an ear infection in January. I get an earache now and then."
+    alone = said(*visit, text)["earache"]
+    assert alone.verdict == "unsupported" and alone.claimed
+    # 2136 in 2001: a contact dermatitis at this visit.
+    visit = ("2136", "day:2001-06-03")
+    skin = said(*visit, "There are little blisters now.")["blisters"]
+    assert skin.verdict == "grounded" and skin.evidence[0].via == "manifestation"
+    burn = said(*visit, "I have a second degree burn.")["second degree burn"]
+    assert burn.verdict == "unsupported" and burn.claimed, burn.reason
+
+
 def sheets_visit_2917(checked: Checked) -> tuple[FactSheet, str]:
     sheet = SheetFile(checked.facts).get(pseudonym(checked.settings.salt(), "omop:patient", "2917"))
     assert sheet is not None

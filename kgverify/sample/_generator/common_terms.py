@@ -334,7 +334,7 @@ SEVENTH_MANIFESTATIONS: dict[str, tuple[str, ...]] = {
     "43878008": ("21522001",),  # streptococcal sore throat: abdominal pain (in children)
     "65966004": ("271771009",),  # fracture of forearm: joint swelling (the wrist)
     "424802006": ("74474003",),  # angiodysplasia of stomach: gastrointestinal hemorrhage
-    "40275004": ("403191005",),  # contact dermatitis: blisters (vesicles)
+    "40275004": ("COMMON:blister",),  # contact dermatitis: blisters (vesicles)
     "13200003": ("422400008",),  # peptic ulcer: vomiting
 }
 """A fifth sweep, from the tenth to eighteenth evaluation sets (no longer blind to them);
