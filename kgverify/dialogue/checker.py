@@ -470,7 +470,13 @@ class DialogueChecker:
         said_of = not m.cues.hypothetical and (m.cues.ever or record.active(hit.fact))
         if hit.sayable:
             denied = m.cues.negated and not m.cues.ceased and said_of
-            over = m.cues.ceased and not m.cues.hypothetical and record.active(hit.fact)
+            # A procedure is done, not ended: "the ablation fixed it" says nothing is over.
+            over = (
+                m.cues.ceased
+                and not m.cues.hypothetical
+                and hit.fact.section != "procedure"
+                and record.active(hit.fact)
+            )
             if m.cues.negated and not (denied or m.cues.ceased or m.cues.hypothetical):
                 flags += "; not active at the encounter: the denial agrees"
             if denied or over:

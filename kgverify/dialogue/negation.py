@@ -571,6 +571,7 @@ def cues(doc: Doc, span: Span) -> Cues:
     ceased = hedged = hypothetical = historical = ever = normative = False
     words: list[str] = []
     denials = 0  # denials of the mention's words ("I don't take ..."): any one denies
+    aside = 0  # denials of a verb or an object in between ("I don't like ...")
     turned = 0  # denials of its clause ("it's not that ..."): each turns it over
     start = clause_start(doc, span.start)
     for i in range(max(start, span.start - WINDOW), span.start):
@@ -602,6 +603,8 @@ def cues(doc: Doc, span: Span) -> Cues:
                 past = word in {"n't", "not"} and _lower(doc, i - 1) in _PAST_AUX
                 ever |= word == "never" or past
                 words.append(word)
+            else:
+                aside += 1  # a denial of a verb or a preposition's object in between
         elif word in CEASED and _denies(doc, i, span.start) and not _denied_at(doc, i):
             # not "I don't take Aleve anymore because of the bleeding", nor "I never
             # stopped the warfarin"
@@ -614,7 +617,9 @@ def cues(doc: Doc, span: Span) -> Cues:
         elif _lower(doc, i) in {"n't", "not"} and _lower(doc, i + 1) in {"n't", "not"}:
             turned += 1  # "I don't not take it"
             words.append("not not")
-    negated = (denials > 0) != (turned % 2 == 1)
+    # A clause denial turns over a denial about something in between, not the mention:
+    # "It's not that I don't like antibiotics" says nothing of taking them.
+    negated = (denials > 0) != (turned % 2 == 1) and not (turned and aside and not denials)
     if negated and turned and not denials and _ended_after(doc, span, denied=True):
         # "It's not that my epilepsy is gone": the clause denies the ending; it goes on
         negated = False

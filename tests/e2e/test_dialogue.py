@@ -745,6 +745,12 @@ def test_eighth_pass_named_siblings_and_symptoms_said_with_their_condition(
     assert skin.verdict == "grounded" and skin.evidence[0].via == "manifestation"
     burn = said(*visit, "I have a second degree burn.")["second degree burn"]
     assert burn.verdict == "unsupported" and burn.claimed, burn.reason
+    # 2917 in 1997: a cardiac ablation in 1996.
+    visit = ("2917", "day:1997-10-29")
+    fixed = said(*visit, "The ablation fixed it, it's all fixed now.")["ablation"]
+    assert fixed.verdict == "grounded", fixed.reason  # a procedure is done, not over
+    never = said(*visit, "I never had an ablation.")["ablation"]
+    assert never.verdict == "contradicted", never.reason
 
 
 def sheets_visit_2917(checked: Checked) -> tuple[FactSheet, str]:

@@ -56,6 +56,9 @@ def test_double_negation_affirms_and_agreeing_denials_deny() -> None:
     assert not cue("I don't not take aspirin", "aspirin").negated
     assert cue("I don't think I have asthma", "asthma").negated  # a denied clause
     assert cue("I don't have no chest pain", "chest pain").negated  # "no" agrees
+    # A clause denial over a denied verb about something else says nothing of the thing.
+    assert not cue("It's not that I don't like antibiotics.", "antibiotics").negated
+    assert cue("It's not that I take antibiotics.", "antibiotics").negated
 
 
 def test_a_denied_verb_about_another_thing_denies_nothing() -> None:
