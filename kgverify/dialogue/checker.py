@@ -81,6 +81,8 @@ from kgverify.verify.verifier import Verifier
 
 V = MentionVerdictKind
 CONDITION_KINDS = frozenset({Kind.DISORDER, Kind.FINDING})
+GIVEN_KINDS = frozenset({k.value for k in DRUG_KINDS} | {Kind.PROCEDURE.value})
+"""What a patient asks to be given ("Can I have codeine?")."""
 DOSE_TOLERANCE = 0.01
 SPEECH_THRESHOLD = 0.8
 """The raw TF-IDF similarity at which the checker's linker takes a candidate."""
@@ -284,6 +286,7 @@ class DialogueChecker:
                 taken |= at
                 pairs.append((match, link))
         out = []
+        covered = [set(range(m.span.start, m.span.end)) for m, _ in pairs]
         for match, link in sorted(pairs, key=lambda p: p[0].span.start):
             if link.status is LinkStatus.LINKED and link.concept_id is not None:
                 ids = [link.concept_id, *link.equivalents]
@@ -296,7 +299,11 @@ class DialogueChecker:
                 ids = [c.concept_id for c in best] + list(match.concepts)
             kinds = {k for c in best for k in c.kinds}
             ids = list(dict.fromkeys(ids))
-            mention = SpokenMention(match, link, cues(doc, match.span), ids, kinds)
+            mine = set(range(match.span.start, match.span.end))
+            others = frozenset(i for c in covered if not c & mine for i in c)
+            given = bool(kinds & GIVEN_KINDS)
+            said = cues(doc, match.span, others, given=given)
+            mention = SpokenMention(match, link, said, ids, kinds)
             mention.proposed = not match.concepts
             if link.status is not LinkStatus.LINKED:
                 mention.groups = _groups(best, match.concepts)

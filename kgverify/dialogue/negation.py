@@ -500,6 +500,9 @@ _ADVICE = frozenset(
      ("can", "i", "take"), ("could", "i", "take"), ("can", "i", "try"),
      ("could", "i", "try"), ("can", "i", "use"), ("can", "i", "get"), ("could", "i", "get")}
 )  # fmt: skip
+_REQUEST = frozenset({("can", "i", "have"), ("could", "i", "have"), ("may", "i", "have")})
+"""Asking for a drug or a procedure ("Can I have codeine instead?"); of a condition the same
+words wonder ("Could I have diabetes?"), so they count only for what can be given."""
 _ADVICE_OPENERS = frozenset({"and", "or", "so", "but", "then", "also", "now", "doctor", ","})
 _HAS_IT = frozenset(
     {"my", "keep", "keeps", "still", "again", "continue", "stop", "back", "more", "another",
@@ -524,19 +527,21 @@ def _in_a_year(doc: Doc, i: int) -> str | None:
     return None
 
 
-def _advice_words(doc: Doc, first: int, stop: int) -> tuple[int, tuple[str, ...] | None]:
+def _advice_words(
+    doc: Doc, first: int, stop: int, *, request: bool = False
+) -> tuple[int, tuple[str, ...] | None]:
     """Where the question opening at ``first`` starts after its openers, and its advice
-    words (``_ADVICE``) if it opens on them before ``stop``."""
+    words (``_ADVICE``; with ``request``, ``_REQUEST`` too) if it opens on them before
+    ``stop``."""
     k = first
     while k < stop and _lower(doc, k) in _ADVICE_OPENERS:
         k += 1
-    words = next(
-        (p for p in _ADVICE if tuple(_lower(doc, k + n) for n in range(len(p))) == p), None
-    )
+    asked = _ADVICE | _REQUEST if request else _ADVICE
+    words = next((p for p in asked if tuple(_lower(doc, k + n) for n in range(len(p))) == p), None)
     return k, (words if words is not None and k + len(words) <= stop else None)
 
 
-def _advice_asked(doc: Doc, span: Span) -> str | None:
+def _advice_asked(doc: Doc, span: Span, *, request: bool = False) -> str | None:
     """The words of a question about what is to come or what to do, opening the mention's
     sentence ("Will I need a pacemaker?", "Should I take calcium?", "Do I need an
     inhaler?", "Can I take Sudafed?"), or of the one before when this one only adds to it
@@ -546,7 +551,14 @@ def _advice_asked(doc: Doc, span: Span) -> str | None:
     first, last = sentence_bounds(doc, span)
     if not doc[last - 1].text.endswith("?"):
         return None
-    k, words = _advice_words(doc, first, span.start)
+    k, words = _advice_words(doc, first, span.start, request=request)
+    if words is None:
+        # The question after a clause of its own: "Since the appendicitis is gone now, can
+        # I take Percocet for the pain?"
+        for comma in (j for j in range(span.start - 1, first, -1) if _lower(doc, j) == ","):
+            k, words = _advice_words(doc, comma + 1, span.start, request=request)
+            if words is not None:
+                break
     # An elliptical question ("Or a cast?"): no verb of its own before the mention, after
     # an advice question.
     elliptical = all(
@@ -561,13 +573,22 @@ def _advice_asked(doc: Doc, span: Span) -> str | None:
     after = span.end
     while after < last and _lower(doc, after) not in _ADVICE_TAIL_ENDS:
         after += 1
-    if any(_lower(doc, j) in _HAS_IT for j in [*range(k, span.start), *range(span.end, after)]):
+    # "my" says it is had before the mention ("my Fosamax"), not in a phrase after it ("an
+    # MRI of my neck").
+    if any(_lower(doc, j) in _HAS_IT for j in range(k, span.start)) or any(
+        _lower(doc, j) in _HAS_IT - {"my"} for j in range(span.end, after)
+    ):
         return None
     return " ".join(words)
 
 
-def cues(doc: Doc, span: Span) -> Cues:
-    """The ConText cues that reach ``span``."""
+def cues(
+    doc: Doc, span: Span, others: frozenset[int] = frozenset(), *, given: bool = False
+) -> Cues:
+    """The ConText cues that reach ``span``; a word of another mention (``others``, token
+    indices) is no cue: "My heart stopped in '61, cardiac arrest at 15" ends nothing.
+    ``given``: the mention is a thing a patient is given (a drug, a procedure), so "Can I
+    have ...?" asks for it."""
     ceased = hedged = hypothetical = historical = ever = normative = False
     words: list[str] = []
     denials = 0  # denials of the mention's words ("I don't take ..."): any one denies
@@ -576,6 +597,8 @@ def cues(doc: Doc, span: Span) -> Cues:
     start = clause_start(doc, span.start)
     for i in range(max(start, span.start - WINDOW), span.start):
         word, after = _lower(doc, i), _lower(doc, i + 1)
+        if i in others:
+            continue
         if (word, after) in CEASED_PAIRS:
             # Carried off like a denial: "I used to take Tegretol for my seizures".
             if _denies(doc, i + 1, span.start):
@@ -682,7 +705,7 @@ def cues(doc: Doc, span: Span) -> Cues:
             hypothetical = True
             words.append(word if word in HYPOTHETICAL else f"{word} {after}")
     hypothetical |= normative
-    asked = _advice_asked(doc, span)
+    asked = _advice_asked(doc, span, request=given)
     if asked is not None and not hypothetical:
         hypothetical = True
         words.append(asked)

@@ -309,3 +309,34 @@ def test_staying_off_denies_and_dates_of_the_past() -> None:
     assert not cue("I take aspirin in the morning.", "aspirin").historical
     assert not cue("It may be asthma.", "asthma").historical  # "may" is no month here
     assert cue("Am I going to need a tetanus shot?", "tetanus shot").hypothetical
+
+
+def test_a_word_of_another_mention_is_no_cue() -> None:
+    text = "My heart stopped back in '61, cardiac arrest at 15."
+    doc = NLP.make_doc(text)
+    heart = doc.char_span(3, len("My heart stopped"))
+    at = text.index("cardiac arrest")
+    arrest = doc.char_span(at, at + len("cardiac arrest"))
+    assert heart is not None and arrest is not None
+    assert cues(doc, arrest).ceased  # read alone, "stopped" ends it
+    assert not cues(doc, arrest, frozenset(range(heart.start, heart.end))).ceased
+    assert cue("I stopped my warfarin, and the aspirin.", "aspirin").ceased
+
+
+def test_asking_to_be_given_a_drug_or_a_procedure_claims_nothing() -> None:
+    doc = NLP.make_doc("Percocet makes me nauseous. Can I have codeine instead?")
+    at = doc.text.index("codeine")
+    span = doc.char_span(at, at + len("codeine"))
+    assert span is not None
+    assert cues(doc, span, given=True).hypothetical  # a drug asked for
+    assert not cues(doc, span).hypothetical  # "Could I have diabetes?" wonders
+    assert not cue("Could I have diabetes?", "diabetes").hypothetical
+    # The question after a clause of its own; the clause before it is said, not asked.
+    text = "Since the appendicitis is gone now, can I take Percocet for the pain at home?"
+    assert cue(text, "Percocet").hypothetical
+    assert not cue(text, "appendicitis").hypothetical
+    # "my" in a phrase after the mention is a body part, not the thing had.
+    text = "Should I get a bone scan? Or an MRI of my neck?"
+    assert cue(text, "MRI").hypothetical
+    assert not cue("Should I stop my Fosamax?", "Fosamax").hypothetical
+    assert not cue("Should I get my MRI again?", "MRI").hypothetical

@@ -340,6 +340,17 @@ SEVENTH_MANIFESTATIONS: dict[str, tuple[str, ...]] = {
 """A fifth sweep, from the tenth to eighteenth evaluation sets (no longer blind to them);
 keys of the build's key -> CUI map."""
 
+EIGHTH_MANIFESTATIONS: dict[str, tuple[str, ...]] = {
+    # issue 37, eighth pass, after sets 19 and 20 were scored: usual presentations those
+    # sets' patients gave that the sample did not tie to their condition (rows after every
+    # earlier one)
+    "36971009": ("49727002", "162397003"),  # sinusitis: cough, sore throat (post-nasal drip)
+    "74474003": ("COMMON:dizziness",),  # gastrointestinal hemorrhage: light-headedness
+    "65966004": ("57676002",),  # fracture of forearm: joint pain (the wrist)
+}
+"""A sixth sweep, from the nineteenth and twentieth evaluation sets (no longer blind to
+them); keys of the build's key -> CUI map."""
+
 SEVENTH_TERMS: dict[str, tuple[str, ...]] = {
     # issue 37, seventh pass: short forms and lay names patients and charts use for them
     "192127007": ("ADD",),  # child attention deficit disorder
@@ -581,5 +592,15 @@ def readme_section(w: Callable[[str], None], k2c: dict[str, str], pref: dict[str
     w("| sample condition | manifests |")
     w("|---|---|")
     for condition, findings in SEVENTH_MANIFESTATIONS.items():
+        w(f"| {pref[k2c[condition]]} | {', '.join(pref[k2c[f]] for f in findings)} |")
+    w("")
+    w(
+        "And a sixth, from the nineteenth and twentieth evaluation sets, after every earlier "
+        "row (issue 37, eighth pass; CDC and textbook presentations):"
+    )
+    w("")
+    w("| sample condition | manifests |")
+    w("|---|---|")
+    for condition, findings in EIGHTH_MANIFESTATIONS.items():
         w(f"| {pref[k2c[condition]]} | {', '.join(pref[k2c[f]] for f in findings)} |")
     w("")
