@@ -46,7 +46,7 @@ from kgverify.dialogue.model import (
     TurnVerdict,
 )
 from kgverify.dialogue.naming import names
-from kgverify.dialogue.negation import Cues, cues, sentence_bounds
+from kgverify.dialogue.negation import Cues, clause_end, clause_start, cues, sentence_bounds
 from kgverify.dialogue.numbers import (
     Quantity,
     agrees,
@@ -227,7 +227,9 @@ class DialogueChecker:
                 record,
                 reaches,
                 turn,
-                frozenset(named.get(sentence_bounds(doc, m.match.span)[0], ())),
+                frozenset()
+                if _said_of_now(doc, m.match.span)
+                else frozenset(named.get(sentence_bounds(doc, m.match.span)[0], ())),
             )
             for m in mentions
         ]
@@ -797,6 +799,17 @@ fact's code ("I48.91" for atrial fibrillation recorded in SNOMED CT)."""
 
 _STANDS_FOR = frozenset({"is-a", "morphology"})
 """Ways a condition word reaches a recorded condition it stands for."""
+
+
+_NOW = frozenset({"still", "now", "lately", "currently", "nowadays", "anymore"})
+
+
+def _said_of_now(doc: Doc, span: Span) -> bool:
+    """Whether the mention's clause says it holds now ("The whiplash I got two years ago
+    still gives me a stiff neck"): a symptom of a condition that is over, claimed."""
+    return any(
+        t.lower_ in _NOW for t in doc[clause_start(doc, span.start) : clause_end(doc, span.start)]
+    )
 
 
 def _of_visit(fact: SheetFact, where: str, record: RecordView) -> bool:

@@ -506,12 +506,12 @@ words wonder ("Could I have diabetes?"), so they count only for what can be give
 _ADVICE_OPENERS = frozenset({"and", "or", "so", "but", "then", "also", "now", "doctor", ","})
 _HAS_IT = frozenset(
     {"my", "keep", "keeps", "still", "again", "continue", "stop", "back", "more", "another",
-     "same", "refill"}
+     "same", "refill", "last"}
 )  # fmt: skip
 """Words that say the patient has or had it ("Should I stop my Fosamax?", "Will I need the
-cast again?", "another spirometry test"): the question then claims it. Read up to the end
-of the mention's phrase (``_ADVICE_TAIL_ENDS``): "stitches, with my warfarin" claims the
-warfarin, not stitches."""
+cast again?", "another spirometry test", "Can I have Cipro like last time?"): the question
+then claims it. Read up to the end of the mention's phrase (``_ADVICE_TAIL_ENDS``):
+"stitches, with my warfarin" claims the warfarin, not stitches."""
 _ADVICE_TAIL_ENDS = frozenset({",", "with", "for", "because", "since", "and", "or", "if"})
 
 

@@ -739,6 +739,9 @@ def test_eighth_pass_named_siblings_and_symptoms_said_with_their_condition(
     text = "I had an ear infection in January. I get an earache now and then."
     alone = said(*visit, text)["earache"]
     assert alone.verdict == "unsupported" and alone.claimed
+    text = "The ear infection I had in January still gives me an earache."
+    still = said(*visit, text)["earache"]  # said of now: the infection is over
+    assert still.verdict == "unsupported" and still.claimed, still.reason
     # 2136 in 2001: a contact dermatitis at this visit.
     visit = ("2136", "day:2001-06-03")
     skin = said(*visit, "There are little blisters now.")["blisters"]

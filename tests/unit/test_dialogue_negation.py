@@ -330,6 +330,9 @@ def test_asking_to_be_given_a_drug_or_a_procedure_claims_nothing() -> None:
     assert span is not None
     assert cues(doc, span, given=True).hypothetical  # a drug asked for
     assert not cues(doc, span).hypothetical  # "Could I have diabetes?" wonders
+    again = NLP.make_doc("Can I have Cipro like last time?")
+    cipro = again.char_span(11, 16)
+    assert cipro is not None and not cues(again, cipro, given=True).hypothetical  # had it
     assert not cue("Could I have diabetes?", "diabetes").hypothetical
     # The question after a clause of its own; the clause before it is said, not asked.
     text = "Since the appendicitis is gone now, can I take Percocet for the pain at home?"
