@@ -213,26 +213,20 @@ class DialogueChecker:
         # What the patient names in each sentence (each mention's first fact): a symptom
         # said in the sentence of its condition is of that condition, over or not ("I had a
         # rash from some soap, the contact dermatitis, but that's all cleared up now").
+        resolved = [self._resolve(m, record, reaches) for m in mentions]
         named: dict[int, set[str]] = {}
-        for m in mentions:
+        for m, (hits, _, _) in zip(mentions, resolved, strict=True):
             if m.cues.family or m.cues.negated or m.cues.hypothetical:
                 continue
-            hits = self._resolve(m, record, reaches)[0]
             if hits and hits[0].via != "manifestation":
                 at = sentence_bounds(doc, m.match.span)[0]
                 named.setdefault(at, set()).add(hits[0].fact.fact_id)
-        verdicts = [
-            self._judge(
-                m,
-                record,
-                reaches,
-                turn,
-                frozenset()
-                if _said_of_now(doc, m.match.span)
-                else frozenset(named.get(sentence_bounds(doc, m.match.span)[0], ())),
-            )
-            for m in mentions
-        ]
+        verdicts = []
+        for m, first in zip(mentions, resolved, strict=True):
+            near = frozenset(named.get(sentence_bounds(doc, m.match.span)[0], ()))
+            if near and not _said_of_now(doc, m.match.span):
+                first = self._resolve(m, record, reaches, near)  # its symptoms count too
+            verdicts.append(self._judge(m, record, turn, first))
         verdicts = self._contraindicated(mentions, verdicts)
         verdicts += codes
         verdicts.sort(key=lambda v: v.start)
@@ -373,10 +367,10 @@ class DialogueChecker:
         self,
         m: SpokenMention,
         record: RecordView,
-        reaches: dict[str, Reach],
         turn: int,
-        named: frozenset[str] = frozenset(),
+        resolved: tuple[list[_Hit], str, tuple[str, list[str], set[str]] | None],
     ) -> MentionVerdict:
+        """The mention's verdict from what it reaches (``resolved``: ``_resolve``'s answer)."""
         span = m.match.span
         base = {
             "turn": turn,
@@ -394,7 +388,7 @@ class DialogueChecker:
             "concept_name": _name(m.link),
             "candidates": m.link.candidates,
         }
-        hits, ambiguity, chosen = self._resolve(m, record, reaches, named)
+        hits, ambiguity, chosen = resolved
         if chosen is not None:  # an ambiguous mention judged through its one candidate
             base["concept_id"], base["concept_name"] = chosen[1][0], chosen[0]
             base["kind"] = ",".join(sorted(chosen[2])) or base["kind"]
@@ -575,7 +569,13 @@ class DialogueChecker:
             and not (edges and edges[-1]["type"] == "HAS_PRECISE_INGREDIENT")
         }
         alias = _alias(m.link)
-        condition = bool(kinds & {k.value for k in CONDITION_KINDS})
+        # The mention's is-a parents, for a sibling the record names (conditions only).
+        parents: dict[str, list[dict[str, str]]] = {}
+        if kinds & {k.value for k in CONDITION_KINDS}:
+            for r in mine:
+                for p, u in r.up.items():
+                    if u["depth"] == 1:
+                        parents.setdefault(p, u["edges"])
         said_names = [n for n in (m.match.span.text, _name(m.link), alias) if n]
         out: list[tuple[int, _Hit]] = []
         candidates = [(f, where, True) for f, where in record.sayable]
@@ -613,21 +613,13 @@ class DialogueChecker:
             # A sibling the record's own name says ("emphysema" for a recorded emphysematous
             # bronchitis, both under chronic obstructive lung disease): the patient's word for
             # the diagnosis given (``kgverify.dialogue.naming``).
-            if condition and any(names(said, fact.text) for said in said_names):
-                sibling = min(
-                    (
-                        (p, u["edges"], theirs.up[p]["edges"])
-                        for r in mine
-                        for p, u in r.up.items()
-                        if u["depth"] == 1 and theirs.up.get(p, {}).get("depth") == 1
-                    ),
-                    key=lambda t: t[0],
-                    default=None,
-                )
-                if sibling is not None:
-                    path = _edges(sibling[1]) + _edges(sibling[2])
-                    out.append((4, _Hit(fact, where, "named sibling", path, sayable, sibling[0])))
-                    continue
+            sibling = min(
+                (p for p in parents if theirs.up.get(p, {}).get("depth") == 1), default=None
+            )
+            if sibling is not None and any(names(said, fact.text) for said in said_names):
+                path = _edges(parents[sibling]) + _edges(theirs.up[sibling]["edges"])
+                out.append((4, _Hit(fact, where, "named sibling", path, sayable, sibling)))
+                continue
             if drug:
                 covered = len(combination) < 2 or combination <= theirs.ingredients.keys()
                 shared = min(

@@ -14,6 +14,7 @@ names one that does not.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _WORD = re.compile(r"[a-z]+")
 _FILLER = frozenset(
@@ -23,8 +24,9 @@ _NEGATING = frozenset({"no", "non", "not", "without"})
 STEM = 6  # a derived form shares at least this many first letters with the word
 
 
-def _content(name: str) -> list[str]:
-    return [w for w in _WORD.findall(name.lower()) if w not in _FILLER]
+@lru_cache(maxsize=65_536)
+def _content(name: str) -> tuple[str, ...]:
+    return tuple(w for w in _WORD.findall(name.lower()) if w not in _FILLER)
 
 
 def _same_word(said: str, recorded: str) -> bool:
