@@ -351,6 +351,20 @@ EIGHTH_MANIFESTATIONS: dict[str, tuple[str, ...]] = {
 """A sixth sweep, from the nineteenth and twentieth evaluation sets (no longer blind to
 them); keys of the build's key -> CUI map."""
 
+MOVED_TERMS: dict[str, tuple[str, tuple[str, ...]]] = {
+    # issue 37, eighth pass: "bone density test" and the scan's names had been put on the
+    # DXA T-score (the LOINC result) before the sample had procedures; patients mean the
+    # scan. Their atoms on the lab are suppressed (SUPPRESS=E, as editors retire a misplaced
+    # string: the lines stay where they were) and the procedure carries them, after every
+    # other atom. "bone density scan" is the procedure's own preferred name already.
+    "LNC:38265-5": (
+        "312681000",
+        ("bone density scan", "DEXA", "DEXA scan", "DXA scan", "bone density test"),
+    ),
+}
+"""Consumer terms moved from one sample concept to another: source key -> (target key,
+terms)."""
+
 SEVENTH_TERMS: dict[str, tuple[str, ...]] = {
     # issue 37, seventh pass: short forms and lay names patients and charts use for them
     "192127007": ("ADD",),  # child attention deficit disorder
@@ -480,6 +494,31 @@ def add_extra_terms(
     return added
 
 
+def move_terms(
+    concepts: dict[str, Any],
+    key2cui: dict[str, str],
+    atom: Callable[..., dict[str, Any]],
+    table: Mapping[str, tuple[str, Sequence[str]]] = MOVED_TERMS,
+) -> int:
+    """The CHV atoms of ``table`` suppressed where they were (SUPPRESS=E) and written again,
+    as SY atoms on the target concept's CHV code, unless the target spells them already.
+    The atoms added."""
+    added = 0
+    for source, (target, terms) in table.items():
+        wanted = {t.lower() for t in terms}
+        for a in concepts[key2cui[source]].atoms:
+            if a["sab"] == "CHV" and a["str"].lower() in wanted:
+                a["suppress"] = "E"
+        u = concepts[key2cui[target]]
+        code = next(a["code"] for a in u.atoms if a["sab"] == "CHV")
+        spelled = {a["str"].lower() for a in u.atoms}
+        for term in terms:
+            if term.lower() not in spelled:
+                atom(u, "CHV", "SY", code, term, scui=code)
+                added += 1
+    return added
+
+
 def add_manifestations(
     pair: Callable[..., None], key2cui: dict[str, str], table: dict[str, tuple[str, ...]]
 ) -> int:
@@ -604,3 +643,12 @@ def readme_section(w: Callable[[str], None], k2c: dict[str, str], pref: dict[str
     for condition, findings in EIGHTH_MANIFESTATIONS.items():
         w(f"| {pref[k2c[condition]]} | {', '.join(pref[k2c[f]] for f in findings)} |")
     w("")
+    for source, (target, terms) in MOVED_TERMS.items():
+        w(
+            f"The consumer terms {', '.join(repr(t) for t in terms)} had been put on "
+            f"{pref[k2c[source]]} ({k2c[source]}), the result, before the sample had "
+            f"procedures; patients mean the scan. Their atoms there are suppressed "
+            f"(SUPPRESS=E, lines in place) and {pref[k2c[target]]} ({k2c[target]}) carries "
+            "them, after every other atom (issue 37, eighth pass)."
+        )
+        w("")
