@@ -536,6 +536,12 @@ class DialogueChecker:
             return [], "", None
         if len({hits[0].fact.fact_id for _, hits in reached}) > 1:
             names = ", ".join(group[0] for group, _ in reached)
+            if not any(hits[0].sayable for _, hits in reached):
+                # Whichever is meant, it is a fact only the record holds ("DEXA" at the visit
+                # that records both the scan and its T-score): judged through the best.
+                group, hits = reached[0]
+                note = f"; ambiguous ({names}), each reading record-only: judged through {group[0]}"
+                return hits, note, group
             return [], f"; ambiguous: its candidates {names} reach different facts", None
         group, hits = reached[0]
         among = f"among {len(m.groups)} concepts" if len(m.groups) > 1 else "a misspelling"

@@ -754,6 +754,13 @@ def test_eighth_pass_named_siblings_and_symptoms_said_with_their_condition(
     assert fixed.verdict == "grounded", fixed.reason  # a procedure is done, not over
     never = said(*visit, "I never had an ablation.")["ablation"]
     assert never.verdict == "contradicted", never.reason
+    # 2087: the first bone density scan and its T-score both at the 1989 visit (record-only);
+    # a later visit may say the scan. "bone density test" is the scan's consumer name.
+    first = said("2087", "day:1989-04-19", "I'll get a bone density test today.")
+    assert first["bone density test"].verdict == "leak", first["bone density test"].reason
+    later = said("2087", "day:2016-08-03", "They did a bone density test years ago.")
+    scan = later["bone density test"]
+    assert scan.verdict == "grounded" and scan.concept_id == "UMLS:C9900542", scan.reason
 
 
 def sheets_visit_2917(checked: Checked) -> tuple[FactSheet, str]:
