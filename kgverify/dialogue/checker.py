@@ -821,13 +821,14 @@ def _groups(
     best: list[LinkCandidate], concepts: tuple[str, ...]
 ) -> list[tuple[str, list[str], set[str]]]:
     """An ambiguous mention's candidates as concepts, best first: (name, ids, kinds) per
-    candidate group, then each matched concept no candidate names."""
+    candidate group, those holding a concept the words name exactly before the others,
+    then each matched concept no candidate names."""
     grouped: dict[int, tuple[str, list[str], set[str]]] = {}
     for c in best:
         _, ids, kinds = grouped.setdefault(c.group, (c.name, [], set()))
         ids.append(c.concept_id)
         kinds.update(c.kinds)
-    out = list(grouped.values())
+    out = sorted(grouped.values(), key=lambda g: not set(g[1]) & set(concepts))
     named = {i for _, ids, _ in out for i in ids}
     out += [(c, [c], set()) for c in concepts if c not in named]
     return out

@@ -757,7 +757,8 @@ def test_eighth_pass_named_siblings_and_symptoms_said_with_their_condition(
     # 2087: the first bone density scan and its T-score both at the 1989 visit (record-only);
     # a later visit may say the scan. "bone density test" is the scan's consumer name.
     first = said("2087", "day:1989-04-19", "I'll get a bone density test today.")
-    assert first["bone density test"].verdict == "leak", first["bone density test"].reason
+    dxa = first["bone density test"]  # the scan, whose name the words are, as the reading
+    assert dxa.verdict == "leak" and dxa.concept_id == "UMLS:C9900542", dxa.reason
     later = said("2087", "day:2016-08-03", "They did a bone density test years ago.")
     scan = later["bone density test"]
     assert scan.verdict == "grounded" and scan.concept_id == "UMLS:C9900542", scan.reason
