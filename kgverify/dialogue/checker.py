@@ -46,7 +46,7 @@ from kgverify.dialogue.model import (
     TurnVerdict,
 )
 from kgverify.dialogue.naming import names
-from kgverify.dialogue.negation import Cues, clause_end, clause_start, cues, sentence_bounds
+from kgverify.dialogue.negation import Cues, cues, said_of_now, sentence_bounds
 from kgverify.dialogue.numbers import (
     Quantity,
     agrees,
@@ -81,6 +81,7 @@ from kgverify.verify.verifier import Verifier
 
 V = MentionVerdictKind
 CONDITION_KINDS = frozenset({Kind.DISORDER, Kind.FINDING})
+CONDITION_VALUES = frozenset(k.value for k in CONDITION_KINDS)
 GIVEN_KINDS = frozenset({k.value for k in DRUG_KINDS} | {Kind.PROCEDURE.value})
 """What a patient asks to be given ("Can I have codeine?")."""
 DOSE_TOLERANCE = 0.01
@@ -214,17 +215,17 @@ class DialogueChecker:
         # said in the sentence of its condition is of that condition, over or not ("I had a
         # rash from some soap, the contact dermatitis, but that's all cleared up now").
         resolved = [self._resolve(m, record, reaches) for m in mentions]
+        sentence = [sentence_bounds(doc, m.match.span)[0] for m in mentions]
         named: dict[int, set[str]] = {}
-        for m, (hits, _, _) in zip(mentions, resolved, strict=True):
+        for m, (hits, _, _), at in zip(mentions, resolved, sentence, strict=True):
             if m.cues.family or m.cues.negated or m.cues.hypothetical:
                 continue
             if hits and hits[0].via != "manifestation":
-                at = sentence_bounds(doc, m.match.span)[0]
                 named.setdefault(at, set()).add(hits[0].fact.fact_id)
         verdicts = []
-        for m, first in zip(mentions, resolved, strict=True):
-            near = frozenset(named.get(sentence_bounds(doc, m.match.span)[0], ()))
-            if near and not _said_of_now(doc, m.match.span):
+        for m, first, at in zip(mentions, resolved, sentence, strict=True):
+            near = frozenset(named.get(at, ()))
+            if near and not said_of_now(doc, m.match.span):
                 first = self._resolve(m, record, reaches, near)  # its symptoms count too
             verdicts.append(self._judge(m, record, turn, first))
         verdicts = self._contraindicated(mentions, verdicts)
@@ -577,7 +578,7 @@ class DialogueChecker:
         alias = _alias(m.link)
         # The mention's is-a parents, for a sibling the record names (conditions only).
         parents: dict[str, list[dict[str, str]]] = {}
-        if kinds & {k.value for k in CONDITION_KINDS}:
+        if kinds & CONDITION_VALUES:
             for r in mine:
                 for p, u in r.up.items():
                     if u["depth"] == 1:
@@ -728,7 +729,6 @@ class DialogueChecker:
         contraindicated for: contradicted, with the rule's path. Both must be ``claimed``:
         "my father takes ibuprofen for his peptic ulcer" is no claim of the patient's."""
         drug_kinds = {k.value for k in DRUG_KINDS}
-        condition_kinds = {k.value for k in CONDITION_KINDS}
         pairs: dict[tuple[str, str, str], list[int]] = {}
         names: dict[str, str] = {}
         for n, (m, v) in enumerate(zip(mentions, verdicts, strict=True)):
@@ -739,7 +739,7 @@ class DialogueChecker:
             if m.link.concept_id is None:
                 continue
             for other, said_of in zip(mentions, verdicts, strict=True):
-                if other is m or not said_of.claimed or not other.kinds & condition_kinds:
+                if other is m or not said_of.claimed or not other.kinds & CONDITION_VALUES:
                     continue
                 # The condition as said, and the recorded one its word stands for ("my
                 # ulcer": the recorded peptic ulcer, by its morphology or an is-a step).
@@ -797,17 +797,6 @@ fact's code ("I48.91" for atrial fibrillation recorded in SNOMED CT)."""
 
 _STANDS_FOR = frozenset({"is-a", "morphology"})
 """Ways a condition word reaches a recorded condition it stands for."""
-
-
-_NOW = frozenset({"still", "now", "lately", "currently", "nowadays", "anymore"})
-
-
-def _said_of_now(doc: Doc, span: Span) -> bool:
-    """Whether the mention's clause says it holds now ("The whiplash I got two years ago
-    still gives me a stiff neck"): a symptom of a condition that is over, claimed."""
-    return any(
-        t.lower_ in _NOW for t in doc[clause_start(doc, span.start) : clause_end(doc, span.start)]
-    )
 
 
 def _of_visit(fact: SheetFact, where: str, record: RecordView) -> bool:

@@ -256,6 +256,16 @@ def clause_start(doc: Doc, at: int) -> int:
     return 0
 
 
+_NOW = frozenset({"still", "now", "lately", "currently", "nowadays", "anymore"})
+
+
+def said_of_now(doc: Doc, span: Span) -> bool:
+    """Whether the mention's clause says it holds now ("The whiplash I got two years ago
+    still gives me a stiff neck"): a symptom of a condition that is over, claimed."""
+    start = clause_start(doc, span.start)
+    return any(_lower(doc, i) in _NOW for i in range(start, clause_end(doc, span.start)))
+
+
 def clause_end(doc: Doc, at: int) -> int:
     """One past the last token of the clause holding token ``at``."""
     i = at + 1
