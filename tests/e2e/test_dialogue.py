@@ -479,9 +479,30 @@ def test_common_conditions_and_drugs_no_patient_has(checked: Checked) -> None:
     dizzy = said("I get dizzy when I stand up.", sheet, episode)["dizzy"]
     assert dizzy.verdict == "grounded" and dizzy.evidence[0].via == "manifestation"
     assert any("HAS_MANIFESTATION" in e for e in dizzy.evidence[0].path)
-    # A patient none of whose conditions manifests it: an invented symptom.
-    manifesting = ("anemia", "atrial fibrillation", "arrhythmia", "cerebrovascular", "concussion")
-    calm = next(x for x in sheets if not any(w in _texts(x).lower() for w in manifesting))
+    # A patient none of whose facts is, or is within three is-a steps under, a condition
+    # the vocabularies say manifests dizziness: an invented symptom. Read from the graph,
+    # not a list of names, so a manifestation the sample gains later (gastrointestinal
+    # hemorrhage did) cannot make the choice depend on the order the sheets come in.
+    manifesting = {
+        r["id"]
+        for r in rows(
+            checked.graph,
+            "MATCH (c:Concept)-[:MAPS_TO*0..1]-(:Concept)-[:IS_A*0..3]->(:Concept)"
+            "-[:MAPS_TO*0..1]-(:Concept)-[:HAS_MANIFESTATION]->(:Concept)"
+            "-[:MAPS_TO*0..1]-(s:Concept) WHERE toLower(s.name) = 'dizziness' "
+            "RETURN DISTINCT c.id AS id",
+        )
+    }
+    assert manifesting, "the sample ties dizziness to its conditions"
+    calm = next(
+        x
+        for x in sheets
+        if not any(
+            f.concept_id in manifesting
+            for e in x.encounters
+            for f in e.patient_can_say + e.record_only
+        )
+    )
     invented = said("I get dizzy when I stand up.", calm, calm.encounters[-1].episode)["dizzy"]
     assert invented.verdict == "unsupported" and invented.claimed
     # Conditions and drugs no sample patient has, affirmed, denied and a relative's.
