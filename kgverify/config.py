@@ -370,7 +370,13 @@ class Settings(BaseSettings):
         "local server of `kgverify fhir start`",
     )
     fhir_count: int = Field(
-        default=50, ge=1, le=1000, description="resources per page of a FHIR search (_count)"
+        default=200, ge=1, le=1000, description="resources per page of a FHIR search (_count)"
+    )
+    fhir_read_workers: int = Field(
+        default=4,
+        ge=1,
+        le=32,
+        description="patients' records read from a FHIR server at once (fhir-rest)",
     )
     fhir_timeout_s: float = Field(
         default=120.0, gt=0, description="seconds per FHIR request (a transaction included)"

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 
+from kgverify.ahead import mapped_ahead
 from kgverify.config import Settings
 from kgverify.derive.candidate import Candidate, Screened, ServedContents
 from kgverify.derive.facts import SheetBuilder
@@ -152,31 +152,14 @@ SheetPagesOpener = Callable[[Settings, Graph], AbstractContextManager[SheetPages
 """An engine's fact sheets: (settings, graph) -> every sheet in patient order, and counts."""
 
 
-@contextmanager
 def read_ahead(
     reader: RecordReader, pages: Iterator[list[str]]
-) -> Iterator[Iterator[list[PatientRecord]]]:
+) -> AbstractContextManager[Iterator[list[PatientRecord]]]:
     """The records of each page, the next page's read on a reader thread while this one
     is worked on: the records query is mostly the database's time (on the other core), and
     the work on a page is this process's. One read in flight, in page order; the thread is
     stopped (after its read) when the block ends, also on an error."""
-    reading = ThreadPoolExecutor(1, thread_name_prefix="kgverify-records")
-
-    def records() -> Iterator[list[PatientRecord]]:
-        ahead: Future[list[PatientRecord]] | None = None
-        for ids in pages:
-            if ahead is None:
-                ahead = reading.submit(reader.read, ids)
-                continue
-            done, ahead = ahead.result(), reading.submit(reader.read, ids)
-            yield done
-        if ahead is not None:
-            yield ahead.result()
-
-    try:
-        yield records()
-    finally:
-        reading.shutdown(wait=True, cancel_futures=True)
+    return mapped_ahead(reader.read, pages, workers=1, ahead=1, name="kgverify-records")
 
 
 @contextmanager

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import stat
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -84,6 +85,10 @@ class FhirClient:
     sleep: Callable[[float], None] = time.sleep
     requests: int = 0  # sent, retries included
     retried: int = 0
+    # Requests may come from several threads (fhir-rest reads patients at once).
+    _counting: threading.Lock = field(
+        default_factory=threading.Lock, init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         self.base = self.base.rstrip("/")
@@ -143,7 +148,8 @@ class FhirClient:
         where = f"{method} {_shown(url, self.base)}"
         attempt = 0
         while True:
-            self.requests += 1
+            with self._counting:
+                self.requests += 1
             wait: float | None = None
             try:
                 # http(s) only: the base is checked in __post_init__, next links by origin
@@ -177,7 +183,8 @@ class FhirClient:
             log.info("FHIR %s: %s; retrying in %.1fs", where, failure, delay)
             self.sleep(min(delay, 60.0))
             attempt += 1
-            self.retried += 1
+            with self._counting:
+                self.retried += 1
 
 
 def _retry_after(value: str | None) -> float | None:

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
+from kgverify.ahead import mapped_ahead
 from kgverify.config import Settings
 from kgverify.ehr.common import Ledger, SourceError
 from kgverify.ehr.fhir import EVENT_TYPES, patient_trajectory
@@ -107,19 +108,33 @@ def read_fhir_rest(
     settings = settings or Settings()
     rest = RestSource.parse(str(source), settings.fhir_count)
     client = FhirClient.from_settings(rest.base, settings)
-    del memory_limit  # nothing is sorted here: the server pages, one patient is in memory
-    return _trajectories(client, rest, ledger, salt, workdir)
+    del memory_limit  # nothing is sorted here: the server pages, a few patients in memory
+    return _trajectories(client, rest, ledger, salt, workdir, settings.fhir_read_workers)
 
 
 def _trajectories(
-    client: FhirClient, rest: RestSource, ledger: Ledger, salt: str, workdir: Path | None
+    client: FhirClient,
+    rest: RestSource,
+    ledger: Ledger,
+    salt: str,
+    workdir: Path | None,
+    workers: int = 1,
 ) -> Generator[Trajectory, None, None]:
     reader = _PatientReader(client, rest.count)
     count = 0
-    with tempfile.TemporaryDirectory(dir=workdir, prefix="kgverify-fhir-rest-") as tmp:
-        ids = _changed_ids(client, rest, Path(tmp)) if rest.since else _patient_ids(client, rest)
-        for patient_id in ids:
-            resources = reader.record(patient_id)
+    with (
+        tempfile.TemporaryDirectory(dir=workdir, prefix="kgverify-fhir-rest-") as tmp,
+        # A record is mostly the server's time: ``workers`` are asked at once, and read
+        # here in id order (two windows ahead at most), so the output does not change.
+        mapped_ahead(
+            reader.record,
+            _changed_ids(client, rest, Path(tmp)) if rest.since else _patient_ids(client, rest),
+            workers=workers,
+            ahead=2 * workers,
+            name="kgverify-fhir-read",
+        ) as records,
+    ):
+        for patient_id, resources in records:
             trajectory = patient_trajectory(patient_id, resources, ledger, salt, "$everything")
             if trajectory is not None:
                 count += 1
@@ -200,7 +215,11 @@ class _PatientReader:
         self.count = count
         self.everything = True
 
-    def record(self, patient_id: str) -> list[dict[str, Any]]:
+    def record(self, patient_id: str) -> tuple[str, list[dict[str, Any]]]:
+        """The patient's id and resources (called from several threads at once)."""
+        return patient_id, self._resources(patient_id)
+
+    def _resources(self, patient_id: str) -> list[dict[str, Any]]:
         if self.everything:
             try:
                 return self._pages(f"Patient/{patient_id}/$everything", {})

@@ -124,6 +124,16 @@ def test_round_trip_gives_the_same_facts_over_pages(
     assert fact_content(back) == fact_content(omop)
     assert ledger.reconciles and not any(r.rejected for r in ledger.reports())
     print(f"fhir-rest read of {len(back)} patients: {took:.1f}s")  # noqa: T201 (the suite's log)
+    # Read one patient at a time, the same trajectories come in the same order (the
+    # default asks for four at once: fhir_read_workers).
+    assert fhir.fhir_read_workers > 1
+    alone = fhir.model_copy(update={"fhir_read_workers": 1})
+    ledger_alone = Ledger(RejectSink(tmp_path / "rejects-alone.jsonl"))
+    one = list(api.read_trajectories("fhir-rest", f"{url}?_count=5", ledger_alone, alone))
+    assert [t.model_dump() for t in one] == [t.model_dump() for t in back]
+    assert [r.model_dump() for r in ledger_alone.reports()] == [
+        r.model_dump() for r in ledger.reports()
+    ]
     # Ingested into the graph, both sources write the same patients, encounters and facts.
     both = settings.model_copy(update={"fhir_count": 5, "cache_dir": tmp_path})
     direct = api.ingest_source("omop", cdm, settings=both, graph=graph).ingest
