@@ -37,6 +37,7 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
             "kgverify.jsonl",
             "kgverify.firstseen",
             "kgverify.collector",
+            "kgverify.ahead",
             "kgverify.rows",
             "kgverify.registry",
             "kgverify.lazy",
