@@ -78,18 +78,35 @@ def read_relations_any(
             yield item
             continue
         number, line = item
-        try:
-            data = loads_line(line)
-        except ValueError as exc:
-            yield BadLine(number, str(exc), line)
-            continue
-        linked = not candidates_only and isinstance(data, dict) and "relation" in data
-        model: type[AnyRelation] = LinkedRelation if linked else CandidateRelation
-        try:
-            relation = model.model_validate(data)
-        except ValidationError as exc:
-            yield BadLine(number, reason_of(exc), line)
-            continue
+        relation = _as_written(line, candidates_only)
+        if relation is None:
+            try:
+                data = loads_line(line)
+            except ValueError as exc:
+                yield BadLine(number, str(exc), line)
+                continue
+            linked = not candidates_only and isinstance(data, dict) and "relation" in data
+            model: type[AnyRelation] = LinkedRelation if linked else CandidateRelation
+            try:
+                relation = model.model_validate(data)
+            except ValidationError as exc:
+                yield BadLine(number, reason_of(exc), line)
+                continue
         plain = relation.relation if isinstance(relation, LinkedRelation) else relation
         repeat = repeat_of(seen, plain.relation_id, number, line)
         yield relation if repeat is None else repeat
+
+
+def _as_written(line: str, candidates_only: bool) -> AnyRelation | None:
+    """The line as kgverify writes it, parsed and validated in one pass (pydantic's JSON
+    reader, about twice as fast as ``json.loads`` then validation on linked lines); None
+    for anything else, which the careful path above then reads or rejects with its reason.
+    The model is guessed from the first key (kgverify writes a linked relation's
+    ``relation`` first); both models forbid unknown keys, so a wrong guess fails rather
+    than reading a line as the other model."""
+    linked = not candidates_only and line.startswith('{"relation"')
+    model: type[AnyRelation] = LinkedRelation if linked else CandidateRelation
+    try:
+        return model.model_validate_json(line)
+    except ValueError:  # ValidationError included: the careful path decides
+        return None

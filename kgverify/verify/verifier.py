@@ -110,6 +110,8 @@ class Verifier:
         # triples come back batch after batch (the same drugs and conditions in many
         # patients): their evidence is kept, least recently used out first.
         self._evidence: OrderedDict[Triple, list[EvidencePath]] = OrderedDict()
+        # Each triple's enrichment, kept the same way (``_enrichment_of``).
+        self._enrichments: OrderedDict[Triple, Enrichment | None] = OrderedDict()
         self.evidence_read = 0  # distinct triples whose rules were run on the graph
         self.evidence_cached = 0  # triple lookups answered from the kept evidence
         # iter_verify's write-back thread: close() waits for it, since a consumer that fails
@@ -328,42 +330,84 @@ class Verifier:
         return bool(good) and not any(c.type_ok for c in good)
 
     def _enriched(self, verdicts: list[Verdict]) -> list[Verdict]:
-        rows = [
-            {
-                "rid": at,
-                "subject": v.subject.concept_id,
-                "object": v.object.concept_id,
-                "predicate": v.relation.predicate.value,
-                "patient_id": v.relation.patient_id,
-            }
-            for at, v in enumerate(verdicts)
-            if v.passed
-        ]
-        if not rows:
+        passed = [at for at, v in enumerate(verdicts) if v.passed]
+        if not passed:
             return verdicts
+        keys = {at: _triple(verdicts[at]) for at in passed}
+        found = self._enrichment_of([key for key in keys.values() if key is not None])
+        # A patient's own concepts are left out of its relations' distractors: read once
+        # per batch for the patients whose relations have any.
+        patients = sorted(
+            {
+                verdicts[at].relation.patient_id
+                for at, key in keys.items()
+                if key is not None and (e := found.get(key)) is not None and e.distractors
+            }
+        )
+        codes: dict[str, frozenset[str]] = (
+            {
+                row["patient_id"]: frozenset(row["codes"])
+                for row in self.graph.read_rows(
+                    "verify/patient_codes", [{"patient_id": p} for p in patients]
+                )
+            }
+            if patients
+            else {}
+        )
+        limit = self.settings.verify_distractors
         out = list(verdicts)
-        specs = {p.value: [e.as_param() for e in edges] for p, edges in SUPPORT.items()}
-        for row in self.graph.read_rows(
-            "verify/enrich",
-            rows,
-            specs=specs,
-            hubs=self.hubs,
-            distractors=self.settings.verify_distractors,
-        ):
-            verdict = out[row["rid"]]
-            enrichment = Enrichment(
-                subject_name=row["subject_name"] or "",
-                object_name=row["object_name"] or "",
-                codes={"subject": row["subject_codes"], "object": row["object_codes"]},
-                object_ancestors=row["ancestors"],
-                drug_classes=row["classes"],
-                lay_synonyms={
-                    "subject": lay_synonyms(row["subject_names"], row["subject_name"]),
-                    "object": lay_synonyms(row["object_names"], row["object_name"]),
-                },
-                distractors=row["distractors"],
+        for at, key in keys.items():
+            enrichment = found.get(key) if key is not None else None
+            if enrichment is None:  # a concept not in the graph: no enrichment, as before
+                continue
+            own = codes.get(out[at].relation.patient_id, frozenset())
+            picked = [d for d in enrichment.distractors if d not in own][:limit]
+            out[at] = out[at].model_copy(
+                update={"enrichment": enrichment.model_copy(update={"distractors": picked})}
             )
-            out[row["rid"]] = verdict.model_copy(update={"enrichment": enrichment})
+        return out
+
+    def _enrichment_of(self, keys: list[Triple]) -> dict[Triple, Enrichment | None]:
+        """Each distinct triple's enrichment with every distractor candidate (not yet cut
+        for a patient), kept for the run like the rule evidence (``verify_cache`` triples,
+        least recently used out first): the vocabulary does not change during a run, and
+        the same drugs and conditions come back batch after batch. None for a triple whose
+        subject or object is not in the graph."""
+        kept = self._enrichments
+        distinct = list(dict.fromkeys(keys))
+        missing = [key for key in distinct if key not in kept]
+        fresh: dict[Triple, Enrichment | None] = dict.fromkeys(missing)
+        if missing:
+            specs = {p.value: [e.as_param() for e in edges] for p, edges in SUPPORT.items()}
+            rows = [
+                {"rid": n, "subject": s, "object": o, "predicate": p}
+                for n, (s, o, p) in enumerate(missing)
+            ]
+            for row in self.graph.read_rows("verify/enrich", rows, specs=specs, hubs=self.hubs):
+                fresh[missing[row["rid"]]] = Enrichment(
+                    subject_name=row["subject_name"] or "",
+                    object_name=row["object_name"] or "",
+                    codes={"subject": row["subject_codes"], "object": row["object_codes"]},
+                    object_ancestors=row["ancestors"],
+                    drug_classes=row["classes"],
+                    lay_synonyms={
+                        "subject": lay_synonyms(row["subject_names"], row["subject_name"]),
+                        "object": lay_synonyms(row["object_names"], row["object_name"]),
+                    },
+                    distractors=row["distractors"],
+                )
+        out = {}
+        for key in distinct:
+            if key in fresh:
+                out[key] = fresh[key]
+            else:
+                out[key] = kept[key]
+                kept.move_to_end(key)
+        limit = self.settings.verify_cache
+        if limit:
+            kept.update(fresh)
+        while len(kept) > limit:
+            kept.popitem(last=False)
         return out
 
     def _write_back(self, verdicts: list[Verdict]) -> _WriteBack:
@@ -445,6 +489,14 @@ def _assertion_row(v: Verdict, now: str) -> dict[str, Any]:
         "evidence_edges": edge_keys(v.evidence),
         "judged": "evidence" if _linked(v.subject) and _linked(v.object) else "links",
     }
+
+
+def _triple(verdict: Verdict) -> Triple | None:
+    """A verdict's (subject id, object id, predicate), None when a side is not linked."""
+    s, o = verdict.subject.concept_id, verdict.object.concept_id
+    if s is None or o is None:
+        return None
+    return (s, o, verdict.relation.predicate.value)
 
 
 def _linked(link: MentionLink) -> bool:

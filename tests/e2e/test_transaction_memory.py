@@ -2,9 +2,9 @@
 
 A second local server runs here with a small per-transaction limit (the launcher's
 ``--transaction-memory``, i.e. ``db.memory.transaction.max``; Neo4j Community cannot change
-it at run time). The enrichment read keeps each distinct patient id of its rows in memory,
-so rows with long ids need more memory together than the limit allows, and one row alone
-fits.
+it at run time). Enrichment's read of the patients' own concepts keeps each distinct
+patient id of its rows in memory, so rows with long ids need more memory together than the
+limit allows, and one row alone fits.
 """
 
 from __future__ import annotations
@@ -43,35 +43,28 @@ def small_graph(tmp_path_factory: pytest.TempPathFactory, settings: Settings) ->
 
 
 def rows(count: int, id_length: int) -> list[dict[str, object]]:
-    return [
-        {
-            "rid": i,
-            "subject": "UMLS:C0000001",
-            "object": "UMLS:C0000002",
-            "predicate": "treats",
-            "patient_id": f"{i}:" + "p" * id_length,
-        }
-        for i in range(count)
-    ]
+    return [{"patient_id": f"{i}:" + "p" * id_length} for i in range(count)]
 
 
-ENRICH = {"specs": {}, "hubs": {}, "distractors": 10}
+CODES = "verify/patient_codes"
 
 
 def test_a_read_too_large_for_one_transaction_is_split(small_graph: Graph) -> None:
     batch = rows(64, 200_000)
     with pytest.raises(TransactionMemoryError) as caught:
-        small_graph.read("verify/enrich", rows=batch, **ENRICH)
+        small_graph.read(CODES, rows=batch)
     assert "\n" not in str(caught.value)
-    assert "verify/enrich" in str(caught.value)
-    # Split in halves until each part fits: every row is read (none of the concepts exist,
-    # so none returns a row; the point is that no part fails).
-    assert small_graph.read_rows("verify/enrich", batch, **ENRICH) == []
+    assert CODES in str(caught.value)
+    # Split in halves until each part fits: every row is read (no patient exists, so each
+    # comes back with no codes; the point is that no part fails).
+    found = small_graph.read_rows(CODES, batch)
+    assert [r["patient_id"] for r in found] == [r["patient_id"] for r in batch]
+    assert all(r["codes"] == [] for r in found)
 
 
 def test_one_row_that_does_not_fit_is_one_clear_error(small_graph: Graph) -> None:
     with pytest.raises(TransactionMemoryError, match="KGVERIFY_NEO4J_HEAP"):
-        small_graph.read_rows("verify/enrich", rows(1, 6_000_000), **ENRICH)
+        small_graph.read_rows(CODES, rows(1, 6_000_000))
 
 
 def test_a_bad_size_is_one_config_error(tmp_path: Path) -> None:

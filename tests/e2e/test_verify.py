@@ -246,6 +246,52 @@ def test_enrichment_of_passing_relations(sample_graph: Graph, sample_settings: S
     assert all(c.verdict is not VerdictKind.SUPPORTED for c in checks)
 
 
+def test_distractors_leave_out_what_the_patient_has_whatever_was_read_before(
+    sample_graph: Graph, sample_settings: Settings
+) -> None:
+    """A triple's enrichment is read once and kept for the run; each relation's distractors
+    then leave out the concepts its own patient has a fact of, and only then are cut to
+    ``verify_distractors``: the same list the enrichment statement gave per patient before
+    it was kept."""
+    with open_verifier(
+        sample_settings.model_copy(update={"verify_distractors": 100}), sample_graph, write=False
+    ) as v:
+        [whole] = v.verify([rel("amoxicillin", "treats", "acute bacterial sinusitis", "p-none")])
+    assert whole.enrichment is not None
+    full = whole.enrichment.distractors
+    assert len(full) >= 5, full
+    owned = [full[0], full[2]]
+    sample_graph.run_adhoc(
+        "CREATE (p:Patient {id: 'p-owns'}) WITH p UNWIND $ids AS cid "
+        "MATCH (c:Concept {id: cid}) "
+        "CREATE (p)-[:HAS_FACT]->(:Fact {id: 'f-' + cid, kind: 'condition'})-[:CODED_AS]->(c)",
+        {"ids": owned},
+        write=True,
+    )
+    try:
+        few = sample_settings.model_copy(update={"verify_distractors": 3})
+        with open_verifier(few, sample_graph, write=False) as v:
+            batches = [
+                v.verify(
+                    [
+                        rel("amoxicillin", "treats", "acute bacterial sinusitis", p)
+                        for p in ("p-none", "p-owns")
+                    ]
+                )
+                for _ in range(2)  # the second from the kept enrichment
+            ]
+        for none, owns in batches:
+            assert none.enrichment is not None and owns.enrichment is not None
+            assert none.enrichment.distractors == full[:3]
+            assert owns.enrichment.distractors == [d for d in full if d not in owned][:3]
+    finally:
+        sample_graph.run_adhoc(
+            "MATCH (p:Patient {id: 'p-owns'})-[:HAS_FACT]->(f:Fact) DETACH DELETE p, f",
+            {},
+            write=True,
+        )
+
+
 # -- provenance, files and bad input --------------------------------------------------------
 
 

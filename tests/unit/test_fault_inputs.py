@@ -150,3 +150,64 @@ def test_wire_loggers_stay_shut_below_vvv(verbose: int, debug: bool, warning: bo
         assert logging.getLogger(name).isEnabledFor(logging.DEBUG) is debug
         assert logging.getLogger(name).isEnabledFor(logging.WARNING) is warning
         assert not logging.getLogger(name).isEnabledFor(logging.CRITICAL) or verbose
+
+
+def _careful(line: str, candidates_only: bool) -> object:
+    """The reading ``read_relations_any`` promises, spelled the slow way: the line's JSON,
+    the model its keys name, validated; a ``BadLine``'s reason where that fails."""
+    from pydantic import ValidationError
+
+    from kgverify.jsonl import loads_line, reason_of
+    from kgverify.link.model import LinkedRelation
+
+    try:
+        data = loads_line(line)
+    except ValueError as exc:
+        return str(exc)
+    linked = not candidates_only and isinstance(data, dict) and "relation" in data
+    try:
+        return (LinkedRelation if linked else CandidateRelation).model_validate(data)
+    except ValidationError as exc:
+        return reason_of(exc)
+
+
+def test_the_one_pass_read_of_written_lines_reads_what_the_careful_read_does(
+    tmp_path: Path,
+) -> None:
+    """Lines as kgverify writes them are read in one pass (pydantic's JSON reader); every
+    other line, reordered, odd or bad, must come out exactly as the careful read has it."""
+    from kgverify.link.model import LinkedRelation, LinkStatus, MentionLink
+
+    relation = next(r for r in read_relations(RELATIONS) if isinstance(r, CandidateRelation))
+    link = MentionLink(status=LinkStatus.LINKED, concept_id="UMLS:C0002645", query="x")
+    linked = LinkedRelation(relation=relation, subject=link, object=link, index="i")
+    written = linked.model_dump_json()
+    as_dict = json.loads(written)
+    reordered = json.dumps({k: as_dict[k] for k in reversed(list(as_dict))})
+    candidate = relation.model_dump_json()
+    with_relation_key = json.dumps({**json.loads(candidate), "relation": {}})
+    lines = [
+        written,
+        reordered,
+        candidate,
+        with_relation_key,
+        candidate.replace('"confidence":0.', '"confidence":NaN, "x":0.', 1),
+        candidate.replace("{", '{"patient_id":"other",', 1),  # a key twice: the last counts
+        candidate.replace('"confidence":', '"confidence":"0.5","c":', 1),
+        '{"relation": 1}',
+        "[1, 2]",
+        "{",
+    ]
+    assert len(set(lines)) == len(lines), "a planted change did not apply"
+    path = tmp_path / "mixed.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    for candidates_only in (False, True):
+        got = list(read_relations_any(path, candidates_only=candidates_only))
+        assert len(got) == len(lines)
+        for line, item in zip(lines, got, strict=True):
+            expected = _careful(line, candidates_only)
+            if isinstance(item, BadLine):
+                assert item.reason == expected, line
+            else:
+                assert item == expected, line
+    assert isinstance(next(iter(read_relations_any(path))), LinkedRelation)

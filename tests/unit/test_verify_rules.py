@@ -124,9 +124,10 @@ def test_enrichment_names_exactly_the_support_types() -> None:
 
 def test_rules_walk_only_typed_vocabulary_relationships() -> None:
     readable = values(EVIDENCE_TYPES | NORMALIZATION_TYPES | CLIMB_TYPES)
-    # Enrichment also reads the patient's own facts, starting from the patient.
-    own_facts = {"verify/enrich": frozenset({"HAS_FACT", "CODED_AS"})}
-    for name in [rule.query for rule in RULES] + ["verify/enrich", "verify/hub_concepts"]:
+    # Enrichment's patient step reads the patient's own facts, starting from the patient.
+    own_facts = {"verify/patient_codes": frozenset({"HAS_FACT", "CODED_AS"})}
+    checked = ["verify/enrich", "verify/patient_codes", "verify/hub_concepts"]
+    for name in [rule.query for rule in RULES] + checked:
         allowed = readable | own_facts.get(name, frozenset())
         for var, types in relationship_patterns(name):
             assert types is not None, f"{name}: untyped relationship pattern ({var})"
