@@ -264,8 +264,8 @@ class Settings(BaseSettings):
     verify_cache: int = Field(
         default=20_000,
         ge=0,
-        description="distinct (subject, object, predicate) triples whose rule evidence a "
-        "run keeps between batches (0: none)",
+        description="distinct (subject, object, predicate) triples whose rule evidence and "
+        "enrichment a run keeps between batches (0: none)",
     )
     ingest_parallel: int = Field(
         default=2,

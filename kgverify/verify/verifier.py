@@ -10,6 +10,7 @@ enriches the ones that pass, and writes all of them back as provenance.
 
 from __future__ import annotations
 
+import sys
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -394,7 +395,8 @@ class Verifier:
                         "subject": lay_synonyms(row["subject_names"], row["subject_name"]),
                         "object": lay_synonyms(row["object_names"], row["object_name"]),
                     },
-                    distractors=row["distractors"],
+                    # One string per concept id across the kept lists (they overlap).
+                    distractors=[sys.intern(d) for d in row["distractors"]],
                 )
         out = {}
         for key in distinct:
