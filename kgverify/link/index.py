@@ -52,7 +52,7 @@ from kgverify.link.rerank import RERANK_VERSION, Reranker, name_counts, train
 
 log = logging.getLogger(__name__)
 
-INDEX_FORMAT = 14
+INDEX_FORMAT = 15  # 15: the HNSW graph built on one thread, the same on every build
 """Bumped whenever the files of an index change meaning; part of the cache key."""
 
 SPACE = "cosinesimil_sparse_fast"
@@ -342,7 +342,11 @@ def _build_ann(
         {
             "M": settings.m,
             "efConstruction": settings.ef_construction,
-            "indexThreadQty": settings.threads,
+            # One thread: HNSW's links depend on the order its threads insert in, so a
+            # build on several gave other approximate neighbours each time (the sample's
+            # links differed in a sixth of its relations, lower-ranked candidates only).
+            # Searches stay parallel (`index_threads`): each query alone is deterministic.
+            "indexThreadQty": 1,
             "post": 0,
         },
         print_progress=False,
@@ -386,9 +390,14 @@ def _alias_neighbours(
         batch = vectors[start : start + _NEIGHBOUR_BATCH]
         found = index.knnQueryBatch(batch, k=ALIAS_NEIGHBOURS, num_threads=settings.threads)
         for offset, (ann_ids, distances) in enumerate(found):
-            row, count = positions[start + offset], len(ann_ids)
-            ids[row, :count] = positions[ann_ids]
-            similarities[row, :count] = 1.0 - distances
+            # Best first, ties by position, and none that shares no 3-gram (cosine 0): HNSW
+            # pads a short answer with arbitrary far aliases, which differed between runs.
+            near = 1.0 - distances
+            keep = np.flatnonzero(near > 0.0)
+            order = keep[np.lexsort((positions[ann_ids[keep]], -near[keep]))]
+            row, count = positions[start + offset], len(order)
+            ids[row, :count] = positions[ann_ids[order]]
+            similarities[row, :count] = near[order]
     return ids, similarities
 
 
@@ -589,12 +598,12 @@ class LinkerIndex:
         if results is not None:
             for at, (ids, distances) in zip(nonzero.tolist(), results, strict=True):
                 similarity = 1.0 - distances.astype(np.float64)  # as the store's cosine
-                found[at] = list(zip(ids.tolist(), similarity.tolist(), strict=True))
+                found[at] = _ranked(zip(ids.tolist(), similarity.tolist(), strict=True))
         if mode != "hnsw":
             for at in nonzero.tolist():
                 merged = dict(found[at])
                 merged.update(exact[at])  # the same cosine either way; exact where both
-                found[at] = sorted(merged.items(), key=lambda pair: -pair[1])[:k]
+                found[at] = _ranked(merged.items())[:k]
         for at in nonzero.tolist():
             found[at] = [(int(self.positions[i]), sim) for i, sim in found[at][:k]]
         return found
@@ -617,6 +626,13 @@ class LinkerIndex:
 
     def close(self) -> None:
         self.store.close()
+
+
+def _ranked(pairs: Iterable[tuple[int, float]]) -> list[tuple[int, float]]:
+    """(alias number, cosine) best first, equal cosines by alias number, and none that
+    shares no 3-gram: HNSW returns equal distances in no fixed order and pads a short
+    answer with arbitrary far aliases, so without this two runs listed other candidates."""
+    return sorted(((i, s) for i, s in pairs if s > 0.0), key=lambda pair: (-pair[1], pair[0]))
 
 
 def graph_index_key(

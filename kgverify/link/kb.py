@@ -118,7 +118,11 @@ class KbStore:
                 )
             )
             aliases = entry.aliases()
-            keys = {(key_of(a), stage) for stage, key_of in STAGE_KEYS.items() for a in aliases}
+            # Sorted: a set's order follows the process's string hashing, and the rows'
+            # order is what `lookup` and `names_by_concept` hand on.
+            keys = sorted(
+                {(key_of(a), stage) for stage, key_of in STAGE_KEYS.items() for a in aliases}
+            )
             names.extend((key, stage, count) for key, stage in keys if key)
             count += 1
             if len(concepts) >= batch:
