@@ -390,14 +390,10 @@ def _alias_neighbours(
         batch = vectors[start : start + _NEIGHBOUR_BATCH]
         found = index.knnQueryBatch(batch, k=ALIAS_NEIGHBOURS, num_threads=settings.threads)
         for offset, (ann_ids, distances) in enumerate(found):
-            # Best first, ties by position, and none that shares no 3-gram (cosine 0): HNSW
-            # pads a short answer with arbitrary far aliases, which differed between runs.
-            near = 1.0 - distances
-            keep = np.flatnonzero(near > 0.0)
-            order = keep[np.lexsort((positions[ann_ids[keep]], -near[keep]))]
-            row, count = positions[start + offset], len(order)
-            ids[row, :count] = positions[ann_ids[order]]
-            similarities[row, :count] = near[order]
+            ranked = _ranked(zip(ann_ids.tolist(), (1.0 - distances).tolist(), strict=True))
+            row, count = positions[start + offset], len(ranked)
+            ids[row, :count] = positions[[i for i, _ in ranked]]
+            similarities[row, :count] = [s for _, s in ranked]
     return ids, similarities
 
 

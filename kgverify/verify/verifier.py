@@ -15,7 +15,7 @@ from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -218,25 +218,15 @@ class Verifier:
 
     def _evidence_of(self, keys: list[Triple]) -> list[list[EvidencePath]]:
         """Ranked evidence of distinct ``keys``, from the kept evidence where it is there."""
-        kept = self._evidence
-        missing = [key for key in keys if key not in kept]
-        self.evidence_cached += len(keys) - len(missing)
-        self.evidence_read += len(missing)
-        found = self._rule_paths(missing) if missing else {}
-        fresh = {key: self.ranked(found.get(n, [])) for n, key in enumerate(missing)}
-        out = []
-        for key in keys:
-            paths = fresh.get(key)
-            if paths is None:
-                paths = kept[key]
-                kept.move_to_end(key)
-            out.append(list(paths))  # the caller's own list: what is kept stays as read
-        limit = self.settings.verify_cache
-        if limit:
-            kept.update(fresh)
-        while len(kept) > limit:
-            kept.popitem(last=False)
-        return out
+
+        def read(missing: list[Triple]) -> dict[Triple, list[EvidencePath]]:
+            found = self._rule_paths(missing)
+            return {key: self.ranked(found.get(n, [])) for n, key in enumerate(missing)}
+
+        got, read_count = _kept(self._evidence, keys, read, self.settings.verify_cache)
+        self.evidence_cached += len(keys) - read_count
+        self.evidence_read += read_count
+        return [list(got[key]) for key in keys]  # the caller's own lists: what is kept stays
 
     def _rule_paths(self, keys: list[Triple]) -> dict[int, list[EvidencePath]]:
         rows: list[dict[str, Any]] = [
@@ -374,11 +364,9 @@ class Verifier:
         least recently used out first): the vocabulary does not change during a run, and
         the same drugs and conditions come back batch after batch. None for a triple whose
         subject or object is not in the graph."""
-        kept = self._enrichments
-        distinct = list(dict.fromkeys(keys))
-        missing = [key for key in distinct if key not in kept]
-        fresh: dict[Triple, Enrichment | None] = dict.fromkeys(missing)
-        if missing:
+
+        def read(missing: list[Triple]) -> dict[Triple, Enrichment | None]:
+            fresh: dict[Triple, Enrichment | None] = dict.fromkeys(missing)
             specs = {p.value: [e.as_param() for e in edges] for p, edges in SUPPORT.items()}
             rows = [
                 {"rid": n, "subject": s, "object": o, "predicate": p}
@@ -398,19 +386,10 @@ class Verifier:
                     # One string per concept id across the kept lists (they overlap).
                     distractors=[sys.intern(d) for d in row["distractors"]],
                 )
-        out = {}
-        for key in distinct:
-            if key in fresh:
-                out[key] = fresh[key]
-            else:
-                out[key] = kept[key]
-                kept.move_to_end(key)
-        limit = self.settings.verify_cache
-        if limit:
-            kept.update(fresh)
-        while len(kept) > limit:
-            kept.popitem(last=False)
-        return out
+            return fresh
+
+        distinct = list(dict.fromkeys(keys))
+        return _kept(self._enrichments, distinct, read, self.settings.verify_cache)[0]
 
     def _write_back(self, verdicts: list[Verdict]) -> _WriteBack:
         """Write ``verdicts`` as assertions; touches nothing of this object's but the
@@ -491,6 +470,33 @@ def _assertion_row(v: Verdict, now: str) -> dict[str, Any]:
         "evidence_edges": edge_keys(v.evidence),
         "judged": "evidence" if _linked(v.subject) and _linked(v.object) else "links",
     }
+
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+def _kept(
+    kept: OrderedDict[K, V], keys: list[K], read: Callable[[list[K]], dict[K, V]], limit: int
+) -> tuple[dict[K, V], int]:
+    """The values of distinct ``keys``: from ``kept`` where there (each moved to the most
+    recently used end), the others from one ``read`` of them all, then kept, at most
+    ``limit`` entries (least recently used out first; 0 keeps none). Returns the values
+    and how many keys were read."""
+    missing = [key for key in keys if key not in kept]
+    fresh = read(missing) if missing else {}
+    out: dict[K, V] = {}
+    for key in keys:
+        if key in fresh:
+            out[key] = fresh[key]
+        else:
+            out[key] = kept[key]
+            kept.move_to_end(key)
+    if limit:
+        kept.update(fresh)
+    while len(kept) > limit:
+        kept.popitem(last=False)
+    return out, len(missing)
 
 
 def _triple(verdict: Verdict) -> Triple | None:
