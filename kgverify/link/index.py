@@ -336,21 +336,7 @@ def _build_ann(
     with open(files.all_aliases, "w", encoding="utf-8") as out:
         json.dump(aliases, out)
     np.savez(files.alias_concepts, offsets=offsets, rows=rows, positions=positions)
-    index = nmslib.init(method="hnsw", space=SPACE, data_type=nmslib.DataType.SPARSE_VECTOR)
-    index.addDataPointBatch(vectors)
-    index.createIndex(
-        {
-            "M": settings.m,
-            "efConstruction": settings.ef_construction,
-            # One thread: HNSW's links depend on the order its threads insert in, so a
-            # build on several gave other approximate neighbours each time (the sample's
-            # links differed in a sixth of its relations, lower-ranked candidates only).
-            # Searches stay parallel (`index_threads`): each query alone is deterministic.
-            "indexThreadQty": 1,
-            "post": 0,
-        },
-        print_progress=False,
-    )
+    index = _hnsw(vectors, settings)
     # save_data writes the vectors next to the graph (<index>.dat): kgverify reloads both in
     # one step; scispaCy's loader ignores the file and re-adds the vectors from the npz.
     index.saveIndex(paths.ann_index, save_data=True)
@@ -359,6 +345,37 @@ def _build_ann(
     np.save(files.neighbour_ids, ids)
     np.save(files.neighbour_similarities, similarities)
     return len(kept)
+
+
+def _hnsw(vectors: scipy.sparse.csr_matrix, settings: IndexSettings) -> Any:
+    """The HNSW graph of ``vectors``, built on a thread of its own.
+
+    nmslib draws each node's level from a per-thread generator seeded alike on every thread,
+    and a build leaves it advanced: a second build on the same thread gave another graph (and
+    other listed alternatives) from the same aliases. A fresh thread starts each build where a
+    fresh process does.
+    """
+
+    def build() -> Any:
+        index = nmslib.init(method="hnsw", space=SPACE, data_type=nmslib.DataType.SPARSE_VECTOR)
+        index.addDataPointBatch(vectors)
+        index.createIndex(
+            {
+                "M": settings.m,
+                "efConstruction": settings.ef_construction,
+                # One thread: HNSW's links depend on the order its threads insert in, so a
+                # build on several gave other approximate neighbours each time (the sample's
+                # links differed in a sixth of its relations, lower-ranked candidates only).
+                # Searches stay parallel (`index_threads`): each query alone is deterministic.
+                "indexThreadQty": 1,
+                "post": 0,
+            },
+            print_progress=False,
+        )
+        return index
+
+    with ThreadPoolExecutor(1) as fresh:
+        return fresh.submit(build).result()
 
 
 ALIAS_NEIGHBOURS = 10

@@ -4,13 +4,17 @@ real nmslib HNSW, real SQLite store)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 import scipy.sparse
 
+from kgverify.api import sample_path
 from kgverify.link.index import ALIAS_NEIGHBOURS, KnnSearch, LinkerIndex, build_index
+from kgverify.link.kb import KbEntry
 from kgverify.link.linker import ALTERNATIVES, Linker, MentionQuery
 from kgverify.link.model import LinkStatus, Method
 from kgverify.link.normalize import exact_key
@@ -198,3 +202,47 @@ def test_a_resolved_mention_lists_at_most_five_concepts(index_dir: Path) -> None
     for text in ("hyponatremia", "metformin", "Hyponatraemia"):
         _, ids = link(index_dir, text, alternatives=True)
         assert 1 < len(set(ids)) <= ALTERNATIVES, (text, ids)
+
+
+def _sample_snomed_entries() -> list[KbEntry]:
+    """The shipped sample's SNOMED CT descriptions (RF2), a concept's terms as one entry."""
+    folder = sample_path("snomed") / "SnomedCT_InternationalRF2_PRODUCTION_20250601T120000Z"
+    [file] = (folder / "Snapshot" / "Terminology").glob("sct2_Description_Snapshot-*.txt")
+    terms: dict[str, list[str]] = {}
+    with file.open(encoding="utf-8") as rows:
+        next(rows)  # header
+        for line in rows:
+            cols = line.rstrip("\n").split("\t")
+            if cols[2] == "1":  # active
+                terms.setdefault(f"SNOMEDCT:{cols[4]}", []).append(cols[7])
+    return [KbEntry(id=c, vocab="SNOMEDCT", name=t[0], names=t[1:]) for c, t in terms.items()]
+
+
+def test_two_builds_on_one_thread_give_the_same_index(tmp_path: Path) -> None:
+    # nmslib's level generator lives per thread and a build advances it: built twice on
+    # this thread, the HNSW graph (and the neighbours stored from it) differed.
+    entries = _sample_snomed_entries()
+    assert len(entries) > 300
+    built = []
+    for name in ("first", "second"):
+        build_index(entries, tmp_path / name, SETTINGS, key="same", source={"label": "sample"})
+        files = sorted((tmp_path / name).iterdir())
+        built.append(
+            {
+                f.name: _untimed(json.loads(f.read_text()))
+                if f.suffix == ".json"
+                else f.read_bytes()
+                for f in files
+            }
+        )
+    assert "nmslib_index.bin" in built[0] and "alias_neighbours.npy" in built[0]
+    assert [k for k in built[0] if built[0][k] != built[1].get(k)] == []
+
+
+def _untimed(value: Any) -> Any:
+    """A JSON value without its "seconds" and "build_seconds" fields (how long a step took)."""
+    if isinstance(value, dict):
+        return {k: _untimed(v) for k, v in value.items() if not k.endswith("seconds")}
+    if isinstance(value, list):
+        return [_untimed(v) for v in value]
+    return value
