@@ -141,6 +141,12 @@ CONCEPT = _table("concept", "concept_id vocabulary_id concept_code", "concept_na
 EVENTS = (CONDITION, DRUG, MEASUREMENT, PROCEDURE, NOTE)
 REQUIRED_TABLES = tuple(t.name for t in (PERSON, VISIT, CONCEPT, *EVENTS) if t is not NOTE)
 OPTIONAL_TABLES = (NOTE.name,)
+UNREAD_TABLES = ("observation", "device_exposure", "specimen", "death", "visit_detail", "note_nlp")
+"""OMOP CDM clinical data tables whose rows kgverify makes no facts of: where present, their
+rows are counted as read and skipped, so the report says what the run left out (Eunomia's
+observation table holds histories and allergies). Derived tables (eras, observation
+periods) and vocabulary tables are not patient records and are not counted."""
+_KNOWN_TABLES = REQUIRED_TABLES + OPTIONAL_TABLES + UNREAD_TABLES
 
 VISIT_KINDS: dict[str, EncounterKind] = {
     "9201": "inpatient", "262": "inpatient", "8717": "inpatient",
@@ -184,11 +190,11 @@ def read_omop(
     return duck.bounded(_trajectories(source, ledger, salt, workdir, memory_limit))
 
 
-def _files(source: Path) -> dict[str, Path]:
-    """The file of each OMOP table present in a folder."""
-    found = {
-        t: duck.find_file(source, t, _FILE_SUFFIXES) for t in REQUIRED_TABLES + OPTIONAL_TABLES
-    }
+def _files(
+    source: Path, tables: tuple[str, ...] = REQUIRED_TABLES + OPTIONAL_TABLES
+) -> dict[str, Path]:
+    """The file of each of ``tables`` present in a folder."""
+    found = {t: duck.find_file(source, t, _FILE_SUFFIXES) for t in tables}
     return {t: p for t, p in found.items() if p is not None}
 
 
@@ -225,7 +231,7 @@ def _database_tables(con: duckdb.DuckDBPyConnection, catalog: str | None) -> dic
     return {
         str(t).lower(): f"{prefix}{duck.quote(str(s))}.{duck.quote(str(t))}"
         for s, t in rows
-        if schemas and s == schemas[0] and str(t).lower() in REQUIRED_TABLES + OPTIONAL_TABLES
+        if schemas and s == schemas[0] and str(t).lower() in _KNOWN_TABLES
     }
 
 
@@ -238,6 +244,7 @@ def _trajectories(
     ):
         present = _open_tables(con, source, ledger)
         events = [t for t in EVENTS if t.name in present and _usable(con, t, ledger)]
+        _count_unread(con, source, present, ledger)
         _stage_concepts(con, ledger)
         facts = {
             t.name: duck.stream(con, _select(con, t, present[t.name]), _maker(t, present[t.name]))
@@ -305,12 +312,49 @@ def _usable(con: duckdb.DuckDBPyConnection, table: _Table, ledger: Ledger) -> bo
     missing = [c for c in table.required if c not in have]
     if not missing:
         return True
-    rows = duck.count(con, table.name)
-    tally = ledger.tally(table.name)
-    tally.read += rows
-    tally.skip(f"table lacks OMOP columns {', '.join(missing)}", rows)
+    _skip_whole(con, table.name, ledger, f"table lacks OMOP columns {', '.join(missing)}")
     log.warning("omop: %s skipped, it lacks columns %s", table.name, missing)
     return False
+
+
+def _count_unread(
+    con: duckdb.DuckDBPyConnection, source: Path, present: dict[str, _Located], ledger: Ledger
+) -> None:
+    """Count the rows of the ``UNREAD_TABLES`` present as read and skipped. A folder's file
+    is staged only to be counted (its malformed CSV lines rejected, text withheld); one that
+    cannot be read as a table at all is one rejected entry, never a failed run."""
+    unread = "an OMOP table kgverify does not read"
+    if source.is_file():
+        for table in (t for t in UNREAD_TABLES if t in present and duck.count(con, t)):
+            _skip_whole(con, table, ledger, unread)
+        return
+    for table, path in _files(source, UNREAD_TABLES).items():
+        if path.stat().st_size == 0:
+            continue
+        try:
+            if path.name.lower().endswith(".parquet"):
+                con.execute(
+                    f"CREATE VIEW {duck.quote(table)} AS SELECT * "  # noqa: S608
+                    f"FROM read_parquet({duck.literal(str(path))})"
+                )
+            else:
+                duck.stage_csv(con, table, path, ledger, withhold_text=True)
+            if duck.count(con, table):
+                _skip_whole(con, table, ledger, unread)
+        except (SourceError, duckdb.Error) as exc:
+            tally = ledger.tally(table)
+            tally.read += 1
+            tally.reject(None, f"{unread}, and it is not readable as a table", path.name)
+            log.warning("omop: %s not readable as a table: %s", path.name, str(exc)[:200])
+
+
+def _skip_whole(con: duckdb.DuckDBPyConnection, table: str, ledger: Ledger, reason: str) -> None:
+    """Count every row of ``table`` as read and skipped for ``reason`` (a CSV file's
+    malformed lines were already counted as rejected when it was staged)."""
+    rows = duck.count(con, table)
+    tally = ledger.tally(table)
+    tally.read += rows
+    tally.skip(reason, rows)
 
 
 def _stage_concepts(con: duckdb.DuckDBPyConnection, ledger: Ledger) -> None:

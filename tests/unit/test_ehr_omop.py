@@ -21,7 +21,7 @@ import pytest
 
 from kgverify.ehr.common import Ledger, SourceError
 from kgverify.ehr.model import Trajectory
-from kgverify.ehr.omop import read_omop
+from kgverify.ehr.omop import UNREAD_TABLES, read_omop
 from kgverify.ehr.privacy import age_band, pseudonym
 from kgverify.errors import ConfigError
 from kgverify.rows import FileReport, RejectSink
@@ -106,6 +106,21 @@ def test_rows_per_table_reconcile_with_the_database(run: Run) -> None:
         assert (report.loaded, report.rejected) == (count, 0), table
     note = run.reports["note"]  # Eunomia's note table is a header row under column00..13
     assert (note.read, note.skipped, note.loaded) == (1, 1, 0)
+
+
+def test_tables_kgverify_does_not_read_are_reported_not_dropped(run: Run) -> None:
+    # Eunomia's observation table (histories, allergies) makes no facts: its rows are
+    # counted as read and skipped with the reason, so the report says what was left out.
+    observation = run.reports["observation"]
+    count = scalar("SELECT count(*) FROM observation")
+    assert count > 1000
+    assert (observation.read, observation.skipped, observation.loaded) == (count, count, 0)
+    assert observation.skipped_reasons == {"an OMOP table kgverify does not read": count}
+    assert all(run.reports[t].reconciles for t in UNREAD_TABLES if t in run.reports)
+    # Derived and vocabulary tables hold no patient records: not counted.
+    assert not {"condition_era", "drug_era", "observation_period", "concept_ancestor"} & set(
+        run.reports
+    )
 
 
 def test_items_with_an_unknown_visit_stay_outside_encounters(run: Run) -> None:
@@ -241,6 +256,13 @@ def test_bad_rows_are_rejected_and_unmapped_codes_kept(run: Run, tmp_path: Path)
         '1,6,2015-10-02,,44814637,0,Discharge,"Pt stable, discharged home.",0,0,,,,\n'
         '2,6,yesterday,,44814637,0,Discharge,"Secret text about the patient.",0,0,,,,\n'
     )
+    (folder / "observation.csv").write_text(
+        "observation_id,person_id,observation_concept_id,observation_date,value_as_string\n"
+        "1,6,4323208,2015-10-02,never smoked\n"
+        '2,6,4323208,2015-10-02,"heavy smoker\n'  # an unclosed quote
+    )
+    (folder / "specimen.csv").write_text("")  # empty: nothing to count
+    (folder / "death.csv").write_text(",,\n6,2015-10-02,\n")  # no header: not a table
     sink = RejectSink(tmp_path / "rejects.jsonl")
     ledger = Ledger(sink)
     (trajectory,) = list(read_omop(folder, ledger, salt=SALT))
@@ -272,6 +294,15 @@ def test_bad_rows_are_rejected_and_unmapped_codes_kept(run: Run, tmp_path: Path)
     assert found[(first + 5, "malformed CSV line")] == "900006,6,192671"
     assert "note_id=2" in found[(3, "unparsable date note_date")] and "Secret text" not in rejects
     assert ledger.report("note").reconciles
+    # A table kgverify does not read: counted, its malformed line rejected without its text.
+    unread = ledger.report("observation")
+    assert (unread.read, unread.skipped, unread.rejected) == (2, 1, 1) and unread.reconciles
+    assert found[(3, "malformed CSV line")] == "(text withheld)" and "smoker" not in rejects
+    # One that is not a table at all is one rejected entry, not a failed run.
+    death = ledger.report("death")
+    assert (death.read, death.rejected) == (1, 1) and death.reconciles
+    assert found[(None, "an OMOP table kgverify does not read, and it is not readable as a table")]
+    assert "specimen" not in {r.file for r in ledger.reports()}
 
 
 NOTES = (
