@@ -281,17 +281,24 @@ def _open_tables(
             located[table] = _ORDINAL
         return located
     for table, path in _files(source).items():
-        if path.name.lower().endswith(".parquet"):
-            con.execute(
-                f"CREATE VIEW {duck.quote(table)} AS SELECT * EXCLUDE (file_row_number), "  # noqa: S608
-                f"file_row_number AS _rid FROM "
-                f"read_parquet({duck.literal(str(path))}, file_row_number = true)"
-            )
-            located[table] = _ORDINAL
-        else:
-            staged = duck.stage_csv(con, table, path, ledger, withhold_text=table == NOTE.name)
-            located[table] = _Located("t.rowid", staged.line_of)
+        located[table] = _open_file(con, table, path, ledger, withhold_text=table == NOTE.name)
     return located
+
+
+def _open_file(
+    con: duckdb.DuckDBPyConnection, table: str, path: Path, ledger: Ledger, *, withhold_text: bool
+) -> _Located:
+    """Make a folder's table file relation ``table`` of ``con`` (Parquet read in place, CSV
+    staged with its malformed lines rejected)."""
+    if path.name.lower().endswith(".parquet"):
+        con.execute(
+            f"CREATE VIEW {duck.quote(table)} AS SELECT * EXCLUDE (file_row_number), "  # noqa: S608
+            f"file_row_number AS _rid FROM "
+            f"read_parquet({duck.literal(str(path))}, file_row_number = true)"
+        )
+        return _ORDINAL
+    staged = duck.stage_csv(con, table, path, ledger, withhold_text=withhold_text)
+    return _Located("t.rowid", staged.line_of)
 
 
 def _source_views(con: duckdb.DuckDBPyConnection) -> set[str]:
@@ -312,7 +319,8 @@ def _usable(con: duckdb.DuckDBPyConnection, table: _Table, ledger: Ledger) -> bo
     missing = [c for c in table.required if c not in have]
     if not missing:
         return True
-    _skip_whole(con, table.name, ledger, f"table lacks OMOP columns {', '.join(missing)}")
+    reason = f"table lacks OMOP columns {', '.join(missing)}"
+    _skip_whole(ledger, table.name, duck.count(con, table.name), reason)
     log.warning("omop: %s skipped, it lacks columns %s", table.name, missing)
     return False
 
@@ -320,38 +328,34 @@ def _usable(con: duckdb.DuckDBPyConnection, table: _Table, ledger: Ledger) -> bo
 def _count_unread(
     con: duckdb.DuckDBPyConnection, source: Path, present: dict[str, _Located], ledger: Ledger
 ) -> None:
-    """Count the rows of the ``UNREAD_TABLES`` present as read and skipped. A folder's file
-    is staged only to be counted (its malformed CSV lines rejected, text withheld); one that
-    cannot be read as a table at all is one rejected entry, never a failed run."""
+    """Count the rows of the ``UNREAD_TABLES`` present as read and skipped (a table with no
+    rows makes no report). A folder's file is opened only to be counted (its malformed CSV
+    lines rejected, text withheld); one that cannot be read as a table at all is one
+    rejected entry, never a failed run."""
     unread = "an OMOP table kgverify does not read"
-    if source.is_file():
-        for table in (t for t in UNREAD_TABLES if t in present and duck.count(con, t)):
-            _skip_whole(con, table, ledger, unread)
-        return
-    for table, path in _files(source, UNREAD_TABLES).items():
-        if path.stat().st_size == 0:
-            continue
+    files = {} if source.is_file() else _files(source, UNREAD_TABLES)
+    for table in (t for t in UNREAD_TABLES if t in present or t in files):
+        path = files.get(table)
         try:
-            if path.name.lower().endswith(".parquet"):
-                con.execute(
-                    f"CREATE VIEW {duck.quote(table)} AS SELECT * "  # noqa: S608
-                    f"FROM read_parquet({duck.literal(str(path))})"
-                )
-            else:
-                duck.stage_csv(con, table, path, ledger, withhold_text=True)
-            if duck.count(con, table):
-                _skip_whole(con, table, ledger, unread)
+            if path is not None:
+                if path.stat().st_size == 0:
+                    continue
+                _open_file(con, table, path, ledger, withhold_text=True)
+            rows = duck.count(con, table)
         except (SourceError, duckdb.Error) as exc:
+            name = path.name if path is not None else table
             tally = ledger.tally(table)
             tally.read += 1
-            tally.reject(None, f"{unread}, and it is not readable as a table", path.name)
-            log.warning("omop: %s not readable as a table: %s", path.name, str(exc)[:200])
+            tally.reject(None, f"{unread}, and it is not readable as a table", name)
+            log.warning("omop: %s not readable as a table: %s", name, str(exc)[:200])
+            continue
+        if rows:
+            _skip_whole(ledger, table, rows, unread)
 
 
-def _skip_whole(con: duckdb.DuckDBPyConnection, table: str, ledger: Ledger, reason: str) -> None:
-    """Count every row of ``table`` as read and skipped for ``reason`` (a CSV file's
+def _skip_whole(ledger: Ledger, table: str, rows: int, reason: str) -> None:
+    """Count ``rows`` rows of ``table`` as read and skipped for ``reason`` (a CSV file's
     malformed lines were already counted as rejected when it was staged)."""
-    rows = duck.count(con, table)
     tally = ledger.tally(table)
     tally.read += rows
     tally.skip(reason, rows)
