@@ -359,11 +359,12 @@ def _names(graph: Graph, ids: set[str]) -> dict[str, str]:
 def flagged_by_depth(
     graph: Graph, settings: Settings, items: list[dict[str, Any]], depths: range
 ) -> dict[str, int]:
-    """Items with a distractor the new rules refuse, per ``derive_near_depth``."""
+    """Items with a distractor the new rules refuse, per ``derive_near_depth`` (the same
+    depth for the treatment rules)."""
     out = {}
     with Verifier(graph, settings, write=False, enrich=False) as verifier:
         for depth in depths:
-            justifier = Justifier(graph, verifier.hubs, depth)
+            justifier = Justifier(graph, verifier.hubs, depth, depth)
             flagged = 0
             for chunk in batched(items, 500):
                 judged = justifier.judge([request_of(i) for i in chunk])
@@ -383,7 +384,9 @@ def rejudge(graph: Graph, settings: Settings, items: list[dict[str, Any]]) -> di
     distractors = 0
     examples: dict[str, list[dict[str, Any]]] = defaultdict(list)
     with Verifier(graph, settings, write=False, enrich=False) as verifier:
-        justifier = Justifier(graph, verifier.hubs, settings.derive_near_depth)
+        justifier = Justifier(
+            graph, verifier.hubs, settings.derive_near_depth, settings.derive_drug_near_depth
+        )
         for chunk in batched(items, 500):
             requests = [request_of(i) for i in chunk]
             judged = justifier.judge(requests)

@@ -308,6 +308,14 @@ class Settings(BaseSettings):
         "distractor whose indications (or the clues' targets) share a non-hub ancestor this "
         "close is refused",
     )
+    derive_drug_near_depth: int = Field(
+        default=1,
+        ge=1,
+        le=6,
+        description="the same bound for the treatment rules: a distractor drug is refused "
+        "when an indication shares a non-hub ancestor this close with the item's condition "
+        "(1: its parents, children and siblings)",
+    )
     derive_known_pool: int = Field(
         default=5000,
         ge=0,

@@ -95,7 +95,12 @@ class Reverifier:
         self.settings = verifier.settings
         self.progress = progress
         # Derivation's justification rules, re-judging the distractors of stored items.
-        self.justifier = Justifier(self.graph, verifier.hubs, self.settings.derive_near_depth)
+        self.justifier = Justifier(
+            self.graph,
+            verifier.hubs,
+            self.settings.derive_near_depth,
+            self.settings.derive_drug_near_depth,
+        )
 
     def run(self, releases: list[str] | None = None) -> ReverifyReport:
         started = time.perf_counter()

@@ -67,6 +67,7 @@ class CardFacts:
     policy: dict[str, Any] | None  # the re-applied policy; None: the stored passed flags
     reviews: dict[str, int]
     near_depth: int
+    drug_near_depth: int  # the treatment rules' neighbourhood
     justify_version: str
     dates: DateShift  # how dates are published (kgverify/dates.py)
 
@@ -156,7 +157,8 @@ def dataset_card(
         "  that it is wrong (rule, version, the cited vocabulary edges with their source and",
         "  release, the compared concept sets). A candidate the graph is merely silent about",
         f"  is never used. Justification rules version `{facts.justify_version}`,",
-        f"  neighbourhood depth {facts.near_depth}; per rule: "
+        f"  neighbourhood depth {facts.near_depth} ({facts.drug_near_depth} for the treatment"
+        " rules); per rule: "
         + (", ".join(f"{k} {v}" for k, v in report.justifications.items()) or "none")
         + f"; {rejected} candidates refused (reasons in the run report).",
         "- One item per clinical content (task, topic, the other stem concepts, answer):",

@@ -30,8 +30,13 @@ way (diagnosis, prognosis); the code here names no task. The reasons (docs/deriv
 The **neighbourhood** of a concept is everything below its non-hub is-a ancestors up to
 ``derive_near_depth`` steps (across MAPS_TO), its body systems left out (top groupings with
 no morphology: they locate, a lesion kind characterizes): two concepts are *near* when they
-share such an ancestor. A candidate that something refutes (an indication near the
-condition, a class shared with a known treatment, a clue pointing near it) is refused with
+share such an ancestor. The treatment rules read a narrower one, ``derive_drug_near_depth``
+steps (default 1: the condition's parents, children and siblings): at 3, every drug known
+for any heart disease was refused beside atrial fibrillation, so amlodipine (coronary
+disease) never met verapamil as a lure; a shared class below ATC level 2 and an indication
+to the condition's close kin still refuse. A candidate that something refutes (an
+indication near the condition, a class shared with a known treatment, a clue pointing near
+it) is refused with
 the reason; one that nothing justifies is refused too.
 
 Every admitted candidate also says what kind of lure it is (``model.LURES``): specific to
@@ -100,7 +105,7 @@ KINGDOMS: dict[str, str] = {
     "UMLS:C0016832": "fungi",  # Fungi
 }
 
-RULES_VERSION = "b81f3c52d907"
+RULES_VERSION = "c4e0d9a71b52"
 """The justification rules' version, recorded in every justification, so a changed rule shows
 in every item it justifies. Declared, not computed: bump it when what the rules decide or say
 changes (``QUERIES``, this module, ``model.TASK_RULES``). tests/unit/test_justify_version.py
@@ -259,10 +264,13 @@ class _PointingContext:
 class Justifier:
     """Judges distractor candidates with the rules above, a batch of requests at a time."""
 
-    def __init__(self, graph: Graph, hubs: dict[str, bool], near_depth: int) -> None:
+    def __init__(
+        self, graph: Graph, hubs: dict[str, bool], near_depth: int, drug_depth: int
+    ) -> None:
         self.graph = graph
         self.hubs = hubs
         self.near_depth = near_depth
+        self.drug_depth = drug_depth  # the treatment rules' neighbourhood (drug answers)
         self.version = rules_version()
         self._ups: _Bounded[str, Up] = _Bounded()
         self._drugs: _Bounded[str, DrugProfile] = _Bounded()
@@ -273,7 +281,7 @@ class Justifier:
         self._agents: _Bounded[str, tuple[tuple[CitedEdge, frozenset[str]], ...]] = _Bounded()
         # Per judge call, once its reads are done (None outside): tops and neighbourhoods.
         self._memo_tops: dict[str, frozenset[str]] | None = None
-        self._memo_hood: dict[str, frozenset[str]] | None = None
+        self._memo_hood: dict[tuple[str, int], frozenset[str]] | None = None
         # Outcomes as far as they do not depend on the patient, per (request key, candidate),
         # and what a request key's candidates are judged against: the same contents recur
         # across a run's patients (the graph does not change while a Justifier lives).
@@ -508,26 +516,28 @@ class Justifier:
             out.extend((e, concept) for e in found)
         return out
 
-    def _near_set(self, topic: str) -> frozenset[str]:
-        """The non-hub ancestors within ``near_depth`` of ``topic`` (and itself): a concept
-        is in topic's neighbourhood when its clean ancestors meet this set."""
-        up = self._ups[topic]
-        return frozenset(a for a in up.clean if up.depth.get(a, 99) <= self.near_depth)
+    def _near_set(self, topic: str, depth: int | None = None) -> frozenset[str]:
+        """The non-hub ancestors within ``depth`` (default ``near_depth``) of ``topic`` (and
+        itself): a concept is in topic's neighbourhood when its clean ancestors meet this
+        set."""
+        up, depth = self._ups[topic], self.near_depth if depth is None else depth
+        return frozenset(a for a in up.clean if up.depth.get(a, 99) <= depth)
 
-    def _hood(self, concept: str) -> frozenset[str]:
+    def _hood(self, concept: str, depth: int | None = None) -> frozenset[str]:
         """The neighbourhood the refusals read: the near set less the body systems. A
         system only locates a concept ("Disorder of respiratory system" above strep throat
         and above allergic rhinitis), so what lies below it decides; a top grouping that
         names a kind of lesion (an ASSOCIATED_MORPHOLOGY: a forearm fracture is a "Fracture
         of bone" as an osteoporotic fracture is) characterizes it and stays
         (lesion flags read by :meth:`judge`)."""
+        depth = self.near_depth if depth is None else depth
         memo = self._memo_hood
-        if memo is not None and concept in memo:
-            return memo[concept]
+        if memo is not None and (concept, depth) in memo:
+            return memo[(concept, depth)]
         systems = {t for t in self._tops(concept) if not self._lesion.data.get(t, True)}
-        hood = self._near_set(concept) - systems
+        hood = self._near_set(concept, depth) - systems
         if memo is not None:
-            memo[concept] = hood
+            memo[(concept, depth)] = hood
         return hood
 
     def _judge_one(self, r: Request) -> dict[str, Outcome]:
@@ -563,7 +573,7 @@ class Justifier:
             for k in self._drugs[t].classes:
                 treater_classes.setdefault(k, t)
         return _TreatingContext(
-            hood=self._hood(r.topic),
+            hood=self._hood(r.topic, self.drug_depth),
             treaters=treaters,
             classes=treater_classes,
             close_classes=frozenset(k for t in treaters for k in self._drugs[t].close_classes),

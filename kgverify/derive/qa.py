@@ -419,7 +419,9 @@ class DistractorScreen:
         self.verifier = verifier
         self.settings = settings
         self.reviews = reviews or ReviewState([])
-        self.justifier = Justifier(graph, verifier.hubs, settings.derive_near_depth)
+        self.justifier = Justifier(
+            graph, verifier.hubs, settings.derive_near_depth, settings.derive_drug_near_depth
+        )
         self._known: dict[tuple[str, str], list[str]] = {}
         self._reach: dict[str, frozenset[str]] = {}  # coded concept -> derive/concept_reach
         # (content group, the answer's kin) -> the seeded samples a candidate pools

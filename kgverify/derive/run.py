@@ -148,6 +148,7 @@ def run_qa(
                 policy=report.policy_values,
                 reviews=reviews.counts,
                 near_depth=settings.derive_near_depth,
+                drug_near_depth=settings.derive_drug_near_depth,
                 justify_version=rules_version(),
                 dates=settings.date_shift(),
             )

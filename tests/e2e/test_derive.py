@@ -527,7 +527,12 @@ def _unplant(graph: Graph) -> None:
 
 
 def _judge(derived: Derived, verifier: Verifier, request: Request) -> Outcome:
-    justifier = Justifier(derived.graph, verifier.hubs, derived.settings.derive_near_depth)
+    justifier = Justifier(
+        derived.graph,
+        verifier.hubs,
+        derived.settings.derive_near_depth,
+        derived.settings.derive_drug_near_depth,
+    )
     [outcomes] = justifier.judge([request])
     [outcome] = outcomes.values()
     return outcome
@@ -617,6 +622,56 @@ def test_justification_rules_refuse_planted_ambiguous_distractors(
     far = as_osteoarthritis_distractor("SNOMEDCT:38822007")  # cystitis
     assert far.admissible and far.justifications[0].rule == "diagnosis.clues_elsewhere"
     assert far.lure == "other_system" and far.justifications[0].set_of("clue_targets")
+
+
+AF, CAD = "SNOMEDCT:49436004", "SNOMEDCT:53741008"  # atrial fibrillation, coronary arteriosclerosis
+VERAPAMIL, AMLODIPINE = "UMLS:C0042523", "UMLS:C0051696"
+
+
+def test_treatment_neighbourhood_is_the_conditions_parents_children_and_siblings(
+    derived: Derived, verifier: Verifier
+) -> None:
+    """Beside atrial fibrillation treated with verapamil, amlodipine (known for coronary
+    arteriosclerosis, which meets atrial fibrillation only at "Heart disease", two steps up)
+    is a same-area lure under the treatment rules' depth 1 and was refused at depth 3; an
+    indication planted on the parent of atrial fibrillation refuses it again; and verapamil,
+    whose label treats angina, is never a wrong answer for coronary arteriosclerosis."""
+    graph = derived.graph
+
+    def amlodipine_for_af(drug_depth: int) -> Outcome:
+        justifier = Justifier(graph, verifier.hubs, derived.settings.derive_near_depth, drug_depth)
+        request = Request(Task.TREATMENT, AF, VERAPAMIL, [], [], [AMLODIPINE])
+        [outcomes] = justifier.judge([request])
+        return outcomes[AMLODIPINE]
+
+    assert derived.settings.derive_drug_near_depth == 1
+    cousin = amlodipine_for_af(1)
+    assert cousin.admissible and cousin.lure == "same_area", cousin.refused
+    [just] = [j for j in cousin.justifications if j.rule == "treatment.indications_elsewhere"]
+    assert "UMLS:C0010054" in just.set_of("indications")  # coronary arteriosclerosis
+    assert AF in just.set_of("neighbourhood") and "SNOMEDCT:56265001" not in just.set_of(
+        "neighbourhood"
+    )  # heart disease lies outside it
+    assert amlodipine_for_af(3).refused == (
+        "it may treat a condition near the item's (treatment.indications_elsewhere)"
+    )
+    parent = value(
+        graph, "MATCH (:Concept {id: $af})-[:IS_A]->(p:SNOMEDCT) RETURN p.id LIMIT 1", af=AF
+    )
+    assert parent, "the sample puts atrial fibrillation under cardiac arrhythmia"
+    try:
+        _plant(graph, AMLODIPINE, parent)  # a parent is inside the neighbourhood
+        assert amlodipine_for_af(1).refused == (
+            "it may treat a condition near the item's (treatment.indications_elsewhere)"
+        )
+    finally:
+        _unplant(graph)
+    labelled = _judge(
+        derived, verifier, Request(Task.TREATMENT, CAD, AMLODIPINE, [], [], [VERAPAMIL])
+    )
+    assert labelled.refused == (
+        "it may treat a condition near the item's (treatment.indications_elsewhere)"
+    )
 
 
 # -- fact sheets ---------------------------------------------------------------------------
@@ -1203,7 +1258,12 @@ def test_one_justifier_judges_each_patient_as_a_fresh_one_would(
         diagnosis([parent]),
         diagnosis([]),
     ]
-    kept = Justifier(graph, verifier.hubs, derived.settings.derive_near_depth)
+    kept = Justifier(
+        graph,
+        verifier.hubs,
+        derived.settings.derive_near_depth,
+        derived.settings.derive_drug_near_depth,
+    )
     got = [outcome for r in asked for outcome in kept.judge([r])[0].values()]
     fresh = [_judge(derived, verifier, r) for r in asked]
     assert all(_same(a, b) for a, b in zip(got, fresh, strict=True))

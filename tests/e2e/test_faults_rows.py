@@ -235,6 +235,7 @@ def test_a_refused_item_costs_only_its_row(graph: Graph, tmp_path: Path) -> None
         policy={},
         reviews={},
         near_depth=2,
+        drug_near_depth=1,
         justify_version="v",
         dates=DateShift("exact", ""),
     )

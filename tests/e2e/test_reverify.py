@@ -178,7 +178,9 @@ def oracle(p: Pipeline) -> tuple[set[str], set[str]]:
             if (i["id"], d) not in for_patient
         }
         proven = verifier.evidence_for(t for _, t in checks)
-        justifier = Justifier(p.graph, verifier.hubs, p.settings.derive_near_depth)
+        justifier = Justifier(
+            p.graph, verifier.hubs, p.settings.derive_near_depth, p.settings.derive_drug_near_depth
+        )
         unjustified = recheck_items(
             justifier, [{**i, "distractors": i["ds"]} for i in items if i["topic"]]
         )

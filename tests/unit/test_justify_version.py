@@ -16,7 +16,7 @@ from kgverify.derive import justify
 from kgverify.derive.model import TASK_RULES, Task, TaskRules
 from kgverify.graph.queries import get_query
 
-FINGERPRINT = "6c9e794bb119dd1a"
+FINGERPRINT = "a5304d68b9faff9d"
 
 
 def fingerprint(queries: Mapping[str, str], module: bytes, rules: Mapping[Task, TaskRules]) -> str:

@@ -72,7 +72,32 @@ CONTRAINDICATED = [
     ),
 ]
 
+# Labelled indications found missing when the treatment rules' neighbourhood narrowed to the
+# condition's parents, children and siblings (issue 33): each was offered as a wrong answer
+# although its label says it treats the item's condition. MED-RT may_treat rows, emitted after
+# every other row of the sample. (ingredient rxcui, SNOMED key, why)
+MAY_TREAT = [
+    (
+        "11170",
+        "53741008",
+        "verapamil: angina at rest (vasospastic, unstable) and chronic stable angina of coronary "
+        "artery disease (US label)",
+    ),
+]
+
 Pair = Callable[..., None]
+
+
+def _sides(
+    rows: list[tuple[str, str, str]],
+    earlier: set[tuple[str, str]],
+    key2cui: dict[str, str],
+    umls_concepts: dict[str, Any],
+) -> list[tuple[Any, Any]]:
+    """(drug, disease) UMLS concepts of ``rows``, none of them stated by an earlier row."""
+    pairs = [(d, dis) for d, dis, _ in rows]
+    assert len(set(pairs)) == len(pairs) and not set(pairs) & earlier, set(pairs) & earlier
+    return [(umls_concepts[key2cui["RX:" + d]], umls_concepts[key2cui[dis]]) for d, dis in pairs]
 
 
 def add_rows(
@@ -82,13 +107,25 @@ def add_rows(
     pair: Pair,
     disease_atom: Callable[[Any], Any],
     medrt_atom: Callable[[Any], Any],
+    *,
+    indications: bool = False,
 ) -> None:
     """The contraindication rows, both directions, after every earlier row (``earlier``: the
-    (drug, disease) pairs the sample already states as contraindications or indications)."""
-    pairs = [(d, dis) for d, dis, _ in CONTRAINDICATED]
-    assert len(set(pairs)) == len(pairs) and not set(pairs) & earlier, set(pairs) & earlier
-    for d, dis in pairs:
-        du, su = umls_concepts[key2cui["RX:" + d]], umls_concepts[key2cui[dis]]
+    (drug, disease) pairs the sample already states as contraindications or indications);
+    with ``indications``, the may_treat rows of ``MAY_TREAT`` instead (emitted last)."""
+    if indications:
+        for du, su in _sides(MAY_TREAT, earlier, key2cui, umls_concepts):
+            pair(
+                du.cui,
+                "may_treat",
+                su.cui,
+                "may_be_treated_by",
+                "MED-RT",
+                medrt_atom(du),
+                disease_atom(su),
+            )
+        return
+    for du, su in _sides(CONTRAINDICATED, earlier, key2cui, umls_concepts):
         pair(
             su.cui,
             "has_contraindicated_drug",
@@ -128,6 +165,18 @@ def readme_section(
         w(
             f"| {cui_name(dis)} | {rxn[d][1]} ({d}, {k2c['RX:' + d]}) | {why.split(': ', 1)[1]} | {n} |"
         )
+    w("")
+    w(
+        f"{len(MAY_TREAT)} labelled indication(s) added last (MED-RT may_treat, {2 * len(MAY_TREAT)} MRREL rows, "
+        "both UMLS releases), found missing when the treatment rules' neighbourhood narrowed to a condition's "
+        "parents, children and siblings: the derivation then offered the drug as a wrong answer for a condition its "
+        "label says it treats."
+    )
+    w("")
+    w("| ingredient | disease | label |")
+    w("|---|---|---|")
+    for d, dis, why in MAY_TREAT:
+        w(f"| {rxn[d][1]} ({d}, {k2c['RX:' + d]}) | {cui_name(dis)} | {why.split(': ', 1)[1]} |")
     w("")
     w(
         "Drug-drug interactions: still none. The graph models no drug-drug relation and the loaders read none "

@@ -293,6 +293,16 @@ def add_derivation(st: UmlsState, eun: Eunomia, snomed: SnomedBuild, rx: RxBuild
     # issue 37, eighth pass: rows after every other
     common_terms.add_manifestations(pair, key2cui, common_terms.EIGHTH_MANIFESTATIONS)
     common_terms.move_terms(umls_concepts, key2cui, atom)
+    # issue 33, labelled indications a clinician read found missing: rows after every other
+    lk.add_rows(
+        _ci_all | _earlier_treat | set(_treat_new) | {(d, dis) for d, dis, _ in lk.CONTRAINDICATED},
+        key2cui,
+        umls_concepts,
+        pair,
+        disease_atom,
+        medrt_atom,
+        indications=True,
+    )
 
     # Eunomia persons each added row bears on (README): a condition counts with the SNOMED concepts of its CUI and
     # their descendants in the sample's SNOMED is-a; a drug by its RxNorm ingredient (Eunomia's CONCEPT_ANCESTOR)
