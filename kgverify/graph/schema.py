@@ -15,5 +15,7 @@ def ensure_schema(graph: Graph) -> list[str]:
 
 
 def delete_all(graph: Graph) -> None:
-    """Remove every node and relationship (schema stays)."""
+    """Remove every node and relationship (schema stays): the relationships first, so no
+    transaction holds a high-degree node's relationships at once."""
+    graph.write_autocommit("admin/delete_relationships")
     graph.write_autocommit("admin/delete_all")
