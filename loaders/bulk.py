@@ -250,6 +250,11 @@ def bulk_load(
                     "--bulk needs an empty database; this one already holds releases "
                     "(use the batched path, or `kgverify graph reset --yes` first)"
                 )
+            if graph.read("admin/holds_nodes")[0]["holds"]:
+                raise LoadError(
+                    "--bulk needs an empty database (an import replaces it); this one holds "
+                    "patients or other nodes: load without --bulk (the load links their facts)"
+                )
     rejects = RejectSink(rejects_path or default_rejects_path(settings, release))
     report = LoadReport(loader=loader.name, release=release.id, mode="bulk")
     folder = settings.cache_dir / "bulk" / release.id.replace("@", "-")

@@ -455,6 +455,8 @@ def finish(
             report.retired_relationships = graph.write_autocommit(
                 "load/retire_relationships", **params
             )[0]["retired"]
+    # Facts ingested before their concept was loaded (a bulk ingest comes first) link now.
+    report.facts_linked = graph.write_autocommit("load/link_facts")[0]["linked"]
     report.status = "rejected" if over else "held" if held else "complete"
     report.seconds = round(time.monotonic() - started, 3)
     graph.write(

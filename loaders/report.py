@@ -46,6 +46,11 @@ class LoadReport(BaseModel):
     would_retire_examples: list[str] = Field(
         default_factory=list, description="some of the concepts it would retire (id name)"
     )
+    facts_linked: int = Field(
+        default=0,
+        description="patient facts ingested before this release whose code it brings, "
+        "linked to their concept now (load/link_facts)",
+    )
     rejects_path: str | None = None
     seconds: float = 0.0
 

@@ -5,17 +5,20 @@ run over the source (``bookkeeping.source_run``) whose rows are all accounted fo
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kgverify.api.bookkeeping import SourceRun, check_server_source, graph_of, source_run
 from kgverify.collector import batch_work
 from kgverify.config import Settings
+from kgverify.errors import ConfigError
 from kgverify.graph.driver import Graph
 from kgverify.jsonl import whole_file
 from kgverify.rows import RejectedRow, open_private
 
 if TYPE_CHECKING:
+    from kgverify.ehr.bulk import BulkIngester
     from kgverify.ehr.ingest import Ingester
     from kgverify.ehr.model import Trajectory
     from kgverify.ehr.report import SourceIngestReport, TrajectoriesReport
@@ -31,6 +34,7 @@ def ingest_source(
     graph: Graph | None = None,
     rejects_path: Path | None = None,
     on_patient: Callable[[int], None] | None = None,
+    bulk: bool = False,
 ) -> SourceIngestReport:
     """Write an EHR source's patients, encounters and facts into Neo4j, as a new run.
 
@@ -39,18 +43,22 @@ def ingest_source(
     (``report.ingest``: an ``IngestReport``) and the source rows (``report.rows``): every
     source row is loaded, skipped or rejected, per table.
 
+    ``bulk=True`` is a first load into the local server's empty database through
+    neo4j-admin (``kgverify.ehr.bulk``; no ``graph``): faster at scale, and the same graph
+    once the vocabularies are loaded after it (each load links the facts it can).
+
     >>> report = ingest_source("omop", sample_path("omop", "eunomia_sample"))
     >>> report.ingest.patients, report.rows[0].loaded, report.rejects
     """
     settings = settings or Settings()
     with (
         source_run("ingest", source, settings, rejects_path) as rows,
-        graph_of(settings, graph) as g,
+        _ingest_graph(settings, graph, bulk) as g,
     ):
         run, ingester = _begin_ingest(source, path, settings, g, rows)
         for _ in _ingested(ingester, rows.trajectories(source, path), on_patient):
             pass
-        return _finish_ingest(g, run, ingester, rows)
+        return _finish_ingest(g, run, ingester, rows, settings)
 
 
 @batch_work
@@ -69,12 +77,14 @@ def ingest_and_extract(
     concurrency: int = 4,
     engine: str = "local",
     on_patient: Callable[[int], None] | None = None,
+    bulk: bool = False,
 ) -> tuple[SourceIngestReport, ExtractReport]:
     """:func:`ingest_source` and :func:`extract_relations` from one read of the source:
     each patient is read and pseudonymized once, written to the graph and handed to the
     extractor. The same run, graph and relations file as the two one after the other (the
     source's rows are counted once, both reports carry them; rejected rows go to the
-    ingest's rejects file). ``api.pipeline`` runs its source this way.
+    ingest's rejects file). ``api.pipeline`` runs its source this way; ``bulk`` as for
+    :func:`ingest_source`.
 
     >>> ingested, extracted = ingest_and_extract("omop", sample_path("omop", "eunomia_sample"),
     ...                                          Path("relations.jsonl"))
@@ -89,24 +99,38 @@ def ingest_and_extract(
     run_on = ENGINES.pick(engine)
     with (
         source_run("ingest", source, settings, rejects_path) as rows,
-        graph_of(settings, graph) as g,
+        _ingest_graph(settings, graph, bulk) as g,
     ):
         run, ingester = _begin_ingest(source, path, settings, g, rows)
         trajectories = _ingested(ingester, rows.trajectories(source, path), on_patient)
         with run_on.extraction(settings, spec, None) as extraction:
             extracted = run_extraction(extraction, extractor, trajectories, out)
-        return _finish_ingest(g, run, ingester, rows), rows.stamp(extracted)
+        return _finish_ingest(g, run, ingester, rows, settings), rows.stamp(extracted)
+
+
+@contextmanager
+def _ingest_graph(settings: Settings, graph: Graph | None, bulk: bool) -> Iterator[Graph | None]:
+    """The graph the batched ingest writes through; none for a bulk ingest, which imports
+    into the stopped local server and connects after."""
+    if not bulk:
+        with graph_of(settings, graph) as g:
+            yield g
+        return
+    if graph is not None:
+        raise ConfigError("bulk ingest imports into the local server's store: pass no graph")
+    yield None
 
 
 def _begin_ingest(
-    source: str, path: str | Path, settings: Settings, graph: Graph, rows: SourceRun
-) -> tuple[str, Ingester]:
-    """A new run over the source (its id) and its ingester; a row the database refuses goes to the
-    run's rejects file, named by its source row."""
+    source: str, path: str | Path, settings: Settings, graph: Graph | None, rows: SourceRun
+) -> tuple[str, Ingester | BulkIngester]:
+    """A new run over the source (its id) and its ingester (``graph`` None: the bulk one);
+    a row the database refuses goes to the run's rejects file, named by its source row."""
     from kgverify.derive.run import settings_digest
+    from kgverify.ehr.bulk import BulkIngester
     from kgverify.ehr.ingest import Ingester
     from kgverify.graph.schema import ensure_schema
-    from kgverify.runs import begin_run
+    from kgverify.runs import begin_run, new_run_id
 
     def refused(kind: str, row: dict[str, Any], reason: str) -> None:
         # Read and converted, but refused by the database: the rejects file names the row.
@@ -116,6 +140,17 @@ def _begin_ingest(
         rows.sink.write(RejectedRow(file=file, line=None, reason=reason, text=str(where)[:300]))
 
     check_server_source(source, path, settings)
+    if graph is None:
+        run = new_run_id()
+        bulk = BulkIngester(
+            settings,
+            run=run,
+            source=source,
+            source_path=str(path),
+            settings_hash=settings_digest(settings),
+            on_refused=refused,
+        )
+        return run, bulk
     ensure_schema(graph)
     run = begin_run(graph, source, str(path), settings_digest(settings))
     ingester = Ingester(
@@ -129,7 +164,7 @@ def _begin_ingest(
 
 
 def _ingested(
-    ingester: Ingester,
+    ingester: Ingester | BulkIngester,
     trajectories: Iterable[Trajectory],
     on_patient: Callable[[int], None] | None,
 ) -> Iterator[Trajectory]:
@@ -146,15 +181,21 @@ def _ingested(
 
 
 def _finish_ingest(
-    graph: Graph, run: str, ingester: Ingester, rows: SourceRun
+    graph: Graph | None,
+    run: str,
+    ingester: Ingester | BulkIngester,
+    rows: SourceRun,
+    settings: Settings,
 ) -> SourceIngestReport:
-    """The last writes, the report with the source rows' accounting, the run finished."""
+    """The last writes (or the import), the report with the source rows' accounting, the
+    run finished."""
     from kgverify.ehr.report import SourceIngestReport
     from kgverify.runs import finish_run
 
     report = ingester.finish()
     result = rows.stamp(SourceIngestReport(run=run, ingest=report))
-    finish_run(graph, run, result)
+    with graph_of(settings, graph) as g:
+        finish_run(g, run, result)
     return result
 
 

@@ -46,10 +46,23 @@ if TYPE_CHECKING:
     "docs/relations.md) from the same read of the source, as `kgverify run` does; the same "
     "file as `kgverify extract` then writes.",
 )
+@click.option(
+    "--bulk",
+    is_flag=True,
+    help="A first load into the local server's empty database through neo4j-admin import "
+    "(the server is stopped for it and started again); load the vocabularies after it: each "
+    "load links the facts whose code it brings. The same graph as ingesting after the "
+    "vocabularies (docs/graph-model.md; timings in docs/benchmarks.md).",
+)
 @rejects_option
 @json_option
 def ingest_command(
-    source: str, path: Path, relations: Path | None, rejects: Path | None, as_json: bool
+    source: str,
+    path: Path,
+    relations: Path | None,
+    bulk: bool,
+    rejects: Path | None,
+    as_json: bool,
 ) -> None:
     """Write an EHR source's patients, encounters and facts into Neo4j.
 
@@ -64,11 +77,11 @@ def ingest_command(
 
     settings = Settings()
     if relations is None:
-        report = ingest_source(source, path, settings=settings, rejects_path=rejects)
+        report = ingest_source(source, path, settings=settings, rejects_path=rejects, bulk=bulk)
         emit(report, as_json, lambda: print_ingest_report(report))
     else:
         report, extracted = ingest_and_extract(
-            source, path, relations, settings=settings, rejects_path=rejects
+            source, path, relations, settings=settings, rejects_path=rejects, bulk=bulk
         )
 
         def both() -> None:

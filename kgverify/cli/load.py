@@ -158,6 +158,10 @@ def print_load_report(report: LoadReport, as_json: bool) -> None:
                 f"retired: {report.retired_concepts} concepts, "
                 f"{report.retired_relationships} relationships"
             )
+        if report.facts_linked:
+            console.print(
+                f"linked: {report.facts_linked} patient facts ingested before their concept"
+            )
         if report.rejects_path:
             console.print(f"rejected rows: {report.rejects_path}")
 

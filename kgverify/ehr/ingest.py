@@ -80,7 +80,9 @@ def fact_row(trajectory: Trajectory, encounter_id: str | None, item: CodedItem) 
     }
 
 
-class _Batch:
+class RowBatch:
+    """Rows of whole patients as the ingest statements (or the bulk files) take them."""
+
     def __init__(self) -> None:
         self.patients: list[Row] = []
         self.encounters: list[Row] = []
@@ -138,25 +140,25 @@ class Ingester:
         self.on_refused = on_refused
         self.run = run
         self.report = IngestReport()
-        self._batch = _Batch()
+        self._batch = RowBatch()
         self.parallel = parallel
         self._writer = ThreadPoolExecutor(parallel, thread_name_prefix="kgverify-ingest")
         self._pendings: list[Future[_Written]] = []
 
     def add(self, trajectory: Trajectory) -> None:
-        _add(trajectory, self._batch, self.report)
+        add_trajectory(trajectory, self._batch, self.report)
         if len(self._batch.facts) >= self.batch_size:
             if len(self._pendings) >= self.parallel:
                 self._merge(self._pendings.pop(0).result())
             self._pendings.append(self._writer.submit(_flush, self.graph, self._batch, self.run))
-            self._batch = _Batch()
+            self._batch = RowBatch()
 
     def finish(self) -> IngestReport:
         """Write what is left; the counts of everything added."""
         try:
             self._collect()
             self._merge(_flush(self.graph, self._batch, self.run))
-            self._batch = _Batch()
+            self._batch = RowBatch()
         finally:
             self.close()
         return self.report
@@ -184,7 +186,9 @@ class Ingester:
                 self.on_refused(kind, row, reason)
 
 
-def _add(trajectory: Trajectory, batch: _Batch, report: IngestReport) -> None:
+def add_trajectory(trajectory: Trajectory, batch: RowBatch, report: IngestReport) -> None:
+    """The trajectory's patient, encounter and fact rows appended to ``batch`` (notes only
+    counted)."""
     patient = trajectory.patient
     batch.patients.append(
         {
@@ -212,7 +216,7 @@ def _add_items(
     trajectory: Trajectory,
     encounter_id: str | None,
     items: Iterable[Item],
-    batch: _Batch,
+    batch: RowBatch,
     report: IngestReport,
 ) -> None:
     for item in items:
@@ -231,7 +235,7 @@ class _Written:
         self.refused: list[tuple[str, Row, str]] = []
 
 
-def _flush(graph: Graph, batch: _Batch, run: str | None) -> _Written:
+def _flush(graph: Graph, batch: RowBatch, run: str | None) -> _Written:
     written = _Written()
     patients = _write(graph, "patient", batch.patients, written, run=run)
     written.patients = sum(r["written"] for r in patients)

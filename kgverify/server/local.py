@@ -520,9 +520,18 @@ class LocalServer(LocalServerFiles):
         self.ready_file.unlink(missing_ok=True)
         return running
 
-    def bulk_import(self, nodes: list[Path], relationships: list[Path], report: Path) -> list[str]:
+    def bulk_import(
+        self,
+        nodes: list[Path],
+        relationships: list[Path],
+        report: Path,
+        *,
+        multiline: bool = False,
+    ) -> list[str]:
         """Run ``neo4j-admin database import full`` into the (stopped) server's ``neo4j``
-        database, replacing it. Returns the import's bad-entry lines (dangling edges)."""
+        database, replacing it. Returns the import's bad-entry lines (dangling edges).
+        ``multiline``: quoted fields may hold line breaks (free text such as a patient
+        fact's display; slower parsing, so only where needed)."""
         if self.status().running:
             raise ServerError("stop the local Neo4j before a bulk import")
         build = ensure_built(self.settings)
@@ -544,6 +553,7 @@ class LocalServer(LocalServerFiles):
             f"--report-file={report}",
             "--array-delimiter=|",
             "--ignore-empty-strings=true",
+            f"--multiline-fields={'true' if multiline else 'false'}",
         ]  # no database name: the default `neo4j` (a trailing name would read as a file)
         log = report.with_suffix(".log")
         with log.open("w") as out:
