@@ -242,19 +242,12 @@ def bulk_load(
     release = loader.release()
     check_files(loader, loader.steps())
     server = LocalServer(settings)
-    if server.has_store():  # look inside before the import overwrites it
-        server.start()
-        with Graph.connect(settings) as graph:
-            if graph.read("summary/releases"):
-                raise LoadError(
-                    "--bulk needs an empty database; this one already holds releases "
-                    "(use the batched path, or `kgverify graph reset --yes` first)"
-                )
-            if graph.read("admin/holds_nodes")[0]["holds"]:
-                raise LoadError(
-                    "--bulk needs an empty database (an import replaces it); this one holds "
-                    "patients or other nodes: load without --bulk (the load links their facts)"
-                )
+    if server.holds_nodes():  # look inside before the import overwrites it
+        raise LoadError(
+            "--bulk needs an empty database (an import replaces it); this one holds patients, "
+            "releases or other nodes: load without --bulk (a load links the patients' facts), "
+            "or `kgverify graph reset --yes` first"
+        )
     rejects = RejectSink(rejects_path or default_rejects_path(settings, release))
     report = LoadReport(loader=loader.name, release=release.id, mode="bulk")
     folder = settings.cache_dir / "bulk" / release.id.replace("@", "-")

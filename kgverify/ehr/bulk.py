@@ -98,9 +98,7 @@ def _cell(value: Any) -> Any:
         return "true" if value else "false"
     if isinstance(value, date):
         return value.isoformat()
-    if isinstance(value, float):
-        return repr(value)
-    return value
+    return value  # csv writes a float as repr does
 
 
 class _Files:
@@ -155,7 +153,12 @@ class BulkIngester:
             )
         self.settings = settings
         self.server = LocalServer(settings)
-        require_empty(settings, self.server)
+        if self.server.holds_nodes():
+            raise ServerError(
+                "--bulk needs an empty database (an import replaces it); this one holds "
+                "nodes. Load vocabularies after a bulk ingest (each load links the facts it "
+                "can), or ingest without --bulk"
+            )
         self.on_refused = on_refused
         self.report = IngestReport()
         self.folder = private_dir(settings.cache_dir / "bulk" / f"ingest-{run}")
@@ -253,18 +256,3 @@ def _delete(*groups: list[Path]) -> None:
     for paths in groups:
         for path in paths:
             path.unlink(missing_ok=True)
-
-
-def require_empty(settings: Settings, server: Any) -> None:
-    """Refuse a local database that holds anything: an import replaces it."""
-    if not server.has_store():
-        return
-    server.start()
-    with Graph.connect(settings) as graph:
-        holds = graph.read("admin/holds_nodes")[0]["holds"]
-    if holds:
-        raise ServerError(
-            "--bulk needs an empty database (an import replaces it); this one holds nodes. "
-            "Load vocabularies after a bulk ingest (each load links the facts it can), or "
-            "ingest without --bulk"
-        )

@@ -520,6 +520,15 @@ class LocalServer(LocalServerFiles):
         self.ready_file.unlink(missing_ok=True)
         return running
 
+    def holds_nodes(self) -> bool:
+        """Whether this server's database holds any node (an import would replace it);
+        started to look where a store exists, False where none was ever created."""
+        if not self.has_store():
+            return False
+        self.start()
+        with Graph.connect(self.settings) as graph:
+            return bool(graph.read("admin/holds_nodes")[0]["holds"])
+
     def bulk_import(
         self,
         nodes: list[Path],
