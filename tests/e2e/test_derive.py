@@ -1161,6 +1161,42 @@ def test_planted_lure_kinds_and_their_counter_cases(derived: Derived, verifier: 
     assert not screen.fit.fits("UMLS:C0000000-not-a-concept", None, None)
 
 
+def test_a_documented_sequel_refuses_its_kin_as_a_prognosis_distractor(
+    derived: Derived, verifier: Verifier
+) -> None:
+    """The sample's documented sequelae (``label_knowledge.DUE_TO``): a viral sinusitis may
+    lead to an acute bacterial sinusitis and to an otitis media. In a prognosis item about a
+    viral sinusitis whose answer is the bacterial sinusitis, otitis media is no distractor
+    (a clue points near it: it could follow too), while a gastrointestinal hemorrhage, which
+    nothing shown leads to, is one, its reason citing the documented outcomes; without the
+    row, otitis media is admitted."""
+    viral, bacterial = "SNOMEDCT:444814009", "SNOMEDCT:75498004"
+    otitis, bleed = "SNOMEDCT:65363002", "SNOMEDCT:74474003"
+
+    def ask(cause: str, candidate: str) -> Outcome:
+        request = Request(Task.PROGNOSIS, cause, bacterial, [(cause, "leads_to")], [], [candidate])
+        return _judge(derived, verifier, request)
+
+    assert ask(viral, otitis).refused == "a clue points near it (prognosis.outcomes_elsewhere)"
+    admitted = ask(viral, bleed)
+    assert admitted.admissible, admitted.refused
+    [just] = admitted.justifications
+    assert just.rule == "prognosis.outcomes_elsewhere"
+    assert "Acute bacterial sinusitis" in just.reason and "Otitis" in just.reason
+    assert any(e.type == "DUE_TO" for e in just.edges)
+    # The refusal rests on the documented row: without it, otitis media is a lure.
+    driver = derived.graph._driver
+    edge = "MATCH (o:Concept {id: 'UMLS:C0029882'}), (c:Concept {id: 'UMLS:C9900023'}) "
+    [saved] = driver.execute_query(
+        edge + "MATCH (o)-[r:DUE_TO]->(c) WITH r, properties(r) AS p DELETE r RETURN p"
+    ).records
+    try:
+        assert ask(viral, otitis).admissible
+    finally:
+        driver.execute_query(edge + "CREATE (o)-[r:DUE_TO]->(c) SET r = $p", p=saved["p"])
+    assert ask(viral, otitis).refused
+
+
 def test_labelled_contraindications_make_patient_specific_lures(
     derived: Derived, verifier: Verifier
 ) -> None:

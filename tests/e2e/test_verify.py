@@ -160,6 +160,32 @@ def test_contradicting_evidence(verifier: Verifier) -> None:
     assert true_cause.evidence[0].edges[0].type == "DUE_TO"
 
 
+def test_documented_sequelae_support_leads_to_and_nothing_around_them(verifier: Verifier) -> None:
+    """The sample's documented sequelae (``label_knowledge.DUE_TO``): a viral sinusitis leads
+    to an acute bacterial sinusitis (the MTH due_to row, cited), the reverse is contradicted,
+    and neither the generic sinusitis nor a kind of the cause that is no viral sinusitis
+    borrows the row (only the object climbs)."""
+
+    def coded(text: str, code: str) -> Mention:
+        return Mention(text=text, code_system="SNOMEDCT", code=code)
+
+    viral = coded("Viral sinusitis", "444814009")
+    bacterial = coded("Acute bacterial sinusitis", "75498004")
+    sequel, reverse, generic, chronic = judge(
+        verifier,
+        rel(viral, "leads_to", bacterial),
+        rel(bacterial, "leads_to", viral),
+        rel(viral, "leads_to", coded("Sinusitis", "36971009")),
+        rel(bacterial, "leads_to", coded("Chronic sinusitis", "40055000")),
+    )
+    assert sequel.verdict is VerdictKind.SUPPORTED and sequel.passed
+    [due] = [e for e in sequel.evidence[0].edges if e.type == "DUE_TO"]
+    assert (due.start, due.end) == ("UMLS:C9900024", "UMLS:C9900023")  # outcome -> cause
+    assert reverse.verdict is VerdictKind.CONTRADICTED
+    assert generic.verdict is VerdictKind.UNSUPPORTED
+    assert chronic.verdict is VerdictKind.UNSUPPORTED
+
+
 def test_indicates_uses_manifestations(verifier: Verifier) -> None:
     true, false = judge(
         verifier,

@@ -85,6 +85,51 @@ MAY_TREAT = [
     ),
 ]
 
+# Documented sequelae among the Eunomia conditions, for prognosis (`leads_to`), found missing
+# when the prognosis task stayed nearly empty (issue 33): each pair occurs in Eunomia in this
+# order (the cause first, the outcome at a later visit) for many patients. MTH due_to /
+# cause_of rows like ``drug_classes.DUE_TO_DERIVE``, emitted after every other row. A row
+# names a documented cause, not the only one nor a likely one. (outcome SNOMED key, cause
+# SNOMED key, why)
+DUE_TO = [
+    (
+        "75498004",
+        "444814009",
+        "acute bacterial sinusitis: bacterial superinfection of a viral rhinosinusitis, in about "
+        "0.5-2% of episodes (IDSA 2012 and AAO-HNS 2015 sinusitis guidelines)",
+    ),
+    (
+        "65363002",
+        "444814009",
+        "otitis media: a complication of a viral upper respiratory infection through eustachian "
+        "tube dysfunction (AAP 2013 acute otitis media guideline)",
+    ),
+    (
+        "65363002",
+        "43878008",
+        "otitis media: a suppurative complication of group A streptococcal pharyngitis (IDSA 2012 "
+        "pharyngitis guideline)",
+    ),
+    (
+        "75498004",
+        "43878008",
+        "acute bacterial sinusitis: a suppurative complication of group A streptococcal "
+        "pharyngitis (IDSA 2012 pharyngitis guideline)",
+    ),
+    (
+        "74474003",
+        "68496003",
+        "gastrointestinal hemorrhage: a bleeding colonic polyp, a cause of lower gastrointestinal "
+        "bleeding",
+    ),
+    (
+        "68496003",
+        "64766004",
+        "polyp of colon: inflammatory pseudopolyps and dysplastic polyps of long-standing "
+        "ulcerative colitis",
+    ),
+]
+
 Pair = Callable[..., None]
 
 
@@ -137,9 +182,20 @@ def add_rows(
         )
 
 
+def add_outcomes(stated: set[tuple[str, str]], key2cui: dict[str, str], pair: Pair) -> None:
+    """The ``DUE_TO`` rows (outcome due_to cause, both directions), after every other row;
+    ``stated``: the (outcome, cause) pairs the sample already states."""
+    pairs = [(o, c) for o, c, _ in DUE_TO]
+    assert len(set(pairs)) == len(pairs) and not set(pairs) & stated, set(pairs) & stated
+    assert not {(c, o) for o, c in pairs} & (stated | set(pairs)), "a cause both ways"
+    for outcome, cause in pairs:
+        pair(key2cui[outcome], "due_to", key2cui[cause], "cause_of", "MTH")
+
+
 def readme_section(
     w: Callable[[str], None],
     persons: list[int],
+    followed: list[int],
     cui_name: Callable[[str], str],
     rxn: dict[str, list[str]],
     k2c: dict[str, str],
@@ -177,6 +233,19 @@ def readme_section(
     w("|---|---|---|")
     for d, dis, why in MAY_TREAT:
         w(f"| {rxn[d][1]} ({d}, {k2c['RX:' + d]}) | {cui_name(dis)} | {why.split(': ', 1)[1]} |")
+    w("")
+    w(
+        f"{len(DUE_TO)} documented sequelae added last (MTH due_to / cause_of, {2 * len(DUE_TO)} MRREL rows, "
+        "both UMLS releases, read as `DUE_TO`, which supports `leads_to`), from the clinical guidelines named: "
+        "the prognosis task was nearly empty because the sample stated no outcome of the respiratory "
+        "infections every Eunomia patient has. A row names a documented cause, not a likely one. Eunomia "
+        "persons: the cause first (or the same day), then the outcome."
+    )
+    w("")
+    w("| outcome | cause | source | Eunomia persons |")
+    w("|---|---|---|---:|")
+    for (o, c, why), n in zip(DUE_TO, followed, strict=True):
+        w(f"| {cui_name(o)} | {cui_name(c)} | {why.split(': ', 1)[1]} | {n} |")
     w("")
     w(
         "Drug-drug interactions: still none. The graph models no drug-drug relation and the loaders read none "

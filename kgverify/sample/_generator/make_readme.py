@@ -703,7 +703,14 @@ def write_readme(out: Path, manifest: dict[str, Any]) -> None:
     lay_terms.readme_section(w, k2c, pref)
     common_terms.readme_section(w, k2c, pref)
     procedures.readme_section(w, k2c)
-    lk.readme_section(w, m["eun_derive"]["label_contraindicated"], cui_name, rxn, k2c)
+    lk.readme_section(
+        w,
+        m["eun_derive"]["label_contraindicated"],
+        m["eun_derive"]["label_due_to"],
+        cui_name,
+        rxn,
+        k2c,
+    )
 
     w("## Eunomia coverage")
     w("")

@@ -303,6 +303,7 @@ def add_derivation(st: UmlsState, eun: Eunomia, snomed: SnomedBuild, rx: RxBuild
         medrt_atom,
         indications=True,
     )
+    lk.add_outcomes({(o, c) for o, c, _ in dd.DUE_TO_DERIVE}, key2cui, pair)
 
     # Eunomia persons each added row bears on (README): a condition counts with the SNOMED concepts of its CUI and
     # their descendants in the sample's SNOMED is-a; a drug by its RxNorm ingredient (Eunomia's CONCEPT_ANCESTOR)
@@ -350,6 +351,10 @@ def add_derivation(st: UmlsState, eun: Eunomia, snomed: SnomedBuild, rx: RxBuild
         ],
         "label_contraindicated": [
             persons(given, sct_below(dis), d) for d, dis, _ in lk.CONTRAINDICATED
+        ],
+        "label_due_to": [
+            persons(followed, sct_below(cause), sct_below(outcome))
+            for outcome, cause, _ in lk.DUE_TO
         ],
     }
     con.close()
