@@ -25,7 +25,8 @@ to the tree). Per tree:
   topic condition (itself or a class, to the condition or an is-a relative of it) and make
   contraindicated (itself or a class) for a condition the item's context shows;
 - **age and sex fit violations**: distractors no cohort patient of the item patient's sex
-  has at the same life stage (read from every record's episodes);
+  has at the same life stage (read from every record's episodes, where the age band lies
+  wholly in one stage);
 - the run report's yield funnel and lure counts where the tree writes them.
 """
 
@@ -46,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from kgverify.config import Settings
-from kgverify.derive.records import life_stage, read_records
+from kgverify.derive.records import life_stage, read_records, whole_stage
 from kgverify.graph import Graph, delete_all, ensure_schema
 from kgverify.verify.verifier import Verifier
 
@@ -129,7 +130,7 @@ def cohort(graph: Graph, settings: Settings) -> tuple[set[tuple[Any, Any, str]],
     seen: set[tuple[Any, Any, str]] = set()
     for record in records:
         for at, episode in enumerate(record.episodes):
-            stage = life_stage(record.age_at(at))
+            stage = whole_stage(record.age_at(at))  # a band across two stages: neither
             for fact in episode.facts:
                 seen.update((record.sex, stage, c) for c in reach.get(str(fact.concept), ()))
     return seen, {r.patient_id: r.sex for r in records}

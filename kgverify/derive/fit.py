@@ -2,7 +2,8 @@
 vocabularies rarely say who a concept is for (SNOMED CT has few age- or sex-restricted
 concepts, RxNorm none), so the cohort says it: a distractor fits a patient when at least
 ``derive_fit_min_patients`` patients of the same sex and life stage (child, young adult,
-middle-aged adult, older adult, at the date of the fact) have a fact coded as it (the
+middle-aged adult, older adult, at the date of the fact, when the age band then lies wholly
+in one stage: a band straddling two is no evidence for either) have a fact coded as it (the
 concept itself, its MAPS_TO group, or a drug's ingredients: ``derive/coded_reach``; no is-a
 ancestors, so a grouping such as "Ischemic heart disease", which nobody is coded with, is
 never an option). A concept no such patient has is refused, whatever else the graph says:
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from kgverify.derive.records import life_stage, moved_band, patient_pages
+from kgverify.derive.records import moved_band, patient_pages, whole_stage
 from kgverify.graph.driver import Graph, batched
 
 FITS_KEPT = 500_000
@@ -83,9 +84,11 @@ class CohortFit:
 
 
 def _stage_then(band: str | None, first: str | None, year: str | None) -> str:
-    """The life stage in ``year`` of a patient whose ``band`` was stated for ``first``."""
+    """The life stage in ``year`` of a patient whose ``band`` was stated for ``first``;
+    "between stages" when the band then straddles two (it counts only where any stage
+    does: a patient of unknown age)."""
     if not band:
         return "unknown"
     if first and year and year.isdigit():
         band = moved_band(band, int(year) - int(first[:4])) or band
-    return life_stage(band) or "unknown"
+    return whole_stage(band) or "between stages"

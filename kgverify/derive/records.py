@@ -282,6 +282,23 @@ LIFE_STAGES = (("child", 18), ("young adult", 40), ("middle-aged adult", 65), ("
 fit of distractors compares (a band is placed by its midpoint)."""
 
 
+@lru_cache(maxsize=4096)
+def whole_stage(band: str | None) -> str | None:
+    """The life stage that holds the whole age band; None when the band straddles two
+    ("12-21": a child or a young adult) or is unknown. What the cohort's evidence of a
+    concept at a stage counts: by the midpoint, an emphysema first seen at 21 in a band
+    "12-21" made the condition fit children."""
+    if not band:
+        return None
+    low, high = (float(band[:-1]), 998.0) if band.endswith("+") else map(float, band.split("-"))
+    lower = 0.0
+    for name, upper in LIFE_STAGES:
+        if lower <= low and high < upper:
+            return name
+        lower = upper
+    return None
+
+
 @lru_cache(maxsize=4096)  # asked once per (candidate, distractor) pair, as moved_band
 def life_stage(band: str | None) -> str | None:
     """The life stage of an age band ("40-49", "90+"), by its midpoint; None when unknown."""

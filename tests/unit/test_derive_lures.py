@@ -9,10 +9,11 @@ from collections import Counter
 from pathlib import Path
 
 from kgverify.derive.candidate import Candidate
+from kgverify.derive.fit import _stage_then
 from kgverify.derive.justify import Outcome, _atc_area, _atc_level
 from kgverify.derive.model import ContextFact, Task
 from kgverify.derive.qa import choice_order
-from kgverify.derive.records import Episode, PatientRecord, life_stage, moved_band
+from kgverify.derive.records import Episode, PatientRecord, life_stage, moved_band, whole_stage
 from kgverify.derive.splits import ItemStore, split_of
 
 SPLITS = {"train": 0.8, "validation": 0.1, "test": 0.1}
@@ -67,6 +68,25 @@ def test_life_stages_by_the_bands_midpoint() -> None:
         "older adult",
     ]
     assert life_stage(None) is None
+
+
+def test_the_cohort_counts_a_band_for_the_stage_that_holds_it_whole() -> None:
+    """A band across a stage boundary is evidence for neither stage: by its midpoint,
+    "12-21" (possibly 21) made a condition first seen at 21 fit children."""
+    assert [whole_stage(b) for b in ("0-9", "8-17", "18-27", "40-49", "65-74", "85+", "90+")] == [
+        "child",
+        "child",
+        "young adult",
+        "middle-aged adult",
+        "older adult",
+        "older adult",
+        "older adult",
+    ]
+    assert [whole_stage(b) for b in ("12-21", "9-18", "35-44", "60-69", "60+", None)] == [None] * 6
+    assert life_stage("12-21") == "child"  # the item patient's own stage stays the midpoint's
+    assert _stage_then("12-21", "2000-01-01", "2000") == "between stages"
+    assert _stage_then("12-21", "2000-01-01", "1996") == "child"  # 8-17 then
+    assert _stage_then(None, None, None) == "unknown"
 
 
 def test_the_topic_stays_apart_in_the_content_group() -> None:
