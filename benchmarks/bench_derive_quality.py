@@ -221,7 +221,7 @@ def stem(question: str) -> str:
     kept = [
         line
         for line in lines
-        if not line.startswith("Earlier conditions:")
+        if not line.startswith("Earlier conditions")
         and line != "Nothing else is recorded for this visit."
     ]
     return "\n".join(kept)

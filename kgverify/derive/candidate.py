@@ -58,9 +58,7 @@ class Candidate:
         return [
             f
             for f in self.context
-            if f.role in ("condition", "history")
-            and f.concept_id
-            and not (f.end and self.date and f.end[:10] < self.date[:10])
+            if f.role in ("condition", "history") and f.concept_id and not f.ended_by(self.date)
         ]
 
     @property

@@ -60,7 +60,9 @@ def draft(
     its content group (``content_group_of``; the candidate's by default)."""
     qt = template(candidate.task)
     answer_text = screened.answer_name or candidate.answer_text
-    question = qt.render(**candidate.values, context=describe_context(candidate.context))
+    question = qt.render(
+        **candidate.values, context=describe_context(candidate.context, candidate.date)
+    )
     options = [(candidate.answer, answer_text), *distractors]
     content = json.dumps(
         [

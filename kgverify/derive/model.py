@@ -119,6 +119,11 @@ class ContextFact(_Frozen):
         default=None, description="when it ended, as recorded (None: no end recorded)"
     )
 
+    def ended_by(self, date: str | None) -> bool:
+        """It ended before ``date`` (an episode's): a fact with no end recorded, or ended
+        later, had not."""
+        return bool(self.end and date and self.end[:10] < date[:10])
+
 
 class Option(_Frozen):
     label: str = Field(description="A, B, C, ...")

@@ -19,6 +19,10 @@ ROLE_LINES: dict[str, str] = {
     "test": "Tests done",
     "procedure": "Procedures done",
     "medication": "Medications started",
+    # Earlier conditions the record gives no end by this visit: what may rule an option out
+    # for this patient, so the question says they had not ended (a peptic ulcer shown as
+    # merely "earlier" would leave the reader a reason they cannot see).
+    "history_open": "Earlier conditions not ended by this visit",
     "history": "Earlier conditions",
 }
 SEX_WORDS = {"F": "female", "M": "male"}
@@ -52,11 +56,16 @@ def describe_patient(age_band: str | None, sex: str | None) -> str:
     return f"{SEX_WORDS[sex]} {words}" if sex in SEX_WORDS else words
 
 
-def describe_context(context: list[ContextFact]) -> str:
-    """One line per role, names in the order given; a line saying so when there is none."""
+def describe_context(context: list[ContextFact], date: str | None = None) -> str:
+    """One line per role, names in the order given; a line saying so when there is none.
+    Earlier conditions not ended by ``date`` (the episode's) have a line of their own."""
+
+    def role_of(f: ContextFact) -> str:
+        return "history_open" if f.role == "history" and not f.ended_by(date) else f.role
+
     lines = []
     for role, label in ROLE_LINES.items():
-        names = list(dict.fromkeys(f.text for f in context if f.role == role))
+        names = list(dict.fromkeys(f.text for f in context if role_of(f) == role))
         if names:
             lines.append(f"{label}: {'; '.join(names)}.")
     return "\n".join(lines) if lines else "Nothing else is recorded for this visit."
