@@ -1197,6 +1197,41 @@ def test_a_documented_sequel_refuses_its_kin_as_a_prognosis_distractor(
     assert ask(viral, otitis).refused
 
 
+def test_the_antihypertensive_class_statement_refuses_them_beside_a_stroke(
+    derived: Derived, verifier: Verifier
+) -> None:
+    """Every US antihypertensive label says that lowering blood pressure reduces strokes and
+    myocardial infarctions (``label_knowledge.MAY_PREVENT``): amlodipine and verapamil are
+    no wrong option beside alteplase for a stroke (a clinician could defend them as
+    secondary prevention); without amlodipine's row, it was one."""
+    graph = derived.graph
+    stroke = "SNOMEDCT:230690007"
+    alteplase, amlodipine, verapamil = (
+        value(graph, "MATCH (:RXNORM {id: $r})-[:MAPS_TO]-(c:UMLS) RETURN DISTINCT c.id", r=r)
+        for r in ("RXNORM:8410", "RXNORM:17767", "RXNORM:11170")
+    )
+
+    def ask(drug: str) -> Outcome:
+        request = Request(Task.TREATMENT, stroke, alteplase, [(stroke, "treats")], [], [drug])
+        return _judge(derived, verifier, request)
+
+    for drug in (amlodipine, verapamil):
+        assert "near the item's" in str(ask(drug).refused)
+    driver = graph._driver
+    edge = "MATCH (d:Concept {id: $d}), (s:Concept {id: 'UMLS:C0038454'}) "
+    [saved] = driver.execute_query(
+        edge + "MATCH (d)-[r:MAY_PREVENT]->(s) WITH r, properties(r) AS p DELETE r RETURN p",
+        d=amlodipine,
+    ).records
+    try:
+        admitted = ask(amlodipine)
+        assert admitted.admissible, admitted.refused
+    finally:
+        driver.execute_query(
+            edge + "CREATE (d)-[r:MAY_PREVENT]->(s) SET r = $p", d=amlodipine, p=saved["p"]
+        )
+
+
 def test_labelled_contraindications_make_patient_specific_lures(
     derived: Derived, verifier: Verifier
 ) -> None:

@@ -85,6 +85,39 @@ MAY_TREAT = [
     ),
 ]
 
+# Preventive indications in the labels' own words, found missing when a clinician's read of the
+# items met amlodipine offered as wrong for a stroke (issue 33): every US antihypertensive label
+# carries, under Indications and Usage, the class statement FDA required in 2011: "Lowering blood
+# pressure reduces the risk of fatal and nonfatal cardiovascular events, primarily strokes and
+# myocardial infarctions." MED-RT may_prevent rows, emitted after the DUE_TO rows. (ingredient
+# rxcui, SNOMED key, why)
+MAY_PREVENT = [
+    (
+        "17767",
+        "230690007",
+        "amlodipine: blood pressure lowering reduces fatal and nonfatal cardiovascular events, "
+        "primarily strokes and myocardial infarctions (US label, hypertension)",
+    ),
+    (
+        "17767",
+        "22298006",
+        "amlodipine: blood pressure lowering reduces fatal and nonfatal cardiovascular events, "
+        "primarily strokes and myocardial infarctions (US label, hypertension)",
+    ),
+    (
+        "11170",
+        "230690007",
+        "verapamil: blood pressure lowering reduces fatal and nonfatal cardiovascular events, "
+        "primarily strokes and myocardial infarctions (US label, hypertension)",
+    ),
+    (
+        "11170",
+        "22298006",
+        "verapamil: blood pressure lowering reduces fatal and nonfatal cardiovascular events, "
+        "primarily strokes and myocardial infarctions (US label, hypertension)",
+    ),
+]
+
 # Documented sequelae among the Eunomia conditions, for prognosis (`leads_to`), found missing
 # when the prognosis task stayed nearly empty (issue 33): each pair occurs in Eunomia in this
 # order (the cause first, the outcome at a later visit) for many patients. MTH due_to /
@@ -192,6 +225,28 @@ def add_outcomes(stated: set[tuple[str, str]], key2cui: dict[str, str], pair: Pa
         pair(key2cui[outcome], "due_to", key2cui[cause], "cause_of", "MTH")
 
 
+def add_prevention(
+    stated: set[tuple[str, str]],
+    key2cui: dict[str, str],
+    umls_concepts: dict[str, Any],
+    pair: Pair,
+    disease_atom: Callable[[Any], Any],
+    medrt_atom: Callable[[Any], Any],
+) -> None:
+    """The ``MAY_PREVENT`` rows (drug may_prevent disease, both directions), after the
+    ``DUE_TO`` rows; ``stated``: the (drug, disease) pairs the sample already states."""
+    for du, su in _sides(MAY_PREVENT, stated, key2cui, umls_concepts):
+        pair(
+            du.cui,
+            "may_prevent",
+            su.cui,
+            "may_be_prevented_by",
+            "MED-RT",
+            medrt_atom(du),
+            disease_atom(su),
+        )
+
+
 def readme_section(
     w: Callable[[str], None],
     persons: list[int],
@@ -232,6 +287,20 @@ def readme_section(
     w("| ingredient | disease | label |")
     w("|---|---|---|")
     for d, dis, why in MAY_TREAT:
+        w(f"| {rxn[d][1]} ({d}, {k2c['RX:' + d]}) | {cui_name(dis)} | {why.split(': ', 1)[1]} |")
+    w("")
+    w(
+        f"{len(MAY_PREVENT)} preventive indications added after them (MED-RT may_prevent, "
+        f"{2 * len(MAY_PREVENT)} MRREL rows, both UMLS releases): the class statement FDA required in 2011 "
+        'under Indications and Usage of every antihypertensive label ("Lowering blood pressure reduces the '
+        'risk of fatal and nonfatal cardiovascular events, primarily strokes and myocardial infarctions"), '
+        "for the Eunomia antihypertensives. A read of the items found amlodipine offered as wrong for a stroke, "
+        "which a clinician could defend (secondary prevention)."
+    )
+    w("")
+    w("| ingredient | disease | label |")
+    w("|---|---|---|")
+    for d, dis, why in MAY_PREVENT:
         w(f"| {rxn[d][1]} ({d}, {k2c['RX:' + d]}) | {cui_name(dis)} | {why.split(': ', 1)[1]} |")
     w("")
     w(

@@ -304,6 +304,14 @@ def add_derivation(st: UmlsState, eun: Eunomia, snomed: SnomedBuild, rx: RxBuild
         indications=True,
     )
     lk.add_outcomes({(o, c) for o, c, _ in dd.DUE_TO_DERIVE}, key2cui, pair)
+    lk.add_prevention(
+        {(d, dis) for d, dis in dd.MAY_PREVENT} | {(d, dis) for d, dis, _ in dd.MAY_PREVENT_DERIVE},
+        key2cui,
+        umls_concepts,
+        pair,
+        disease_atom,
+        medrt_atom,
+    )
 
     # Eunomia persons each added row bears on (README): a condition counts with the SNOMED concepts of its CUI and
     # their descendants in the sample's SNOMED is-a; a drug by its RxNorm ingredient (Eunomia's CONCEPT_ANCESTOR)
