@@ -5,6 +5,7 @@ about the patient, with the side each of their facts stands on."""
 
 from __future__ import annotations
 
+import math
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -277,9 +278,22 @@ def moved_band(band: str, years: int) -> str | None:
     return f"{low}-{high}"
 
 
-LIFE_STAGES = (("child", 18), ("young adult", 40), ("middle-aged adult", 65), ("older adult", 999))
+LIFE_STAGES = (
+    ("child", 18.0),
+    ("young adult", 40.0),
+    ("middle-aged adult", 65.0),
+    ("older adult", math.inf),
+)
 """Life stages by the upper bound (exclusive) of the age they cover: what the age and sex
 fit of distractors compares (a band is placed by its midpoint)."""
+
+
+def _bounds(band: str) -> tuple[float, float | None]:
+    """An age band's low and high ends; None for the high end of an open band ("90+")."""
+    if band.endswith("+"):
+        return float(band[:-1]), None
+    low, high = band.split("-")
+    return float(low), float(high)
 
 
 @lru_cache(maxsize=4096)
@@ -290,10 +304,11 @@ def whole_stage(band: str | None) -> str | None:
     "12-21" made the condition fit children."""
     if not band:
         return None
-    low, high = (float(band[:-1]), 998.0) if band.endswith("+") else map(float, band.split("-"))
+    low, high = _bounds(band)
     lower = 0.0
     for name, upper in LIFE_STAGES:
-        if lower <= low and high < upper:
+        # an open band ("85+") lies wholly only in the stage with no upper end
+        if lower <= low and (upper == math.inf if high is None else high < upper):
             return name
         lower = upper
     return None
@@ -304,11 +319,8 @@ def life_stage(band: str | None) -> str | None:
     """The life stage of an age band ("40-49", "90+"), by its midpoint; None when unknown."""
     if not band:
         return None
-    if band.endswith("+"):
-        middle = float(band[:-1])
-    else:
-        low, high = (int(x) for x in band.split("-"))
-        middle = (low + high) / 2
+    low, high = _bounds(band)
+    middle = low if high is None else (low + high) / 2
     return next(name for name, upper in LIFE_STAGES if middle < upper)
 
 

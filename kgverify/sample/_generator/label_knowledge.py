@@ -178,6 +178,22 @@ def _sides(
     return [(umls_concepts[key2cui["RX:" + d]], umls_concepts[key2cui[dis]]) for d, dis in pairs]
 
 
+def _indication_rows(
+    rows: list[tuple[str, str, str]],
+    rela: str,
+    inverse: str,
+    earlier: set[tuple[str, str]],
+    key2cui: dict[str, str],
+    umls_concepts: dict[str, Any],
+    pair: Pair,
+    disease_atom: Callable[[Any], Any],
+    medrt_atom: Callable[[Any], Any],
+) -> None:
+    """MED-RT rows drug ``rela`` disease (and the ``inverse``) for ``rows``."""
+    for du, su in _sides(rows, earlier, key2cui, umls_concepts):
+        pair(du.cui, rela, su.cui, inverse, "MED-RT", medrt_atom(du), disease_atom(su))
+
+
 def add_rows(
     earlier: set[tuple[str, str]],
     key2cui: dict[str, str],
@@ -192,16 +208,17 @@ def add_rows(
     (drug, disease) pairs the sample already states as contraindications or indications);
     with ``indications``, the may_treat rows of ``MAY_TREAT`` instead (emitted last)."""
     if indications:
-        for du, su in _sides(MAY_TREAT, earlier, key2cui, umls_concepts):
-            pair(
-                du.cui,
-                "may_treat",
-                su.cui,
-                "may_be_treated_by",
-                "MED-RT",
-                medrt_atom(du),
-                disease_atom(su),
-            )
+        _indication_rows(
+            MAY_TREAT,
+            "may_treat",
+            "may_be_treated_by",
+            earlier,
+            key2cui,
+            umls_concepts,
+            pair,
+            disease_atom,
+            medrt_atom,
+        )
         return
     for du, su in _sides(CONTRAINDICATED, earlier, key2cui, umls_concepts):
         pair(
@@ -235,16 +252,17 @@ def add_prevention(
 ) -> None:
     """The ``MAY_PREVENT`` rows (drug may_prevent disease, both directions), after the
     ``DUE_TO`` rows; ``stated``: the (drug, disease) pairs the sample already states."""
-    for du, su in _sides(MAY_PREVENT, stated, key2cui, umls_concepts):
-        pair(
-            du.cui,
-            "may_prevent",
-            su.cui,
-            "may_be_prevented_by",
-            "MED-RT",
-            medrt_atom(du),
-            disease_atom(su),
-        )
+    _indication_rows(
+        MAY_PREVENT,
+        "may_prevent",
+        "may_be_prevented_by",
+        stated,
+        key2cui,
+        umls_concepts,
+        pair,
+        disease_atom,
+        medrt_atom,
+    )
 
 
 def readme_section(
